@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CollectorConfig(AppConfig):
+    name = "collector"
+    verbose_name = "Collection"

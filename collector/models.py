@@ -1,0 +1,310 @@
+"""Segments, workers, tiers, HITs, assignments and descriptions.
+
+Vocabulary follows the crowd platforms: a *HIT type* is a kind of task with its pay; a *HIT* is one
+item (a segment) offered in one tier, wanting ``max_assignments`` submissions; an *assignment*
+binds one worker to one HIT. The database enforces the two promises the allocator makes: a worker
+holds at most one assignment per HIT, and a HIT never records more submissions than its target.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Exists, F, OuterRef, Q
+from django.utils import timezone
+
+
+class Tier(models.IntegerChoices):
+    ONE = 1, "Tier 1"
+    TWO = 2, "Tier 2"
+
+
+class Segment(models.Model):
+    """A stretch of one video: a YouTube video or a hosted file, from ``start`` to ``end``."""
+
+    class Source(models.TextChoices):
+        YOUTUBE = "youtube", "YouTube"
+        FILE = "file", "Hosted file"
+
+    source = models.CharField(max_length=10, choices=Source.choices)
+    youtube_id = models.CharField(max_length=11, blank=True)
+    video_file = models.FileField(upload_to="videos/", blank=True)
+    start = models.DecimalField(max_digits=8, decimal_places=2, help_text="seconds")
+    end = models.DecimalField(max_digits=8, decimal_places=2, help_text="seconds")
+    title = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(start__gte=0) & Q(end__gt=F("start")), name="segment_end_after_start"
+            ),
+            models.CheckConstraint(
+                condition=(Q(source="youtube") & ~Q(youtube_id=""))
+                | (Q(source="file") & ~Q(video_file="")),
+                name="segment_has_its_video",
+            ),
+            models.UniqueConstraint(
+                fields=["youtube_id", "start", "end"],
+                condition=Q(source="youtube"),
+                name="segment_unique_youtube_span",
+            ),
+        ]
+        indexes = [models.Index(fields=["youtube_id"])]
+
+    def __str__(self):
+        return f"{self.video_label} {self.start}–{self.end}s"
+
+    @property
+    def video_label(self) -> str:
+        if self.source == self.Source.YOUTUBE:
+            return self.youtube_id
+        return self.video_file.name.rsplit("/", 1)[-1]
+
+    @property
+    def length(self):
+        return self.end - self.start
+
+
+class WorkerQuerySet(models.QuerySet):
+    def with_tier(self):
+        """Annotate ``tier``: 2 for holders of an active Tier-2 qualification, else 1."""
+        tier2 = Qualification.objects.active().filter(worker=OuterRef("pk"), tier=Tier.TWO)
+        return self.annotate(
+            tier=models.Case(
+                models.When(Exists(tier2), then=models.Value(Tier.TWO)),
+                default=models.Value(Tier.ONE),
+            )
+        )
+
+
+class Worker(models.Model):
+    """Someone who does HITs. Local workers sign up here; platform workers arrive with an id."""
+
+    class Platform(models.TextChoices):
+        LOCAL = "local", "Local sign-up"
+        MTURK = "mturk", "Mechanical Turk"
+        IMPORT = "import", "Imported corpus"
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="worker"
+    )
+    platform = models.CharField(max_length=10, choices=Platform.choices, default=Platform.LOCAL)
+    external_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = WorkerQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["platform", "external_id"],
+                condition=~Q(external_id=""),
+                name="worker_unique_external_id",
+            )
+        ]
+
+    def __str__(self):
+        return self.external_id or self.user.get_username()
+
+    @property
+    def current_tier(self) -> int:
+        held = Qualification.objects.active().filter(worker=self, tier=Tier.TWO).exists()
+        return Tier.TWO if held else Tier.ONE
+
+
+class QualificationQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(revoked_at__isnull=True)
+
+
+class Qualification(models.Model):
+    """A grant of a tier to a worker: who granted it, when and why. Revoked, never deleted."""
+
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="qualifications")
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    granted_at = models.DateTimeField(default=timezone.now)
+    reason = models.TextField()
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoke_reason = models.TextField(blank=True)
+
+    objects = QualificationQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["worker", "tier"],
+                condition=Q(revoked_at__isnull=True),
+                name="qualification_one_active_per_tier",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.worker} → tier {self.tier}"
+
+
+class HitType(models.Model):
+    """A kind of task with its pay per tier and how long an assignment may be held."""
+
+    class Kind(models.TextChoices):
+        DESCRIPTION = "description", "Video description"
+        VIDEO_COLLECTION = "video_collection", "Video collection"
+        ALIGNMENT = "alignment", "Word alignment"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices, unique=True)
+    title = models.CharField(max_length=200)
+    pay_tier1_cents = models.PositiveIntegerField()
+    pay_tier2_cents = models.PositiveIntegerField()
+    # Submissions wanted per item in each tier; copied onto each HIT when it is created.
+    target_tier1 = models.PositiveIntegerField()
+    target_tier2 = models.PositiveIntegerField()
+    assignment_duration = models.DurationField()
+
+    def __str__(self):
+        return self.title
+
+    def pay_cents(self, tier: int) -> int:
+        return self.pay_tier2_cents if tier == Tier.TWO else self.pay_tier1_cents
+
+    def target(self, tier: int) -> int:
+        return self.target_tier2 if tier == Tier.TWO else self.target_tier1
+
+
+class HitQuerySet(models.QuerySet):
+    def open_to(self, worker):
+        """HITs under target that ``worker`` has not had and that have room for a new holder."""
+        now = timezone.now()
+        held = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker)
+        in_progress = (
+            Assignment.objects.filter(
+                hit=OuterRef("pk"), status=Assignment.Status.ASSIGNED, expires_at__gt=now
+            )
+            .order_by()
+            .values("hit")
+            .annotate(n=models.Count("pk"))
+            .values("n")
+        )
+        return (
+            self.annotate(
+                in_progress=models.functions.Coalesce(models.Subquery(in_progress), 0)
+            )
+            .filter(submitted_count__lt=F("max_assignments") - F("in_progress"))
+            .exclude(Exists(held))
+        )
+
+
+class Hit(models.Model):
+    """One segment offered in one tier, wanting ``max_assignments`` submissions."""
+
+    hit_type = models.ForeignKey(HitType, on_delete=models.PROTECT, related_name="hits")
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="hits")
+    max_assignments = models.PositiveIntegerField()
+    submitted_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = HitQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hit_type", "tier", "segment"], name="hit_one_per_segment_tier"
+            ),
+            models.CheckConstraint(
+                condition=Q(submitted_count__lte=F("max_assignments")),
+                name="hit_never_over_target",
+            ),
+        ]
+        indexes = [models.Index(fields=["hit_type", "tier", "submitted_count", "id"])]
+
+    def __str__(self):
+        return f"{self.hit_type.kind} tier {self.tier}: {self.segment}"
+
+    @property
+    def is_full(self) -> bool:
+        return self.submitted_count >= self.max_assignments
+
+
+class Assignment(models.Model):
+    """One worker holding one HIT. Never deleted: an expired assignment may still be submitted."""
+
+    class Status(models.TextChoices):
+        ASSIGNED = "assigned", "Assigned"
+        SUBMITTED = "submitted", "Submitted"
+        RETURNED = "returned", "Returned"
+        EXPIRED = "expired", "Expired"
+        REJECTED = "rejected", "Rejected"
+
+    hit = models.ForeignKey(Hit, on_delete=models.PROTECT, related_name="assignments")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ASSIGNED)
+    accepted_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    # The crowd platform's own ids, when the worker came from one.
+    external_assignment_id = models.CharField(max_length=64, blank=True)
+    external_hit_id = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["worker", "hit"], name="assignment_one_per_worker_hit")
+        ]
+        indexes = [
+            models.Index(fields=["hit", "status", "expires_at"]),
+            models.Index(fields=["worker", "status"]),
+        ]
+
+    def __str__(self):
+        return f"{self.worker} on {self.hit} ({self.status})"
+
+    @property
+    def is_expired(self) -> bool:
+        return self.status == self.Status.EXPIRED or (
+            self.status == self.Status.ASSIGNED and self.expires_at <= timezone.now()
+        )
+
+
+class Description(models.Model):
+    """One worker's one-sentence description of a segment; a member of the segment's cluster."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending review"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
+
+    segment = models.ForeignKey(Segment, on_delete=models.PROTECT, related_name="descriptions")
+    # Imported descriptions have no assignment; collected ones have exactly one.
+    assignment = models.OneToOneField(
+        Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="description"
+    )
+    worker = models.ForeignKey(
+        Worker, null=True, blank=True, on_delete=models.PROTECT, related_name="descriptions"
+    )
+    # Null for imported descriptions whose tier the source does not record.
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices, null=True, blank=True)
+    text = models.TextField()
+    language = models.CharField(max_length=40)
+    comment = models.TextField(blank=True)
+    time_spent = models.DurationField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(default=timezone.now)
+    # Position within an imported corpus, so that re-running an import changes nothing.
+    import_key = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["import_key"], condition=~Q(import_key=""), name="description_import_once"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["segment", "status"]),
+            models.Index(fields=["worker", "status"]),
+        ]
+
+    def __str__(self):
+        return self.text[:60]

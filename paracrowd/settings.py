@@ -1,0 +1,186 @@
+"""ParaCrowd settings. Everything comes from the environment, with safe local defaults.
+
+A value that cannot be parsed raises ImproperlyConfigured naming the variable, so a typo in
+production fails at start-up instead of silently meaning something else.
+"""
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    if value in ("True", "true", "1"):
+        return True
+    if value in ("False", "false", "0"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be True or False, not {value!r}")
+
+
+def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
+    if number < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {number}")
+    return number
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in env(name, default).split(",") if item.strip()]
+
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is False")
+    SECRET_KEY = "local-development-only-not-secret"  # noqa: S105
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "rest_framework",
+    "collector",
+    "annotations",
+    "scoring",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "paracrowd.urls"
+WSGI_APPLICATION = "paracrowd.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+try:
+    DATABASES = {
+        "default": dj_database_url.parse(
+            env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd"),
+            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        )
+    }
+except ValueError as error:
+    raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {error}") from None
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    # Allocation relies on SELECT ... FOR UPDATE SKIP LOCKED and partial unique indexes.
+    raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (postgres://...)")
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "collector:dashboard"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env("STATIC_ROOT", str(BASE_DIR / "var" / "static")))
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+# Media: local files by default; S3 when MEDIA_S3_BUCKET is set (boto3 credentials from the
+# standard AWS environment variables or instance role).
+MEDIA_URL = env("MEDIA_URL", "/media/")
+MEDIA_ROOT = Path(env("MEDIA_ROOT", str(BASE_DIR / "var" / "media")))
+MEDIA_S3_BUCKET = env("MEDIA_S3_BUCKET", "")
+MEDIA_S3_ENDPOINT_URL = env("MEDIA_S3_ENDPOINT_URL", "") or None
+# Whether Django itself serves MEDIA_URL (fine on one machine; use S3 or a web server beyond).
+SERVE_MEDIA = env_bool("SERVE_MEDIA", True)
+
+REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+CELERY_BROKER_URL = REDIS_URL
+CELERY_TASK_ACKS_LATE = False  # opted into per task, only where the task is idempotent
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A submission must never wait on a dead broker: fail fast and let the sweep catch up.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+CELERY_TASK_PUBLISH_RETRY = False
+CELERY_BEAT_SCHEDULE = {
+    "expire-assignments": {
+        "task": "collector.tasks.expire_assignments",
+        "schedule": timedelta(minutes=1),
+    },
+}
+
+# Description HITs. Pay, targets and assignment duration live on each HIT type (admin-editable).
+DESCRIPTION_MAX_LENGTH = env_int("DESCRIPTION_MAX_LENGTH", 300, minimum=20)
+# Crowd platforms that may frame the external-question pages (CSP frame-ancestors).
+PLATFORM_FRAME_ANCESTORS = env_list(
+    "PLATFORM_FRAME_ANCESTORS",
+    "https://www.mturk.com,https://workersandbox.mturk.com,https://worker.mturk.com",
+)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
+    "PAGE_SIZE": 100,
+}
+
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+}
