@@ -1,3 +1,8 @@
 from django.urls import include, path
 
-urlpatterns = [path("", include("django.contrib.auth.urls"))]
+from . import views
+
+urlpatterns = [
+    path("signup/", views.signup, name="signup"),
+    path("", include("django.contrib.auth.urls")),
+]

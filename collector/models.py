@@ -6,6 +6,8 @@ binds one worker to one HIT. The database enforces the two promises the allocato
 holds at most one assignment per HIT, and a HIT never records more submissions than its target.
 """
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Exists, F, OuterRef, Q
@@ -148,7 +150,10 @@ class Qualification(models.Model):
 
 
 class HitType(models.Model):
-    """A kind of task with its pay per tier and how long an assignment may be held."""
+    """A kind of task with its pay per tier and how long an assignment may be held.
+
+    Each kind's row is created with the study's defaults on first use; admins edit it after.
+    """
 
     class Kind(models.TextChoices):
         DESCRIPTION = "description", "Video description"
@@ -164,8 +169,31 @@ class HitType(models.Model):
     target_tier2 = models.PositiveIntegerField()
     assignment_duration = models.DurationField()
 
+    # The study's pay: $0.01 a description in Tier 1, five times that in Tier 2.
+    DEFAULTS = {
+        Kind.DESCRIPTION: ("Describe a short video segment in one sentence", 1, 5, 20, 20, 15),
+        Kind.VIDEO_COLLECTION: ("Find a short segment showing one clear action", 5, 25, 1, 1, 30),
+        Kind.ALIGNMENT: ("Align the words of two sentences", 5, 25, 2, 2, 30),
+    }
+
     def __str__(self):
         return self.title
+
+    @classmethod
+    def for_kind(cls, kind: str) -> "HitType":
+        title, pay1, pay2, target1, target2, minutes = cls.DEFAULTS[kind]
+        hit_type, _ = cls.objects.get_or_create(
+            kind=kind,
+            defaults={
+                "title": title,
+                "pay_tier1_cents": pay1,
+                "pay_tier2_cents": pay2,
+                "target_tier1": target1,
+                "target_tier2": target2,
+                "assignment_duration": timedelta(minutes=minutes),
+            },
+        )
+        return hit_type
 
     def pay_cents(self, tier: int) -> int:
         return self.pay_tier2_cents if tier == Tier.TWO else self.pay_tier1_cents
@@ -189,9 +217,7 @@ class HitQuerySet(models.QuerySet):
             .values("n")
         )
         return (
-            self.annotate(
-                in_progress=models.functions.Coalesce(models.Subquery(in_progress), 0)
-            )
+            self.annotate(in_progress=models.functions.Coalesce(models.Subquery(in_progress), 0))
             .filter(submitted_count__lt=F("max_assignments") - F("in_progress"))
             .exclude(Exists(held))
         )

@@ -1,4 +1,13 @@
 from django.urls import path
 
+from . import views
+
 app_name = "collector"
-urlpatterns = []
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("dashboard/", views.dashboard, name="dashboard"),
+    path("describe/next/", views.task_next, name="task_next"),
+    path("describe/<int:pk>/", views.describe, name="describe"),
+    path("describe/<int:pk>/skip/", views.skip, name="skip"),
+    path("external/describe/", views.platform_describe, name="platform_describe"),
+]

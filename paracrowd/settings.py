@@ -71,6 +71,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -135,7 +136,20 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = env("MEDIA_URL", "/media/")
 MEDIA_ROOT = Path(env("MEDIA_ROOT", str(BASE_DIR / "var" / "media")))
 MEDIA_S3_BUCKET = env("MEDIA_S3_BUCKET", "")
-MEDIA_S3_ENDPOINT_URL = env("MEDIA_S3_ENDPOINT_URL", "") or None
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+if MEDIA_S3_BUCKET:
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": MEDIA_S3_BUCKET,
+            "endpoint_url": env("MEDIA_S3_ENDPOINT_URL", "") or None,
+            "region_name": env("MEDIA_S3_REGION", "") or None,
+            "querystring_expire": env_int("MEDIA_S3_URL_EXPIRY_SECONDS", 3600, minimum=60),
+        },
+    }
 # Whether Django itself serves MEDIA_URL (fine on one machine; use S3 or a web server beyond).
 SERVE_MEDIA = env_bool("SERVE_MEDIA", True)
 

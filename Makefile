@@ -1,0 +1,49 @@
+# The two commands a newcomer needs: `make run` and `make test`. Both install what they need.
+VENV ?= .venv
+PYTHON ?= python3.11
+PY := $(VENV)/bin/python
+PORT ?= 8000
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paracrowd
+export REDIS_URL ?= redis://127.0.0.1:6379/0
+
+.PHONY: install database run test lint format bench chromium clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+database: install
+	$(PY) bin/create-database
+
+# Debian's Chromium for the browser tests; Playwright drives it, it never downloads a browser.
+chromium:
+	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium)
+
+run: database
+	DEBUG=True $(PY) manage.py migrate --noinput
+	DEBUG=True $(PY) manage.py load_demo
+	DEBUG=True PORT=$(PORT) bin/run
+
+test: install chromium
+	SECRET_KEY=tests-only-not-secret DEBUG=False $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: database
+	DEBUG=True $(PY) manage.py migrate --noinput
+	for script in bench/*.py; do echo "== $$script"; DEBUG=True $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -1,0 +1,129 @@
+from django.contrib import admin
+from django.db.models import Count
+
+from .models import Assignment, Description, Hit, HitType, Qualification, Segment, Worker
+
+
+@admin.register(Segment)
+class SegmentAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "video_label",
+        "start",
+        "end",
+        "source",
+        "description_count",
+        "created_at",
+    ]
+    list_filter = ["source", "created_at"]
+    search_fields = ["youtube_id", "video_file", "title"]
+    date_hierarchy = "created_at"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(description_count=Count("descriptions"))
+
+    @admin.display(ordering="description_count", description="descriptions")
+    def description_count(self, segment):
+        return segment.description_count
+
+
+class QualificationInline(admin.TabularInline):
+    model = Qualification
+    fk_name = "worker"
+    extra = 0
+    fields = [
+        "tier",
+        "granted_by",
+        "granted_at",
+        "reason",
+        "revoked_by",
+        "revoked_at",
+        "revoke_reason",
+    ]
+    raw_id_fields = ["granted_by", "revoked_by"]
+
+
+@admin.register(Worker)
+class WorkerAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "platform", "external_id", "tier", "description_count", "created_at"]
+    list_filter = ["platform", "created_at"]
+    search_fields = ["user__username", "external_id", "user__email"]
+    raw_id_fields = ["user"]
+    inlines = [QualificationInline]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .with_tier()
+            .select_related("user")
+            .annotate(description_count=Count("descriptions"))
+        )
+
+    @admin.display(ordering="tier")
+    def tier(self, worker):
+        return worker.tier
+
+    @admin.display(ordering="description_count", description="descriptions")
+    def description_count(self, worker):
+        return worker.description_count
+
+
+@admin.register(Qualification)
+class QualificationAdmin(admin.ModelAdmin):
+    list_display = ["worker", "tier", "granted_by", "granted_at", "revoked_at"]
+    list_filter = ["tier", "granted_at", "revoked_at"]
+    search_fields = ["worker__user__username", "worker__external_id", "reason"]
+    raw_id_fields = ["worker", "granted_by", "revoked_by"]
+
+
+@admin.register(HitType)
+class HitTypeAdmin(admin.ModelAdmin):
+    list_display = [
+        "kind",
+        "title",
+        "pay_tier1_cents",
+        "pay_tier2_cents",
+        "target_tier1",
+        "target_tier2",
+        "assignment_duration",
+    ]
+
+
+@admin.register(Hit)
+class HitAdmin(admin.ModelAdmin):
+    list_display = ["id", "hit_type", "tier", "segment", "submitted_count", "max_assignments"]
+    list_filter = ["hit_type", "tier"]
+    search_fields = ["segment__youtube_id"]
+    raw_id_fields = ["segment"]
+    list_select_related = ["hit_type", "segment"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["id", "worker", "hit", "status", "accepted_at", "expires_at", "submitted_at"]
+    list_filter = ["status", "hit__tier", "hit__hit_type", "accepted_at"]
+    search_fields = ["worker__user__username", "worker__external_id", "external_assignment_id"]
+    raw_id_fields = ["hit", "worker"]
+    list_select_related = ["worker__user", "hit__hit_type", "hit__segment"]
+    date_hierarchy = "accepted_at"
+
+
+@admin.register(Description)
+class DescriptionAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "text",
+        "language",
+        "worker",
+        "tier",
+        "status",
+        "segment",
+        "time_spent",
+        "created_at",
+    ]
+    list_filter = ["status", "tier", "language", "created_at"]
+    search_fields = ["text", "worker__user__username", "worker__external_id", "segment__youtube_id"]
+    raw_id_fields = ["segment", "assignment", "worker"]
+    list_select_related = ["worker__user", "segment"]
+    date_hierarchy = "created_at"

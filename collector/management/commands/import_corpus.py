@@ -1,0 +1,97 @@
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from collector.corpus_formats import FORMATS, CorpusFormatError, read_corpus
+from collector.corpus_import import BATCH_SIZE, CorpusImportRefused, corpus_import
+from collector.models import Description
+
+# Beyond this many, skipped rows are counted but listed only at --verbosity 2.
+SKIPPED_LISTED = 50
+
+
+class Command(BaseCommand):
+    help = (
+        "Load an existing corpus of segments and their descriptions. Running it again on the "
+        "same files adds nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "path",
+            type=Path,
+            help="msvd-s2vt: the folder, or one sents_*.txt file; msvd-csv: the CSV file",
+        )
+        parser.add_argument("--format", required=True, choices=FORMATS)
+        parser.add_argument(
+            "--mapping",
+            type=Path,
+            help="msvd-s2vt: the youtube_video_to_id_mapping.txt (default: beside the sentences)",
+        )
+        parser.add_argument(
+            "--status",
+            choices=Description.Status.values,
+            default=Description.Status.ACCEPTED,
+            help="status of the imported descriptions (default: accepted, the corpus is curated)",
+        )
+        parser.add_argument(
+            "--strict",
+            action="store_true",
+            help="stop at the first malformed row and import nothing",
+        )
+        parser.add_argument(
+            "--open-hits",
+            action="store_true",
+            help="also offer every imported segment for new descriptions in both tiers",
+        )
+        parser.add_argument("--batch-size", type=int, default=BATCH_SIZE)
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    def handle(self, *args, path, format, mapping, status, strict, open_hits, **options):
+        if options["batch_size"] < 1:
+            raise CommandError("--batch-size must be at least 1.")
+        try:
+            records = read_corpus(path, format, mapping=mapping)
+        except (CorpusFormatError, OSError) as error:
+            raise CommandError(str(error)) from None
+        bar = tqdm(
+            unit=" rows",
+            file=sys.stderr,
+            disable=options["no_progress"] or not sys.stderr.isatty(),
+        )
+        try:
+            report = corpus_import(
+                records=records,
+                status=status,
+                batch_size=options["batch_size"],
+                strict=strict,
+                open_hits=open_hits,
+                progress=bar.update,
+            )
+        except (CorpusImportRefused, CorpusFormatError, OSError) as error:
+            raise CommandError(str(error)) from None
+        finally:
+            bar.close()
+
+        write = self.stdout.write
+        write(f"Rows read: {report.rows}")
+        write(f"Segments: {report.segments_new} new, {report.segments_existing} existing")
+        if report.workers_new:
+            write(f"Workers: {report.workers_new} new")
+        write(
+            f"Descriptions: {report.descriptions_new} new, "
+            f"{report.descriptions_present} already present"
+        )
+        if open_hits:
+            write(f"HITs opened: {report.hits_opened}")
+        if report.skipped:
+            self.stdout.write(self.style.WARNING(f"Rows skipped: {len(report.skipped)}"))
+            listed = report.skipped if options["verbosity"] > 1 else report.skipped[:SKIPPED_LISTED]
+            for row in listed:
+                write(f"  {row}")
+            if len(listed) < len(report.skipped):
+                write(f"  … and {len(report.skipped) - len(listed)} more (--verbosity 2 lists all)")
+        else:
+            write("Rows skipped: 0")

@@ -1,0 +1,46 @@
+"""What makes a description acceptable. The server form enforces these rules; the task page hands
+the same patterns to the browser so it can say what is wrong before anything is sent."""
+
+import re
+
+from django.conf import global_settings
+from django.core.exceptions import ValidationError
+
+# Sentence-final marks across scripts: Latin, CJK full-width, Devanagari danda, Arabic question mark.
+SENTENCE_END = ".!?。！？।؟"
+# A sentence end followed by more words means a second sentence. Full-width and danda marks need
+# no space after them; a Latin full stop needs a space and a capital (so "2.5 metres" passes).
+SECOND_SENTENCE = re.compile(
+    r"[!?。！？।؟]\s*\w|(?<!\b\w)(?<!\bMr|\bMs|\bDr|\bSt|\bJr|\bvs)(?<!\bMrs)\.\s+[A-Z]"
+)
+URL = re.compile(r"(https?://|www\.)\S+|\b[\w-]+\.(com|org|net|edu|gov|io|ly|be|tv|co)\b", re.I)
+LANGUAGE_FREE_TEXT = re.compile(r"^[^\W\d_][^\W\d_ ()-]*(?:[ ()-]+[^\W\d_]+)*\)?$")
+
+# Languages offered in the picker; anything else may be typed in.
+LANGUAGES = sorted(global_settings.LANGUAGES, key=lambda item: item[1])
+LANGUAGE_CODES = {code for code, _ in LANGUAGES}
+
+
+def validate_one_sentence(text: str) -> None:
+    if "\n" in text.strip() or SECOND_SENTENCE.search(
+        text.strip().rstrip(SENTENCE_END + " \"'”’)")
+    ):
+        raise ValidationError(
+            "Write exactly one sentence. This looks like more than one.", code="one_sentence"
+        )
+
+
+def validate_no_url(text: str) -> None:
+    if URL.search(text):
+        raise ValidationError(
+            "Describe what happens in the video; do not include links or web addresses.",
+            code="url",
+        )
+
+
+def validate_language_name(name: str) -> None:
+    if not 2 <= len(name) <= 40 or not LANGUAGE_FREE_TEXT.match(name):
+        raise ValidationError(
+            "Name the language in letters, for example “Tagalog” or “Swiss German”.",
+            code="language",
+        )

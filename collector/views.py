@@ -1,0 +1,287 @@
+"""Worker-facing pages: sign-up, dashboard, and the video-description task.
+
+Security behaviour, for every view here: a worker sees and acts on their own assignments only
+(another worker's assignment id answers 404); local pages need a login; pages for crowd-platform
+workers authenticate each submission with a signed token bound to that worker and assignment.
+"""
+
+from functools import wraps
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core import signing
+from django.db.models import Count
+from django.http import Http404, HttpResponseForbidden
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from . import services
+from .forms import DescriptionForm, SignUpForm
+from .models import Assignment, Description, Hit, HitType, Tier, Worker
+from .validators import SECOND_SENTENCE, URL
+
+PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
+PLATFORM_TOKEN_SALT = "collector.platform-task"  # noqa: S105 (a namespace, not a secret)
+PLATFORM_TOKEN_MAX_AGE = 7 * 24 * 3600
+
+
+def worker_required(view):
+    """Logged in, with a worker profile; the view receives ``worker``."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        worker = Worker.objects.filter(user=request.user).first()
+        if worker is None:
+            return HttpResponseForbidden("This account is not a worker account.")
+        return view(request, *args, worker=worker, **kwargs)
+
+    return wrapper
+
+
+def home(request):
+    """Anyone. Signed-in workers go to their dashboard."""
+    if request.user.is_authenticated:
+        return redirect("collector:dashboard")
+    return render(request, "collector/home.html")
+
+
+def signup(request):
+    """Anyone may create a local worker account; they start in Tier 1."""
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        worker = services.worker_create(
+            username=form.cleaned_data["username"],
+            password=form.cleaned_data["password1"],
+            email=form.cleaned_data["email"],
+        )
+        login(request, worker.user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect("collector:dashboard")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@worker_required
+def dashboard(request, worker):
+    """A worker's own counts, earnings per tier, recent work, and the next-task buttons."""
+    hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
+    tier = worker.current_tier
+    counts = dict.fromkeys(Description.Status.values, 0)
+    earnings = {t: {"tier": t, "earned": 0, "pending": 0} for t in Tier.values}
+    rows = worker.descriptions.values("tier", "status").annotate(n=Count("id")).order_by()
+    for row in rows:
+        counts[row["status"]] += row["n"]
+        pay = hit_type.pay_cents(row["tier"]) * row["n"]
+        if row["status"] == Description.Status.ACCEPTED:
+            earnings[row["tier"]]["earned"] += pay
+        elif row["status"] == Description.Status.PENDING:
+            earnings[row["tier"]]["pending"] += pay
+    context = {
+        "worker": worker,
+        "tier": tier,
+        "counts": counts,
+        "submitted": sum(counts.values()),
+        "earnings": list(earnings.values()),
+        "tiers": [(t, hit_type.pay_cents(t)) for t in Tier.values if t <= tier],
+        "recent": worker.descriptions.select_related("segment").order_by("-created_at")[:10],
+    }
+    return render(request, "collector/dashboard.html", context)
+
+
+@require_POST
+@worker_required
+def task_next(request, worker):
+    """Claim the next description task in the tier asked for (which the worker must hold)."""
+    try:
+        tier = int(request.POST.get("tier", Tier.ONE))
+        if tier not in Tier.values:
+            raise ValueError
+    except ValueError:
+        messages.error(request, "There is no such tier.")
+        return redirect("collector:dashboard")
+    try:
+        assignment = services.assignment_claim(worker=worker, tier=tier)
+    except services.WorkRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect("collector:dashboard")
+    if assignment is None:
+        messages.info(request, f"There are no Tier-{tier} segments left for you. Thank you!")
+        return redirect("collector:dashboard")
+    return redirect("collector:describe", assignment.pk)
+
+
+@worker_required
+def describe(request, pk, worker):
+    """The description task for the worker's own assignment ``pk``; POST submits it."""
+    assignment = _own_assignment(pk, worker)
+    form = DescriptionForm(request.POST or None)
+    if request.method == "POST":
+        result = _submit(request, assignment, worker, form)
+        if result is not None:
+            return redirect("collector:dashboard")
+    return _render_task(request, assignment, form, action=reverse("collector:describe", args=[pk]))
+
+
+@require_POST
+@worker_required
+def skip(request, pk, worker):
+    """Give the worker's own assignment back, without describing it."""
+    try:
+        services.assignment_return(assignment_id=_own_assignment(pk, worker).pk, worker=worker)
+    except services.WorkRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect("collector:dashboard")
+    messages.info(request, "Skipped. You will not be shown that segment again.")
+    return redirect("collector:dashboard")
+
+
+@xframe_options_exempt
+@csrf_exempt  # the signed platform token, bound to worker and assignment, does CSRF's job
+def platform_describe(request):
+    """The task as a crowd platform's ExternalQuestion: anyone the platform sends may preview;
+    an accepted platform assignment (workerId, assignmentId, hitId) gets a real task. This page
+    alone may be framed, and only by the platforms in PLATFORM_FRAME_ANCESTORS."""
+    params = request.POST if request.method == "POST" else request.GET
+    submit_to = params.get("turkSubmitTo", "")
+    if submit_to and submit_to.rstrip("/") not in settings.PLATFORM_FRAME_ANCESTORS:
+        return _framed(HttpResponseForbidden("Unknown crowd platform."))
+    if request.method == "POST":
+        try:
+            claims = signing.loads(
+                params.get("token", ""), salt=PLATFORM_TOKEN_SALT, max_age=PLATFORM_TOKEN_MAX_AGE
+            )
+        except signing.BadSignature:
+            return _framed(HttpResponseForbidden("This task link is not valid. Reload the HIT."))
+        worker = get_object_or_404(Worker, pk=claims["worker"])
+        assignment = _own_assignment(claims["assignment"], worker)
+        form = DescriptionForm(request.POST)
+        if _submit(request, assignment, worker, form) is not None:
+            return _framed(
+                render(
+                    request,
+                    "collector/platform_done.html",
+                    {"assignment": assignment, "submit_to": submit_to},
+                )
+            )
+        return _framed(
+            _render_task(request, assignment, form, **_platform_fields(params, worker, assignment))
+        )
+
+    worker_id, external_assignment = params.get("workerId", ""), params.get("assignmentId", "")
+    if not external_assignment or external_assignment == PREVIEW_ASSIGNMENT_ID or not worker_id:
+        hit = (
+            Hit.objects.filter(hit_type__kind=HitType.Kind.DESCRIPTION)
+            .select_related("segment", "hit_type")
+            .order_by("id")
+            .first()
+        )
+        if hit is None:
+            raise Http404("There are no segments to describe yet.")
+        return _framed(
+            render(
+                request,
+                "collector/describe.html",
+                _task_context(hit, DescriptionForm(), preview=True),
+            )
+        )
+    worker = services.worker_from_platform(platform=Worker.Platform.MTURK, external_id=worker_id)
+    try:
+        assignment = services.assignment_claim(
+            worker=worker,
+            tier=_tier_param(params),
+            external_assignment_id=external_assignment,
+            external_hit_id=params.get("hitId", ""),
+        )
+    except services.WorkRefused as refusal:
+        return _framed(HttpResponseForbidden(str(refusal)))
+    if assignment is None:
+        return _framed(render(request, "collector/platform_done.html", {"nothing_left": True}))
+    return _framed(
+        _render_task(
+            request, assignment, DescriptionForm(), **_platform_fields(params, worker, assignment)
+        )
+    )
+
+
+def _own_assignment(pk, worker) -> Assignment:
+    return get_object_or_404(
+        Assignment.objects.select_related("hit__segment", "hit__hit_type"), pk=pk, worker=worker
+    )
+
+
+def _submit(request, assignment, worker, form):
+    """Validate and store; on refusal, attach the reason to the form. None when not stored."""
+    if not form.is_valid():
+        return None
+    try:
+        description, created = services.description_submit(
+            assignment_id=assignment.pk,
+            worker=worker,
+            text=form.cleaned_data["text"],
+            language=form.declared_language,
+            comment=form.cleaned_data["comment"],
+        )
+    except services.WorkRefused as refusal:
+        form.add_error(None, str(refusal))
+        return None
+    if created:
+        messages.success(request, "Thank you! Your description was saved.")
+    else:
+        messages.info(request, "You had already submitted this task; it was saved once.")
+    return description
+
+
+def _task_context(hit, form, *, assignment=None, preview=False, action="", hidden=None):
+    return {
+        "hit": hit,
+        "segment": hit.segment,
+        "assignment": assignment,
+        "form": form,
+        "pay_cents": hit.hit_type.pay_cents(hit.tier),
+        "preview": preview,
+        "action": action,
+        "hidden": hidden or {},
+        "rules": {
+            "maxLength": settings.DESCRIPTION_MAX_LENGTH,
+            "secondSentence": SECOND_SENTENCE.pattern,
+            "url": URL.pattern,
+        },
+    }
+
+
+def _render_task(request, assignment, form, *, action, hidden=None):
+    if assignment.status == Assignment.Status.SUBMITTED:
+        messages.info(request, "You already submitted this task.")
+    context = _task_context(
+        assignment.hit, form, assignment=assignment, action=action, hidden=hidden
+    )
+    return render(request, "collector/describe.html", context)
+
+
+def _platform_fields(params, worker, assignment):
+    token = signing.dumps(
+        {"worker": worker.pk, "assignment": assignment.pk}, salt=PLATFORM_TOKEN_SALT
+    )
+    return {
+        "action": reverse("collector:platform_describe"),
+        "hidden": {"token": token, "turkSubmitTo": params.get("turkSubmitTo", "")},
+    }
+
+
+def _tier_param(params) -> int:
+    try:
+        tier = int(params.get("tier", Tier.ONE))
+    except ValueError:
+        return Tier.ONE
+    return tier if tier in Tier.values else Tier.ONE
+
+
+def _framed(response):
+    response["Content-Security-Policy"] = "frame-ancestors " + " ".join(
+        ["'self'", *settings.PLATFORM_FRAME_ANCESTORS]
+    )
+    return response

@@ -1,0 +1,90 @@
+// Says what is wrong with a description before it is sent. The rules come from the server
+// (task-rules), which checks them again: this script only saves a round trip.
+(function () {
+  "use strict";
+  var form = document.getElementById("description-form");
+  var rulesNode = document.getElementById("task-rules");
+  if (!form || !rulesNode) return;
+  var rules = JSON.parse(rulesNode.textContent);
+  // Python's \w and \b know every script; JavaScript's need Unicode property classes.
+  function pattern(source, flags) {
+    return new RegExp(source.replace(/\\w/g, "[\\p{L}\\p{N}_]"), flags);
+  }
+  var secondSentence = pattern(rules.secondSentence, "u");
+  var url = pattern(rules.url, "iu");
+  var text = form.elements.text;
+  var language = form.elements.language;
+  var other = form.elements.other_language;
+  var otherField = document.getElementById("field-other_language");
+
+  function problemWithText(value) {
+    value = value.trim();
+    if (!value) return "Write one sentence describing the main action.";
+    if (value.length > rules.maxLength) {
+      return "Keep it to one short sentence: at most " + rules.maxLength +
+        " characters (you wrote " + value.length + ").";
+    }
+    if (/\n/.test(value) || secondSentence.test(value.replace(/[.!?。！？।؟ "'”’)]+$/u, ""))) {
+      return "Write exactly one sentence. This looks like more than one.";
+    }
+    if (url.test(value)) {
+      return "Describe what happens in the video; do not include links or web addresses.";
+    }
+    return "";
+  }
+
+  function problemWithLanguage() {
+    if (!language.value) return "Say which language you wrote in.";
+    return "";
+  }
+
+  function show(field, message) {
+    var error = document.getElementById(field.id + "_error");
+    error.textContent = message;
+    field.setAttribute("aria-invalid", message ? "true" : "false");
+    if (message) { field.setAttribute("aria-describedby", error.id); }
+    field.closest(".field").classList.toggle("invalid", Boolean(message));
+  }
+
+  function toggleOther() {
+    otherField.hidden = language.value !== "other";
+  }
+
+  text.addEventListener("blur", function () { show(text, problemWithText(text.value)); });
+  text.addEventListener("input", function () {
+    if (text.getAttribute("aria-invalid") === "true") show(text, problemWithText(text.value));
+  });
+  language.addEventListener("change", function () { toggleOther(); show(language, problemWithLanguage()); });
+  toggleOther();
+
+  form.addEventListener("submit", function (event) {
+    var textProblem = problemWithText(text.value);
+    var languageProblem = problemWithLanguage();
+    if (!languageProblem && language.value === "other" && !other.value.trim()) {
+      show(other, "Type the name of the language you wrote in.");
+      languageProblem = "other";
+    }
+    show(text, textProblem);
+    if (languageProblem !== "other") show(language, languageProblem);
+    if (textProblem || languageProblem) {
+      event.preventDefault();
+      (textProblem ? text : language).focus();
+      return;
+    }
+    // A second click while the first is in flight must not send the form twice.
+    form.querySelector("button[type=submit]").disabled = true;
+  });
+
+  var deadline = document.getElementById("deadline");
+  if (deadline) {
+    var expires = new Date(deadline.dataset.expires);
+    var tick = function () {
+      var left = Math.round((expires - new Date()) / 1000);
+      deadline.textContent = left > 0
+        ? Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left"
+        : "time is up — you may still submit while the segment needs descriptions";
+    };
+    tick();
+    setInterval(tick, 1000);
+  }
+})();
