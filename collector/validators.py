@@ -6,7 +6,7 @@ import re
 from django.conf import global_settings
 from django.core.exceptions import ValidationError
 
-# Sentence-final marks across scripts: Latin, CJK full-width, Devanagari danda, Arabic question mark.
+# Sentence-final marks: Latin, CJK full-width, Devanagari danda, Arabic question mark.
 SENTENCE_END = ".!?。！？।؟"
 # A sentence end followed by more words means a second sentence. Full-width and danda marks need
 # no space after them; a Latin full stop needs a space and a capital (so "2.5 metres" passes).
