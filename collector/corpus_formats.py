@@ -99,8 +99,8 @@ class RowError(ValueError):
 # --- files -------------------------------------------------------------------------------------
 
 
-def read_corpus(path: Path, format: str, *, mapping: Path | None = None) -> Iterator[Row]:
-    """Every row of the corpus at ``path`` in ``format``.
+def read_corpus(path: Path, corpus_format: str, *, mapping: Path | None = None) -> Iterator[Row]:
+    """Every row of the corpus at ``path`` in ``corpus_format``.
 
     Files are found, and the clip mapping and CSV header read, before this returns, so a missing
     file or column is a ``CorpusFormatError`` raised here, never a failure halfway through a load.
@@ -108,7 +108,7 @@ def read_corpus(path: Path, format: str, *, mapping: Path | None = None) -> Iter
     path = Path(path)
     if not path.exists():
         raise CorpusFormatError(f"{path} does not exist.")
-    if format == "msvd-s2vt":
+    if corpus_format == "msvd-s2vt":
         sentence_files, mapping = s2vt_files(path, mapping)
         clips, mapping_problems = s2vt_clips(numbered_lines(mapping), source=mapping.name)
         return itertools.chain(
@@ -123,7 +123,7 @@ def read_corpus(path: Path, format: str, *, mapping: Path | None = None) -> Iter
                 for file in sentence_files
             ),
         )
-    if format == "msvd-csv":
+    if corpus_format == "msvd-csv":
         if path.is_dir():
             raise CorpusFormatError(f"{path} is a folder; msvd-csv reads one CSV file.")
         return msvd_csv_rows(
@@ -131,7 +131,9 @@ def read_corpus(path: Path, format: str, *, mapping: Path | None = None) -> Iter
             source=path.name,
             key_prefix=import_key_prefix("msvd-csv", path),
         )
-    raise CorpusFormatError(f"Unknown format {format!r}; expected one of {', '.join(FORMATS)}.")
+    raise CorpusFormatError(
+        f"Unknown format {corpus_format!r}; expected one of {', '.join(FORMATS)}."
+    )
 
 
 def s2vt_files(path: Path, mapping: Path | None) -> tuple[list[Path], Path]:
@@ -152,13 +154,13 @@ def s2vt_files(path: Path, mapping: Path | None) -> tuple[list[Path], Path]:
     return sentence_files, mapping
 
 
-def import_key_prefix(format: str, file: Path) -> str:
+def import_key_prefix(corpus_format: str, file: Path) -> str:
     """``<format>:<file stem>``, the stem shortened with a hash when it would not fit the column."""
     stem = file.stem
     if len(stem) > 60:
         digest = hashlib.sha256(stem.encode("utf-8", "surrogateescape")).hexdigest()[:12]
         stem = f"{stem[:40]}~{digest}"
-    return f"{format}:{stem}"
+    return f"{corpus_format}:{stem}"
 
 
 def numbered_lines(file: Path, *, keepends: bool = False) -> Iterator[tuple[int, str]]:

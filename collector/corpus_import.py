@@ -32,6 +32,8 @@ class CorpusImportRefused(Exception):
 
 @dataclass
 class ImportReport:
+    """What a load changed. Segments count once each, however many rows name them."""
+
     rows: int = 0
     segments_new: int = 0
     segments_existing: int = 0

@@ -24,7 +24,7 @@ class Command(BaseCommand):
             type=Path,
             help="msvd-s2vt: the folder, or one sents_*.txt file; msvd-csv: the CSV file",
         )
-        parser.add_argument("--format", required=True, choices=FORMATS)
+        parser.add_argument("--format", dest="corpus_format", required=True, choices=FORMATS)
         parser.add_argument(
             "--mapping",
             type=Path,
@@ -49,11 +49,11 @@ class Command(BaseCommand):
         parser.add_argument("--batch-size", type=int, default=BATCH_SIZE)
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    def handle(self, *args, path, format, mapping, status, strict, open_hits, **options):
+    def handle(self, *args, path, corpus_format, mapping, status, strict, open_hits, **options):
         if options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1.")
         try:
-            records = read_corpus(path, format, mapping=mapping)
+            records = read_corpus(path, corpus_format, mapping=mapping)
         except (CorpusFormatError, OSError) as error:
             raise CommandError(str(error)) from None
         bar = tqdm(
