@@ -31,7 +31,7 @@ run: database
 	DEBUG=True PORT=$(PORT) bin/run
 
 test: install chromium
-	SECRET_KEY=tests-only-not-secret DEBUG=False $(PY) -m pytest $(PYTEST_ARGS)
+	DEBUG=False $(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -1,7 +1,8 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
-from django.views.static import serve
+
+from .media import serve_media
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -10,10 +11,4 @@ urlpatterns = [
 ]
 
 if settings.SERVE_MEDIA:
-    urlpatterns += [
-        path(
-            f"{settings.MEDIA_URL.strip('/')}/<path:path>",
-            serve,
-            {"document_root": settings.MEDIA_ROOT},
-        )
-    ]
+    urlpatterns.append(path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", serve_media))

@@ -1,0 +1,78 @@
+"""A worker describes a video segment in a real browser."""
+
+from pathlib import Path
+
+import pytest
+from django.core.files import File
+from playwright.sync_api import expect
+
+from collector.models import Description, Segment
+from tests.factories import make_segment, make_worker
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CLIP = Path(__file__).resolve().parents[2] / "collector" / "demo" / "clip.webm"
+
+
+@pytest.fixture
+def hosted_segment(media_root):
+    with CLIP.open("rb") as clip:
+        return make_segment(
+            source=Segment.Source.FILE,
+            youtube_id="",
+            video_file=File(clip, name="clip.webm"),
+            start=2,
+            end=3,
+        )
+
+
+def log_in(page, username):
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("correct horse battery")
+    page.get_by_role("button", name="Log in").click()
+
+
+def test_a_worker_describes_a_segment_and_sees_the_count_go_up(page, hosted_segment):
+    make_worker(username="wanda")
+    log_in(page, "wanda")
+    expect(page.locator("#count-submitted")).to_have_text("0")
+
+    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    expect(page.locator("#segment-start")).to_have_text("2.00")
+    expect(page.locator("#segment-end")).to_have_text("3.00")
+    expect(page.locator("#segment-length")).to_have_text("1.00")
+
+    # The segment plays muted and stops at its end.
+    page.get_by_role("button", name="Play segment").click()
+    page.wait_for_function(
+        "() => document.getElementById('player-video').paused "
+        "&& document.getElementById('player-video').currentTime >= 3"
+    )
+    assert page.evaluate("document.getElementById('player-video').muted")
+
+    # The browser says what is wrong before anything is sent.
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#id_text_error")).to_have_text(
+        "Write one sentence describing the main action."
+    )
+    page.get_by_label("Your one-sentence description").fill("A man runs. A dog follows.")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#id_text_error")).to_contain_text("exactly one sentence")
+    assert not Description.objects.exists()
+
+    page.get_by_label("Your one-sentence description").fill("A test card is shown with a tone.")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.get_by_text("Thank you! Your description was saved.")).to_be_visible()
+    expect(page.locator("#count-submitted")).to_have_text("1")
+    assert Description.objects.get().text == "A test card is shown with a tone."
+
+
+def test_a_description_with_markup_is_shown_as_text(page, hosted_segment):
+    make_worker(username="mallory")
+    log_in(page, "mallory")
+    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    page.get_by_label("Your one-sentence description").fill("<img src=x onerror=alert(1)> A cat")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator(".recent q")).to_have_text("<img src=x onerror=alert(1)> A cat")
+    assert page.locator(".recent img").count() == 0
