@@ -5,6 +5,10 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# Local overrides (see .env.example); plain environment variables win over both.
+-include .env
+export
+
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paracrowd
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
