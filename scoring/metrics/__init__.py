@@ -1,0 +1,61 @@
+"""ParaCrowd's metrics: BLEU, character BLEU, PINC, the combined score, cluster scoring.
+
+A plain Python library with no Django import, usable on its own. BLEU agrees with
+sacrebleu 2.6.0 (its tokenizers are used as they are); PINC follows Chen & Dolan (2011).
+"""
+
+from scoring.metrics.bleu import (
+    SMOOTH_DEFAULTS,
+    BleuStatistics,
+    bleu_from_statistics,
+    corpus_bleu,
+    sentence_bleu,
+    sentence_statistics,
+)
+from scoring.metrics.clusters import (
+    Addition,
+    ClusterIndex,
+    ClusterScores,
+    ClusterSettings,
+    SentenceScores,
+    score_clusters,
+)
+from scoring.metrics.combined import (
+    CorrelationTable,
+    combined,
+    correlation_table,
+    fit_combined,
+    pearson,
+    sigmoid,
+)
+from scoring.metrics.pinc import pinc
+from scoring.metrics.signature import bleu_signature, pinc_signature, signature
+from scoring.metrics.tokens import TOKENIZERS, default_max_order, default_tokenize
+
+__all__ = [
+    "SMOOTH_DEFAULTS",
+    "TOKENIZERS",
+    "Addition",
+    "BleuStatistics",
+    "ClusterIndex",
+    "ClusterScores",
+    "ClusterSettings",
+    "CorrelationTable",
+    "SentenceScores",
+    "bleu_from_statistics",
+    "bleu_signature",
+    "combined",
+    "corpus_bleu",
+    "correlation_table",
+    "default_max_order",
+    "default_tokenize",
+    "fit_combined",
+    "pearson",
+    "pinc",
+    "pinc_signature",
+    "score_clusters",
+    "sentence_bleu",
+    "sentence_statistics",
+    "signature",
+    "sigmoid",
+]

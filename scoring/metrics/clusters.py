@@ -1,0 +1,479 @@
+"""Leave-one-out BLEU and mean PINC for every description of a cluster, fast.
+
+Each description is scored against all the *other* descriptions of its cluster. Done
+naively that is quadratic; a ``ClusterIndex`` makes it linear in the cluster's n-grams:
+
+- every sentence's n-grams are counted once;
+- per n-gram, the cluster keeps its two largest counts and which sentence holds the largest,
+  so "the largest count in any other reference" is one lookup (the runner-up when the
+  sentence itself holds the largest); see ``ClusterIndex`` for how that table is stored;
+- the sorted multiset of lengths gives each sentence its closest reference length;
+- per lowercased n-gram, the number of sentences containing it (document frequency) gives
+  each sentence's PINC against every other sentence at once: the n-grams it shares with
+  the others, summed over the others, are its n-grams' document frequencies minus one each.
+
+The index can also take one more sentence (``ClusterIndex.add``) and update the others'
+statistics in place, which is what the live pipeline does when a description arrives.
+Everything is plain data built from the sentences, so rebuilding it is cheap.
+"""
+
+from bisect import bisect_left, bisect_right, insort
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import chain, compress
+
+from scoring.metrics.bleu import bleu_from_statistics, check_smooth
+from scoring.metrics.ngrams import NgramCounts, ngram_counts, ngram_totals
+from scoring.metrics.pinc import pinc_from_overlaps
+from scoring.metrics.signature import bleu_signature, pinc_signature
+from scoring.metrics.tokens import check_tokenize, default_max_order, sentence_units
+
+# The holder recorded for n-grams whose largest count is in the source sentence, which is
+# never itself scored.
+_SOURCE = -1
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    """How a cluster is scored. ``pinc_max_order`` defaults to ``max_order``, which
+    defaults to 4 for words and 18 for characters."""
+
+    tokenize: str = "13a"
+    max_order: int | None = None
+    pinc_max_order: int | None = None
+    smooth: str = "exp"
+    smooth_value: float | None = None
+    lowercase: bool = False
+    keep_spaces: bool = False
+
+    def __post_init__(self):
+        check_tokenize(self.tokenize)
+        check_smooth(self.smooth)
+        if self.max_order is None:
+            object.__setattr__(self, "max_order", default_max_order(self.tokenize))
+        if self.pinc_max_order is None:
+            object.__setattr__(self, "pinc_max_order", self.max_order)
+
+    def bleu_signature(self, nrefs: int) -> str:
+        """Signature of the leave-one-out BLEU scores of a cluster with ``nrefs`` references."""
+        return bleu_signature(
+            nrefs=nrefs,
+            tokenize=self.tokenize,
+            max_order=self.max_order,
+            smooth=self.smooth,
+            smooth_value=self.smooth_value,
+            lowercase=self.lowercase,
+            keep_spaces=self.keep_spaces,
+        )
+
+    def pinc_signature(self, nsources: int) -> str:
+        """Signature of the mean PINC scores of a cluster where each has ``nsources``."""
+        return pinc_signature(
+            nsources=nsources,
+            tokenize=self.tokenize,
+            max_order=self.pinc_max_order,
+            keep_spaces=self.keep_spaces,
+        )
+
+
+@dataclass(frozen=True)
+class SentenceScores:
+    """Scores of one description within its cluster.
+
+    ``bleu``: sentence BLEU against every other description (and the source, if any);
+    ``pinc``: mean PINC of this description against each other description as source.
+    Either is None when there is nothing to compare with.
+    """
+
+    position: int
+    bleu: float | None
+    pinc: float | None
+
+
+@dataclass(frozen=True)
+class ClusterScores:
+    """Scores of a whole cluster.
+
+    ``corpus_bleu`` is corpus BLEU of every description against the others (statistics
+    summed, no effective order, as sacrebleu's corpus_bleu); ``mean_bleu`` the mean of the
+    sentence scores; ``mean_pinc`` the mean PINC over all ordered pairs of descriptions.
+    """
+
+    size: int
+    corpus_bleu: float | None
+    mean_bleu: float | None
+    mean_pinc: float | None
+    sentences: tuple[SentenceScores, ...]
+    bleu_signature: str
+    pinc_signature: str
+
+
+@dataclass(frozen=True)
+class Addition:
+    """What adding one description changed: its own scores, and the other descriptions
+    whose BLEU or PINC moved (in position order)."""
+
+    scores: SentenceScores
+    changed: tuple[SentenceScores, ...]
+
+
+@dataclass(slots=True)
+class IndexedSentence:
+    """One sentence's n-grams and its running statistics against the rest of the cluster."""
+
+    length: int
+    counts: NgramCounts
+    pinc_grams: NgramCounts
+    # Per order, how many n-grams the sentence has (distinct or not).
+    totals: list[int]
+    # The orders (0-based) at which some n-gram occurs more than once in the sentence.
+    repeating_orders: list[int]
+    # Per order: clipped matches against the largest count in any *other* sentence.
+    matches: list[int] = field(default_factory=list)
+    # Per PINC order: over its distinct n-grams, how many other sentences contain each.
+    overlaps: list[int] = field(default_factory=list)
+    reference_length: int | None = None
+
+
+def _closer(length: int, first: int | None, second: int | None) -> int | None:
+    """The one of two reference lengths BLEU prefers: nearer, then shorter."""
+    if first is None:
+        return second
+    if second is None:
+        return first
+    return min(first, second, key=lambda candidate: (abs(length - candidate), candidate))
+
+
+def _closest_length(lengths: list[int], length: int, *, excluding_own: bool) -> int | None:
+    """Closest length to ``length`` in sorted ``lengths``; with ``excluding_own`` one copy of
+    ``length`` itself (the sentence's own) does not count."""
+    low, high = bisect_left(lengths, length), bisect_right(lengths, length)
+    if high - low > (1 if excluding_own else 0):
+        return length
+    below = lengths[low - 1] if low > 0 else None
+    above = lengths[high] if high < len(lengths) else None
+    return _closer(length, below, above)
+
+
+def _raise_peak(entry: list[int], count: int, position: int) -> None:
+    """Record ``count`` in the sentence at ``position`` in a [largest, holder, runner-up]."""
+    if count > entry[0]:
+        entry[2] = entry[0]
+        entry[0] = count
+        entry[1] = position
+    elif count > entry[2]:
+        entry[2] = count
+
+
+def _available(entry: list[int] | None, holders: int, position: int) -> int:
+    """The largest count of an n-gram in any sentence other than the one at ``position``,
+    which contains it: ``entry`` is its top-two record, or None when no sentence repeats
+    it (then every holder has exactly one)."""
+    if entry is None:
+        return 1 if holders > 1 else 0
+    return entry[2] if entry[1] == position else entry[0]
+
+
+class ClusterIndex:
+    """The n-gram statistics of one cluster, from which every leave-one-out score follows.
+
+    Build it with ``ClusterIndex.build(sentences, source=...)``; read scores with
+    ``sentence_scores()`` and ``cluster_scores()``; add a description with ``add()``.
+
+    The two largest counts of every n-gram are kept in two parts. Almost every n-gram
+    occurs at most once per sentence; for those, the largest count is 1 and the second is
+    1 exactly when two or more sentences contain it, so ``holders`` (how many sentences
+    contain each n-gram, counted in C) is the whole record. Only n-grams that some
+    sentence repeats get an explicit ``repeats`` entry [largest, holder, runner-up].
+    """
+
+    def __init__(self, settings: ClusterSettings | None = None, source: str | None = None):
+        self.settings = settings or ClusterSettings()
+        self.sentences: list[IndexedSentence] = []
+        orders = range(self.settings.max_order)
+        # Per BLEU order: n-gram -> number of sentences (source included) containing it.
+        self.holders: list[Counter] = [Counter() for _ in orders]
+        # Per BLEU order: repeated n-gram -> [largest count, its holder, second largest].
+        self.repeats: list[dict] = [{} for _ in orders]
+        # Per PINC order: lowercased n-gram -> number of sentences (not the source) with it.
+        self.document_frequency: list[Counter] = [
+            Counter() for _ in range(self.settings.pinc_max_order)
+        ]
+        # Sorted lengths of every sentence and of the source: the candidate reference lengths.
+        self.lengths: list[int] = []
+        self.source = None if source is None else self._index_sentence(source, for_pinc=False)
+        if self.source is not None:
+            self._record_repeats(self.source, _SOURCE)
+            for holders, grams in zip(self.holders, self.source.counts, strict=True):
+                holders.update(grams.keys())
+            self.lengths.append(self.source.length)
+
+    @classmethod
+    def build(
+        cls, sentences: Sequence[str], *, source: str | None = None, **settings
+    ) -> "ClusterIndex":
+        """Index a cluster's sentences; ``source``, if given, is a reference for every
+        sentence but is not scored itself. ``settings`` are ``ClusterSettings`` fields."""
+        index = cls(ClusterSettings(**settings), source=source)
+        index.sentences = [index._index_sentence(sentence) for sentence in sentences]
+        for position, sentence in enumerate(index.sentences):
+            index._record_repeats(sentence, position)
+        # One counting pass per order over the whole cluster, done in C.
+        for order, holders in enumerate(index.holders):
+            holders.update(chain.from_iterable(each.counts[order] for each in index.sentences))
+        for order, frequency in enumerate(index.document_frequency):
+            frequency.update(
+                chain.from_iterable(each.pinc_grams[order] for each in index.sentences)
+            )
+        # A repeated n-gram's runner-up is at least 1 once a second sentence holds it;
+        # _record_repeats leaves that to this one pass rather than check every n-gram.
+        for holders, repeats in zip(index.holders, index.repeats, strict=True):
+            for gram, entry in repeats.items():
+                if entry[2] == 0 and holders[gram] > 1:
+                    entry[2] = 1
+        index.lengths = sorted(index.lengths + [each.length for each in index.sentences])
+
+        shared = [
+            set(compress(holders.keys(), map((1).__lt__, holders.values())))
+            for holders in index.holders
+        ]
+        for position, sentence in enumerate(index.sentences):
+            sentence.matches = index._matches_against_others(sentence, position, shared)
+            sentence.overlaps = [
+                sum(map(frequency.__getitem__, grams)) - len(grams)
+                for frequency, grams in zip(
+                    index.document_frequency, sentence.pinc_grams, strict=True
+                )
+            ]
+            sentence.reference_length = _closest_length(
+                index.lengths, sentence.length, excluding_own=True
+            )
+        return index
+
+    def add(self, text: str) -> Addition:
+        """Add one description; return its scores and those of the others that changed."""
+        before = self.sentence_scores()
+        position = len(self.sentences)
+        sentence = self._index_sentence(text)
+        # Everyone already here is a reference of the newcomer.
+        sentence.matches = [
+            sum(
+                min(count, repeats[gram][0] if gram in repeats else min(holders[gram], 1))
+                for gram, count in by_order.items()
+            )
+            for holders, repeats, by_order in zip(
+                self.holders, self.repeats, sentence.counts, strict=True
+            )
+        ]
+        sentence.overlaps = [
+            sum(frequency[gram] for gram in grams)
+            for frequency, grams in zip(self.document_frequency, sentence.pinc_grams, strict=True)
+        ]
+        sentence.reference_length = _closest_length(
+            self.lengths, sentence.length, excluding_own=False
+        )
+        for other_position, other in enumerate(self.sentences):
+            self._account_for_newcomer(other, other_position, sentence)
+
+        self._record_repeats(sentence, position, settled=True)
+        for holders, grams in zip(self.holders, sentence.counts, strict=True):
+            holders.update(grams.keys())
+        for frequency, grams in zip(self.document_frequency, sentence.pinc_grams, strict=True):
+            frequency.update(grams.keys())
+        insort(self.lengths, sentence.length)
+        self.sentences.append(sentence)
+
+        after = self.sentence_scores()
+        changed = tuple(
+            now
+            for was, now in zip(before, after, strict=False)
+            if (was.bleu, was.pinc) != (now.bleu, now.pinc)
+        )
+        return Addition(scores=after[position], changed=changed)
+
+    def sentence_scores(self) -> list[SentenceScores]:
+        """Leave-one-out BLEU and mean PINC of every sentence, in the order they were given."""
+        return [self._score(position, sentence) for position, sentence in enumerate(self.sentences)]
+
+    def cluster_scores(self) -> ClusterScores:
+        """Size, corpus-level and mean leave-one-out BLEU, and mean pairwise PINC."""
+        sentences = self.sentence_scores()
+        size = len(sentences)
+        references = size - 1 + (self.source is not None)
+        corpus = mean_bleu = mean_pinc = None
+        if size and references:
+            order = self.settings.max_order
+            corpus = bleu_from_statistics(
+                [sum(each.matches[index] for each in self.sentences) for index in range(order)],
+                [
+                    sum(totals)
+                    for totals in zip(*[each.totals for each in self.sentences], strict=True)
+                ],
+                sum(each.length for each in self.sentences),
+                sum(each.reference_length for each in self.sentences),
+                smooth=self.settings.smooth,
+                smooth_value=self.settings.smooth_value,
+                effective_order=False,
+            )
+            mean_bleu = sum(each.bleu for each in sentences) / size
+        if size > 1:
+            mean_pinc = sum(each.pinc for each in sentences) / size
+        return ClusterScores(
+            size=size,
+            corpus_bleu=corpus,
+            mean_bleu=mean_bleu,
+            mean_pinc=mean_pinc,
+            sentences=tuple(sentences),
+            bleu_signature=self.settings.bleu_signature(references),
+            pinc_signature=self.settings.pinc_signature(max(size - 1, 0)),
+        )
+
+    def _index_sentence(self, text: str, *, for_pinc: bool = True) -> IndexedSentence:
+        settings = self.settings
+        options = {"tokenize": settings.tokenize, "keep_spaces": settings.keep_spaces}
+        units = sentence_units(text, lowercase=settings.lowercase, **options)
+        counts = ngram_counts(units, settings.max_order)
+        pinc_grams = []
+        if for_pinc:
+            # PINC compares lowercased n-grams: reuse BLEU's when lowercasing changes nothing.
+            same_units = settings.lowercase or text.lower() == text
+            if same_units and settings.pinc_max_order <= settings.max_order:
+                pinc_grams = counts[: settings.pinc_max_order]
+            else:
+                lowered = units if same_units else sentence_units(text, lowercase=True, **options)
+                pinc_grams = ngram_counts(lowered, settings.pinc_max_order)
+        totals = ngram_totals(len(units), settings.max_order)
+        return IndexedSentence(
+            length=len(units),
+            counts=counts,
+            pinc_grams=pinc_grams,
+            totals=totals,
+            repeating_orders=[
+                order for order, total in enumerate(totals) if len(counts[order]) < total
+            ],
+        )
+
+    def _record_repeats(
+        self, sentence: IndexedSentence, position: int, *, settled: bool = False
+    ) -> None:
+        """Enter the n-grams a sentence repeats into ``repeats``, before it is counted in
+        ``holders``.
+
+        With ``settled`` (one sentence joining a finished index) a new entry's runner-up
+        counts the sentences already holding the n-gram once, and every n-gram the sentence
+        holds once lifts the runner-up of an existing entry; ``build`` leaves both to one
+        pass at the end.
+        """
+        for order in sentence.repeating_orders:
+            holders, repeats = self.holders[order], self.repeats[order]
+            for gram, count in sentence.counts[order].items():
+                if count == 1:
+                    continue
+                entry = repeats.get(gram)
+                if entry is None:
+                    repeats[gram] = [count, position, min(holders[gram], 1)]
+                else:
+                    _raise_peak(entry, count, position)
+        if settled:
+            for repeats, by_order in zip(self.repeats, sentence.counts, strict=True):
+                for gram in repeats.keys() & by_order.keys():
+                    if by_order[gram] == 1:
+                        _raise_peak(repeats[gram], 1, position)
+
+    def _matches_against_others(
+        self, sentence: IndexedSentence, position: int, shared: list[set]
+    ) -> list[int]:
+        """Clipped matches of a sentence against the others; ``shared`` holds, per order,
+        the n-grams two or more sentences contain."""
+        # An n-gram the sentence holds once matches exactly when another sentence has it.
+        matches = [
+            len(shared_grams.intersection(by_order))
+            for shared_grams, by_order in zip(shared, sentence.counts, strict=True)
+        ]
+        for order in sentence.repeating_orders:
+            holders, repeats = self.holders[order], self.repeats[order]
+            for gram, count in sentence.counts[order].items():
+                if count > 1:
+                    available = _available(repeats.get(gram), holders[gram], position)
+                    matches[order] += min(count, available) - min(1, available)
+        return matches
+
+    def _account_for_newcomer(
+        self, sentence: IndexedSentence, position: int, newcomer: IndexedSentence
+    ) -> None:
+        """Update ``sentence``'s statistics for ``newcomer`` joining its references.
+        Must run before the newcomer's counts enter ``holders`` and ``repeats``."""
+        for index, (holders, repeats, mine, theirs) in enumerate(
+            zip(self.holders, self.repeats, sentence.counts, newcomer.counts, strict=True)
+        ):
+            for gram in mine.keys() & theirs.keys():
+                available = _available(repeats.get(gram), holders[gram], position)
+                arriving = theirs[gram]
+                if arriving > available:
+                    count = mine[gram]
+                    sentence.matches[index] += min(count, arriving) - min(count, available)
+        for index, (mine, theirs) in enumerate(
+            zip(sentence.pinc_grams, newcomer.pinc_grams, strict=True)
+        ):
+            sentence.overlaps[index] += len(mine.keys() & theirs.keys())
+        sentence.reference_length = _closer(
+            sentence.length, sentence.reference_length, newcomer.length
+        )
+
+    def _score(self, position: int, sentence: IndexedSentence) -> SentenceScores:
+        settings = self.settings
+        bleu = pinc = None
+        if sentence.reference_length is not None:
+            bleu = bleu_from_statistics(
+                sentence.matches,
+                sentence.totals,
+                sentence.length,
+                sentence.reference_length,
+                smooth=settings.smooth,
+                smooth_value=settings.smooth_value,
+            )
+        sources = len(self.sentences) - 1
+        if sources:
+            pinc = pinc_from_overlaps(
+                [overlap / sources for overlap in sentence.overlaps],
+                [len(grams) for grams in sentence.pinc_grams],
+            )
+        return SentenceScores(position=position, bleu=bleu, pinc=pinc)
+
+
+def score_clusters(
+    clusters: Mapping[Hashable, Sequence[str]],
+    *,
+    tokenize: str = "13a",
+    max_order: int | None = None,
+    include_source: Mapping[Hashable, str] | None = None,
+    smooth: str = "exp",
+    smooth_value: float | None = None,
+    lowercase: bool = False,
+    keep_spaces: bool = False,
+    pinc_max_order: int | None = None,
+) -> dict[Hashable, ClusterScores]:
+    """Score every sentence of every cluster against the rest of its cluster.
+
+    ``clusters`` maps a cluster id to its sentences; ``include_source`` may map a cluster id
+    to a source sentence that joins every sentence's BLEU references but is neither scored
+    nor used as a PINC source. Scores equal ``sentence_bleu(s, others)`` and the mean of
+    ``pinc(other, s)`` over the others, sentence by sentence.
+    """
+    settings = {
+        "tokenize": tokenize,
+        "max_order": max_order,
+        "pinc_max_order": pinc_max_order,
+        "smooth": smooth,
+        "smooth_value": smooth_value,
+        "lowercase": lowercase,
+        "keep_spaces": keep_spaces,
+    }
+    sources = include_source or {}
+    return {
+        cluster_id: ClusterIndex.build(
+            sentences, source=sources.get(cluster_id), **settings
+        ).cluster_scores()
+        for cluster_id, sentences in clusters.items()
+    }

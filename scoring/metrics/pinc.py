@@ -1,0 +1,59 @@
+"""PINC (Chen & Dolan, 2011): how many of a candidate's n-grams are new relative to its source.
+
+PINC(s, c) = (1/N') * sum over n of (1 - |G(s, n) & G(c, n)| / |G(c, n)|), where G(x, n) is
+the set of distinct n-grams of order n of x, lowercased, and n runs over the orders 1..N for
+which c has at least one n-gram (N' of them). PINC is 0 when c has no tokens. Reported x100.
+"""
+
+from collections.abc import Sequence
+
+from scoring.metrics.ngrams import NgramCounts, ngram_counts
+from scoring.metrics.tokens import sentence_units
+
+PINC_MAX_ORDER = 4
+
+
+def pinc_ngrams(
+    sentence: str,
+    *,
+    max_order: int = PINC_MAX_ORDER,
+    tokenize: str = "13a",
+    keep_spaces: bool = False,
+) -> NgramCounts:
+    """The lowercased n-grams PINC compares (only their keys matter: PINC uses sets)."""
+    units = sentence_units(sentence, tokenize=tokenize, lowercase=True, keep_spaces=keep_spaces)
+    return ngram_counts(units, max_order)
+
+
+def pinc_from_overlaps(overlaps: Sequence[float], sizes: Sequence[int]) -> float:
+    """PINC (0-100) from, per order, the candidate's distinct n-gram count and the overlap.
+
+    ``overlaps[n - 1]`` is the number of the candidate's distinct order-n n-grams found in
+    the source; it may be an average over several sources, which gives the mean PINC.
+    """
+    novelty = 0.0
+    orders = 0
+    for overlap, size in zip(overlaps, sizes, strict=True):
+        if size:
+            novelty += 1.0 - overlap / size
+            orders += 1
+    return 100.0 * novelty / orders if orders else 0.0
+
+
+def pinc(
+    source: str,
+    candidate: str,
+    *,
+    max_order: int = PINC_MAX_ORDER,
+    tokenize: str = "13a",
+    keep_spaces: bool = False,
+) -> float:
+    """Return PINC(source, candidate) on a 0-100 scale: 100 means no n-gram was reused."""
+    options = {"max_order": max_order, "tokenize": tokenize, "keep_spaces": keep_spaces}
+    source_grams = pinc_ngrams(source, **options)
+    candidate_grams = pinc_ngrams(candidate, **options)
+    overlaps = [
+        len(candidate_order.keys() & source_order.keys())
+        for candidate_order, source_order in zip(candidate_grams, source_grams, strict=True)
+    ]
+    return pinc_from_overlaps(overlaps, [len(each) for each in candidate_grams])
