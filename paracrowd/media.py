@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import SuspiciousFileOperation
 from django.http import FileResponse, Http404, HttpResponse
 from django.utils._os import safe_join
 
@@ -15,7 +16,7 @@ RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 def serve_media(request, path):
     try:
         file_path = Path(safe_join(settings.MEDIA_ROOT, path))
-    except ValueError:  # a path escaping MEDIA_ROOT
+    except SuspiciousFileOperation:  # a path escaping MEDIA_ROOT
         raise Http404 from None
     if not file_path.is_file():
         raise Http404
