@@ -49,8 +49,17 @@ class PrecisionRecall:
     f1: float
 
 
+class AdditiveCounts:
+    """Base for frozen dataclasses of counts that add field by field (micro-averaging)."""
+
+    def __add__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+
 @dataclass(frozen=True)
-class LinkCounts:
+class LinkCounts(AdditiveCounts):
     """The link counts behind precision, recall and AER; add them to micro-average."""
 
     candidate_sure: int = 0  # |A_S|
@@ -59,11 +68,6 @@ class LinkCounts:
     reference_sure_matched: int = 0  # |A_P ∩ B_S|, which is also |A ∩ S| in AER
     candidate_links: int = 0  # |A| = |A_P|
     candidate_links_matched: int = 0  # |A ∩ P| = |A_P ∩ B_P|
-
-    def __add__(self, other: LinkCounts) -> LinkCounts:
-        return LinkCounts(
-            *(getattr(self, f.name) + getattr(other, f.name) for f in fields(LinkCounts))
-        )
 
     @property
     def precision(self) -> float:
