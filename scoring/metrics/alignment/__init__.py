@@ -3,6 +3,31 @@
 A pure-Python library (numpy for the heavy parts); nothing here imports Django.
 """
 
+from .agreement import (
+    AgreementSummary,
+    AgreementTable,
+    AnnotatedPair,
+    ChanceCorrected,
+    LengthBin,
+    agreement_table,
+    c_hat,
+    chance_corrected,
+    fit_edit_models,
+)
+from .chance import EditModel, fit_edit_model
+from .formats import (
+    format_pharaoh,
+    parse_pharaoh,
+    read_msr_annotator,
+    read_msr_majority,
+    read_naacl,
+    read_pharaoh,
+    read_wpt,
+    write_naacl,
+    write_pharaoh,
+)
+from .kappa import cohen_kappa, fleiss_kappa, link_cohen_kappa, link_fleiss_kappa
+from .links import AlignedPair, Alignment, Link, identical_word_links
 from .measures import (
     LinkCounts,
     PrecisionRecall,
@@ -21,8 +46,14 @@ from .phrases import (
 )
 
 __all__ = [
+    "AgreementSummary",
+    "AgreementTable",
     "AlignedPair",
     "Alignment",
+    "AnnotatedPair",
+    "ChanceCorrected",
+    "EditModel",
+    "LengthBin",
     "Link",
     "LinkCounts",
     "PhraseCounts",
@@ -30,11 +61,20 @@ __all__ = [
     "PhrasePairs",
     "PrecisionRecall",
     "aer",
+    "agreement_table",
+    "c_hat",
+    "chance_corrected",
+    "cohen_kappa",
     "corpus_link_counts",
     "extract_phrase_pairs",
+    "fit_edit_model",
+    "fit_edit_models",
+    "fleiss_kappa",
     "format_pharaoh",
     "identical_word_links",
+    "link_cohen_kappa",
     "link_counts",
+    "link_fleiss_kappa",
     "parse_pharaoh",
     "phrase_counts",
     "phrase_precision_recall",

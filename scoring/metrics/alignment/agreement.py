@@ -1,0 +1,389 @@
+"""Agreement between annotators of word alignments, after Cohn, Callison-Burch & Lapata (2008).
+
+The chance-corrected statistic Ĉ (after Kupper & Hafner 1989) compares atomic phrase pairs:
+
+    π̂  = (1/I) Σᵢ |Aᵢ ∩ Bᵢ| / min(|Aᵢ|, |Bᵢ|)        over items i (sentence pair × annotator pair)
+    Ĉ  = (π̂ − π̂₀) / (1 − π̂₀)
+
+π̂₀ is estimated by Monte Carlo under the edit model of ``chance``: J random alignments per
+annotator and sentence pair, paired sample by sample. Kupper & Hafner's own π₀ assumes each
+annotator picks their |Aᵢ| items uniformly from all k candidates, giving max(|Aᵢ|, |Bᵢ|) / k;
+here k is the number of (source span, target span) boxes of the sentence pair. It is reported
+for comparison.
+
+Which items count: an item enters π̂ (and both chance terms) only when both annotators have at
+least one scored atomic phrase pair and at least one sample pair does too; otherwise the
+ratio is 0/0. With no item at all, π̂, π̂₀ and Ĉ are NaN. Ĉ is NaN when π̂₀ is 1.
+
+Identical word pairs are left out by default: links between identical words from word
+counts and κ, phrase pairs whose two sides are the same words from phrase counts and Ĉ
+(phrases are extracted from the whole alignment first, so the structure is unchanged).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from .chance import (
+    EditModel,
+    changed_cell_fraction,
+    draw_alignments,
+    fit_edit_model,
+    grid_overlaps,
+    sample_generator,
+    sampled_phrase_grid,
+)
+from .kappa import link_cohen_kappa, link_fleiss_kappa
+from .links import Alignment
+from .measures import LinkCounts, link_counts
+from .phrases import (
+    PhraseCounts,
+    PhraseLinks,
+    phrase_counts_between,
+    phrase_links,
+    scored_phrase_pairs,
+)
+
+
+@dataclass(frozen=True)
+class AnnotatedPair:
+    """A sentence pair, its automatic pre-alignment and each annotator's alignment of it."""
+
+    pair_id: str
+    source: tuple[str, ...]
+    target: tuple[str, ...]
+    pre_alignment: Alignment
+    alignments: Mapping[str, Alignment]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "source", tuple(self.source))
+        object.__setattr__(self, "target", tuple(self.target))
+        for name, alignment in {"pre-alignment": self.pre_alignment, **self.alignments}.items():
+            for i, j in alignment.possible:
+                if i >= len(self.source) or j >= len(self.target):
+                    raise ValueError(
+                        f"pair {self.pair_id}, {name}: link ({i}, {j}) is outside a "
+                        f"{len(self.source)}×{len(self.target)} sentence pair"
+                    )
+
+
+def chance_corrected(observed: float, chance: float) -> float:
+    """(observed − chance) / (1 − chance); NaN when chance agreement is 1."""
+    if chance == 1:
+        return math.nan
+    return (observed - chance) / (1 - chance)
+
+
+@dataclass(frozen=True)
+class ChanceCorrected:
+    """Observed and chance agreement over atomic phrase pairs, and Ĉ."""
+
+    items: int
+    observed: float  # π̂
+    chance: float  # π̂₀, Monte Carlo under the edit model
+    kupper_hafner_chance: float  # π₀ of Kupper & Hafner
+
+    @property
+    def c_hat(self) -> float:
+        """Ĉ = (π̂ − π̂₀) / (1 − π̂₀)."""
+        return chance_corrected(self.observed, self.chance)
+
+    @property
+    def kupper_hafner_c_hat(self) -> float:
+        """The same statistic with Kupper & Hafner's uniform π₀."""
+        return chance_corrected(self.observed, self.kupper_hafner_chance)
+
+
+@dataclass(frozen=True)
+class AgreementSummary:
+    """Agreement of one group of items: word and phrase counts, and Ĉ.
+
+    Counts are micro-averaged with the first annotator of each item as the candidate (for a
+    single annotator's row: that annotator against each other one). ``link_kappa`` is Cohen's
+    κ over link items, given for pairs of annotators only.
+    """
+
+    words: LinkCounts
+    phrases: PhraseCounts
+    agreement: ChanceCorrected
+    link_kappa: float | None = None
+
+
+@dataclass(frozen=True)
+class LengthBin:
+    """Sentence pairs whose longer sentence has ``shortest``..``longest`` words (None: no limit)."""
+
+    shortest: int
+    longest: int | None
+    pairs: int
+    summary: AgreementSummary
+
+
+@dataclass(frozen=True)
+class AgreementTable:
+    """The full agreement table of an annotated corpus."""
+
+    corpus: AgreementSummary
+    pairwise: dict[tuple[str, str], AgreementSummary]
+    per_annotator: dict[str, AgreementSummary]
+    by_length: list[LengthBin]
+    edit_models: dict[str, EditModel]
+    link_fleiss_kappa: float | None  # over all annotators, when there are three or more
+    samples: int
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One sentence pair scored for one pair of annotators, in both directions."""
+
+    pair: AnnotatedPair
+    first: str
+    second: str
+    words: LinkCounts  # first as candidate
+    words_reversed: LinkCounts  # second as candidate
+    phrases: PhraseCounts
+    observed: float | None
+    chance: float | None
+    kupper_hafner_chance: float | None
+
+    def involves(self, annotator: str) -> bool:
+        return annotator in (self.first, self.second)
+
+
+def _overlap_ratio(first: frozenset, second: frozenset) -> float | None:
+    smaller = min(len(first), len(second))
+    return len(first & second) / smaller if smaller else None
+
+
+def _candidate_boxes(pair: AnnotatedPair) -> int:
+    n, m = len(pair.source), len(pair.target)
+    return n * (n + 1) // 2 * (m * (m + 1) // 2)
+
+
+def fit_edit_models(
+    pairs: Sequence[AnnotatedPair], *, links: PhraseLinks = "all"
+) -> dict[str, EditModel]:
+    """Each annotator's edit model, fitted on the pairs they aligned."""
+    observations: dict[str, list[tuple[int, int, float]]] = {}
+    for pair in pairs:
+        n, m = len(pair.source), len(pair.target)
+        pre = phrase_links(pair.pre_alignment, links)
+        for annotator, alignment in pair.alignments.items():
+            fraction = changed_cell_fraction(pre, phrase_links(alignment, links), n, m)
+            observations.setdefault(annotator, []).append((n, m, fraction))
+    return {name: fit_edit_model(found) for name, found in sorted(observations.items())}
+
+
+def _score_pair(
+    pair: AnnotatedPair,
+    models: Mapping[str, EditModel],
+    *,
+    samples: int,
+    seed: int,
+    include_identical: bool,
+    links: PhraseLinks,
+) -> list[_Item]:
+    names = sorted(pair.alignments)
+    if len(names) < 2:
+        return []
+    n, m = len(pair.source), len(pair.target)
+    phrases = {
+        name: scored_phrase_pairs(
+            pair.alignments[name],
+            pair.source,
+            pair.target,
+            include_identical=include_identical,
+            links=links,
+        )
+        for name in names
+    }
+    pre = phrase_links(pair.pre_alignment, links)
+    grids = {}
+    for name in names:
+        sampled = draw_alignments(
+            sample_generator(seed, pair.pair_id, name),
+            pre,
+            n,
+            m,
+            models[name].probability(n, m),
+            samples,
+        )
+        grids[name] = sampled_phrase_grid(
+            sampled, pair.source, pair.target, include_identical=include_identical
+        )
+    items = []
+    for first, second in combinations(names, 2):
+        a, b = pair.alignments[first], pair.alignments[second]
+        observed = _overlap_ratio(phrases[first].atomic, phrases[second].atomic)
+        chance = grid_overlaps(grids[first], grids[second]).mean_ratio()
+        kupper_hafner = None
+        if observed is not None and chance is not None:
+            larger = max(len(phrases[first].atomic), len(phrases[second].atomic))
+            kupper_hafner = larger / _candidate_boxes(pair)
+        else:
+            observed = chance = None
+        items.append(
+            _Item(
+                pair=pair,
+                first=first,
+                second=second,
+                words=link_counts(
+                    a, b, pair.source, pair.target, include_identical=include_identical
+                ),
+                words_reversed=link_counts(
+                    b, a, pair.source, pair.target, include_identical=include_identical
+                ),
+                phrases=phrase_counts_between(phrases[first], phrases[second]),
+                observed=observed,
+                chance=chance,
+                kupper_hafner_chance=kupper_hafner,
+            )
+        )
+    return items
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def _summarise(
+    items: Iterable[_Item], candidate: str | None = None, link_kappa: float | None = None
+) -> AgreementSummary:
+    """Pool items, counting ``candidate`` (default: each item's first annotator) as candidate."""
+    words = LinkCounts()
+    phrases = PhraseCounts()
+    scored = []
+    for item in items:
+        if candidate is None or item.first == candidate:
+            words += item.words
+            phrases += item.phrases
+        else:
+            words += item.words_reversed
+            phrases += item.phrases.reversed()
+        if item.observed is not None:
+            scored.append(item)
+    agreement = ChanceCorrected(
+        items=len(scored),
+        observed=_mean([item.observed for item in scored]),
+        chance=_mean([item.chance for item in scored]),
+        kupper_hafner_chance=_mean([item.kupper_hafner_chance for item in scored]),
+    )
+    return AgreementSummary(words, phrases, agreement, link_kappa)
+
+
+def _length_bins(edges: Sequence[int]) -> list[tuple[int, int | None]]:
+    bounds = sorted(set(edges))
+    starts = [1, *(edge + 1 for edge in bounds)]
+    return list(zip(starts, [*bounds, None], strict=True))
+
+
+def _items(
+    pairs: Sequence[AnnotatedPair],
+    models: Mapping[str, EditModel],
+    *,
+    samples: int,
+    seed: int,
+    include_identical: bool,
+    links: PhraseLinks,
+) -> list[_Item]:
+    return [
+        item
+        for pair in pairs
+        for item in _score_pair(
+            pair,
+            models,
+            samples=samples,
+            seed=seed,
+            include_identical=include_identical,
+            links=links,
+        )
+    ]
+
+
+def _in_bin(pair: AnnotatedPair, shortest: int, longest: int | None) -> bool:
+    length = max(len(pair.source), len(pair.target))
+    return length >= shortest and (longest is None or length <= longest)
+
+
+def agreement_table(
+    pairs: Iterable[AnnotatedPair],
+    *,
+    samples: int = 1000,
+    seed: int = 0,
+    include_identical: bool = False,
+    links: PhraseLinks = "all",
+    length_bins: Sequence[int] = (10, 20, 30, 40),
+) -> AgreementTable:
+    """Agreement of every pair of annotators, per corpus, per annotator and by length.
+
+    ``samples`` is J, the Monte Carlo draws per annotator and sentence pair; ``seed`` makes
+    the draws reproducible (each pair and annotator gets its own stream, see
+    ``chance.sample_generator``). ``length_bins`` are the upper edges of the bins of the
+    longer sentence's length. ``links`` chooses the links that define phrase pairs.
+    """
+    pairs = list(pairs)
+    models = fit_edit_models(pairs, links=links)
+    items = _items(
+        pairs, models, samples=samples, seed=seed, include_identical=include_identical, links=links
+    )
+    pairwise = {}
+    for first, second in sorted({(item.first, item.second) for item in items}):
+        chosen = [item for item in items if (item.first, item.second) == (first, second)]
+        kappa = link_cohen_kappa(
+            (
+                (item.pair.source, item.pair.target)
+                + (item.pair.alignments[first], item.pair.alignments[second])
+                for item in chosen
+            ),
+            include_identical=include_identical,
+        )
+        pairwise[first, second] = _summarise(chosen, link_kappa=kappa)
+    per_annotator = {
+        name: _summarise([item for item in items if item.involves(name)], candidate=name)
+        for name in models
+    }
+    by_length = []
+    for shortest, longest in _length_bins(length_bins):
+        chosen = [item for item in items if _in_bin(item.pair, shortest, longest)]
+        if chosen:
+            count = len({id(item.pair) for item in chosen})
+            by_length.append(LengthBin(shortest, longest, count, _summarise(chosen)))
+    fleiss = None
+    if len(models) >= 3:
+        fleiss = link_fleiss_kappa(
+            ((pair.source, pair.target, pair.alignments) for pair in pairs),
+            sorted(models),
+            include_identical=include_identical,
+        )
+    return AgreementTable(
+        corpus=_summarise(items),
+        pairwise=pairwise,
+        per_annotator=per_annotator,
+        by_length=by_length,
+        edit_models=models,
+        link_fleiss_kappa=fleiss,
+        samples=samples,
+    )
+
+
+def c_hat(
+    pairs: Iterable[AnnotatedPair],
+    *,
+    samples: int = 1000,
+    seed: int = 0,
+    include_identical: bool = False,
+    links: PhraseLinks = "all",
+) -> ChanceCorrected:
+    """Ĉ pooled over every pair of annotators of every sentence pair.
+
+    The same figure as ``agreement_table(...).corpus.agreement``, without the rest of the table.
+    """
+    pairs = list(pairs)
+    models = fit_edit_models(pairs, links=links)
+    items = _items(
+        pairs, models, samples=samples, seed=seed, include_identical=include_identical, links=links
+    )
+    return _summarise(items).agreement
