@@ -13,6 +13,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from scoring.tasks import queue_scoring
+
 from .models import Assignment, Description, Hit, HitType, Qualification, Segment, Tier, Worker
 
 logger = logging.getLogger(__name__)
@@ -198,6 +200,7 @@ def description_submit(
         assignment.status = Assignment.Status.SUBMITTED
         assignment.submitted_at = now
         assignment.save(update_fields=["status", "submitted_at"])
+        queue_scoring(hit.segment_id)
     return description, True
 
 

@@ -167,6 +167,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "collector.tasks.expire_assignments",
         "schedule": timedelta(minutes=1),
     },
+    "score-unscored": {
+        "task": "scoring.tasks.sweep_unscored",
+        "schedule": timedelta(minutes=2),
+    },
 }
 
 # Description HITs. Pay, targets and assignment duration live on each HIT type (admin-editable).

@@ -1,0 +1,51 @@
+"""Scores computed from the corpus, kept beside it.
+
+A *cluster*, for scoring, is the descriptions of one segment in one declared language: BLEU and
+PINC between sentences of different languages mean nothing. Rejected descriptions take no part.
+"""
+
+from django.db import models
+from django.utils import timezone
+
+
+class ClusterScore(models.Model):
+    segment = models.ForeignKey(
+        "collector.Segment", on_delete=models.CASCADE, related_name="cluster_scores"
+    )
+    language = models.CharField(max_length=40)
+    size = models.PositiveIntegerField()
+    # Corpus BLEU of every member against the others (leave-one-out), and the sentence mean.
+    corpus_bleu = models.FloatField(null=True)
+    mean_bleu = models.FloatField(null=True)
+    # Mean PINC over all ordered pairs of members.
+    mean_pinc = models.FloatField(null=True)
+    bleu_signature = models.CharField(max_length=200)
+    pinc_signature = models.CharField(max_length=200)
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["segment", "language"], name="cluster_score_once")
+        ]
+
+    def __str__(self):
+        return f"{self.segment} [{self.language}]: {self.size} descriptions"
+
+
+class DescriptionScore(models.Model):
+    """One description against the rest of its cluster. Null scores: nothing to compare with."""
+
+    description = models.OneToOneField(
+        "collector.Description", on_delete=models.CASCADE, primary_key=True, related_name="score"
+    )
+    # Sentence BLEU against every other member of the cluster.
+    bleu = models.FloatField(null=True)
+    # Mean PINC of this description against each other member as the source.
+    pinc = models.FloatField(null=True)
+    references = models.PositiveIntegerField()
+    bleu_signature = models.CharField(max_length=200)
+    pinc_signature = models.CharField(max_length=200)
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"BLEU {self.bleu} PINC {self.pinc}"

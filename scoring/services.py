@@ -1,0 +1,122 @@
+"""Applying the metrics to the stored corpus."""
+
+from collections import defaultdict
+
+from django.db import transaction
+from django.utils import timezone
+
+from collector.models import Description, Segment
+
+from . import metrics
+from .models import ClusterScore, DescriptionScore
+
+
+def cluster_descriptions(segment_ids):
+    """Members of the clusters of ``segment_ids``: {(segment_id, language): [(id, text), …]}."""
+    clusters = defaultdict(list)
+    members = (
+        Description.objects.filter(segment_id__in=segment_ids)
+        .exclude(status=Description.Status.REJECTED)
+        .order_by("segment_id", "language", "id")
+        .values_list("segment_id", "language", "id", "text")
+    )
+    for segment_id, language, description_id, text in members:
+        clusters[segment_id, language].append((description_id, text))
+    return clusters
+
+
+def segments_score(*, segment_ids) -> int:
+    """Rescore every cluster of the given segments; safe to run twice or concurrently.
+
+    Each cluster is scored whole: when a description joins, every other member gains a
+    reference, so every member's leave-one-out scores move. Returns the clusters scored.
+    """
+    segment_ids = sorted(set(segment_ids))
+    with transaction.atomic():
+        # Serialise scoring per segment without blocking new descriptions (which take
+        # FOR KEY SHARE on the segment, compatible with NO KEY UPDATE).
+        list(
+            Segment.objects.filter(pk__in=segment_ids)
+            .order_by("pk")
+            .select_for_update(no_key=True)
+            .values_list("pk", flat=True)
+        )
+        clusters = cluster_descriptions(segment_ids)
+        now = timezone.now()
+        description_scores, cluster_scores = [], []
+        for (segment_id, language), members in clusters.items():
+            scores = metrics.ClusterIndex.build(
+                [text for _, text in members], tokenize=metrics.default_tokenize(language)
+            ).cluster_scores()
+            for (description_id, _), sentence in zip(members, scores.sentences, strict=True):
+                description_scores.append(
+                    DescriptionScore(
+                        description_id=description_id,
+                        bleu=sentence.bleu,
+                        pinc=sentence.pinc,
+                        references=len(members) - 1,
+                        bleu_signature=scores.bleu_signature,
+                        pinc_signature=scores.pinc_signature,
+                        computed_at=now,
+                    )
+                )
+            cluster_scores.append(
+                ClusterScore(
+                    segment_id=segment_id,
+                    language=language,
+                    size=scores.size,
+                    corpus_bleu=scores.corpus_bleu,
+                    mean_bleu=scores.mean_bleu,
+                    mean_pinc=scores.mean_pinc,
+                    bleu_signature=scores.bleu_signature,
+                    pinc_signature=scores.pinc_signature,
+                    computed_at=now,
+                )
+            )
+        DescriptionScore.objects.bulk_create(
+            description_scores,
+            update_conflicts=True,
+            unique_fields=["description"],
+            update_fields=[
+                "bleu",
+                "pinc",
+                "references",
+                "bleu_signature",
+                "pinc_signature",
+                "computed_at",
+            ],
+            batch_size=5000,
+        )
+        ClusterScore.objects.bulk_create(
+            cluster_scores,
+            update_conflicts=True,
+            unique_fields=["segment", "language"],
+            update_fields=[
+                "size",
+                "corpus_bleu",
+                "mean_bleu",
+                "mean_pinc",
+                "bleu_signature",
+                "pinc_signature",
+                "computed_at",
+            ],
+            batch_size=5000,
+        )
+        # Members that left (rejected) and languages no longer present lose their scores.
+        DescriptionScore.objects.filter(
+            description__segment_id__in=segment_ids,
+            description__status=Description.Status.REJECTED,
+        ).delete()
+        ClusterScore.objects.filter(segment_id__in=segment_ids, computed_at__lt=now).delete()
+    return len(cluster_scores)
+
+
+def segments_unscored(*, limit: int):
+    """Segments holding a description that takes part in scoring but has no score yet."""
+    return list(
+        Description.objects.filter(score__isnull=True)
+        .exclude(status=Description.Status.REJECTED)
+        .order_by("segment_id")
+        .values_list("segment_id", flat=True)
+        .distinct()[:limit]
+    )
