@@ -1,5 +1,7 @@
 from django.contrib import admin
 from django.db.models import Count
+from django.urls import reverse
+from django.utils.html import format_html
 
 from .models import Assignment, Description, Hit, HitType, Qualification, Segment, Worker
 
@@ -125,5 +127,23 @@ class DescriptionAdmin(admin.ModelAdmin):
     list_filter = ["status", "tier", "language", "created_at"]
     search_fields = ["text", "worker__user__username", "worker__external_id", "segment__youtube_id"]
     raw_id_fields = ["segment", "assignment", "worker"]
-    list_select_related = ["worker__user", "segment"]
+    list_select_related = ["worker__user", "segment", "score"]
     date_hierarchy = "created_at"
+
+    @admin.display(ordering="score__bleu", description="BLEU")
+    def bleu(self, description):
+        return _score(description, "bleu")
+
+    @admin.display(ordering="score__pinc", description="PINC")
+    def pinc(self, description):
+        return _score(description, "pinc")
+
+    @admin.display(ordering="segment", description="segment")
+    def segment_link(self, description):
+        url = reverse("scoring:cluster", args=[description.segment_id])
+        return format_html('<a href="{}">{}</a>', url, description.segment)
+
+
+def _score(description, name):
+    value = getattr(getattr(description, "score", None), name, None)
+    return "—" if value is None else f"{value:.1f}"

@@ -87,7 +87,9 @@ def dashboard(request, worker):
         "submitted": sum(counts.values()),
         "earnings": list(earnings.values()),
         "tiers": [(t, hit_type.pay_cents(t)) for t in Tier.values if t <= tier],
-        "recent": worker.descriptions.select_related("segment").order_by("-created_at")[:10],
+        "recent": worker.descriptions.select_related("segment", "score").order_by("-created_at")[
+            :10
+        ],
     }
     return render(request, "collector/dashboard.html", context)
 

@@ -7,6 +7,7 @@ from .media import serve_media
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("collector.account_urls")),
+    path("scores/", include("scoring.urls")),
     path("", include("collector.urls")),
 ]
 

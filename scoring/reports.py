@@ -1,0 +1,162 @@
+"""Corpus views of the scores: distributions, and BLEU against the number of references."""
+
+import random
+from dataclasses import dataclass
+
+from django.db.models import Count, F, FloatField, Func, IntegerField, Sum, Value
+
+from collector.models import Description
+
+from . import metrics
+from .models import ClusterScore, DescriptionScore
+from .services import cluster_descriptions
+
+REFERENCE_COUNTS = (1, 2, 4, 8, 16, None)  # None: every other member
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    count: int
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
+class Histogram:
+    title: str
+    bars: list[Bar]
+    total: int
+    width: int = 600
+    height: int = 160
+
+
+def histogram(title, queryset, field, *, low: float, high: float, bins: int) -> Histogram:
+    """Counts of ``field`` in ``bins`` equal bins over [low, high), counted by PostgreSQL."""
+    bucket = Func(
+        F(field),
+        Value(low, output_field=FloatField()),
+        Value(high, output_field=FloatField()),
+        Value(bins),
+        function="width_bucket",
+        output_field=IntegerField(),
+    )
+    counts = dict.fromkeys(range(1, bins + 2), 0)
+    rows = queryset.exclude(**{f"{field}__isnull": True}).annotate(bucket=bucket)
+    for row in rows.values("bucket").annotate(n=Count("*")).order_by():
+        # width_bucket puts high itself (a perfect 100) past the last bin; keep it in the last.
+        counts[min(max(row["bucket"], 1), bins)] += row["n"]
+    heights = [counts[b] for b in range(1, bins + 1)]
+    return _bars(title, heights, [f"{low + (high - low) * b / bins:g}" for b in range(bins)])
+
+
+def _bars(title, counts, labels) -> Histogram:
+    chart = Histogram(title=title, bars=[], total=sum(counts))
+    tallest = max(counts, default=0) or 1
+    width = chart.width / max(len(counts), 1)
+    for i, (count, label) in enumerate(zip(counts, labels, strict=True)):
+        height = (chart.height - 20) * count / tallest
+        chart.bars.append(
+            Bar(label, count, i * width, chart.height - 20 - height, width - 2, height)
+        )
+    return chart
+
+
+def score_distributions(language: str | None = None) -> list[Histogram]:
+    descriptions = DescriptionScore.objects.all()
+    clusters = ClusterScore.objects.all()
+    if language:
+        descriptions = descriptions.filter(description__language=language)
+        clusters = clusters.filter(language=language)
+    sizes = clusters.values("size").annotate(n=Count("*")).order_by("size")
+    size_counts = {row["size"]: row["n"] for row in sizes}
+    largest = max(size_counts, default=0)
+    step = max(1, -(-largest // 30))  # at most 30 bars
+    size_bins = [
+        sum(size_counts.get(s, 0) for s in range(start, start + step))
+        for start in range(1, largest + 1, step)
+    ]
+    return [
+        histogram(
+            "Leave-one-out BLEU of each description", descriptions, "bleu", low=0, high=100, bins=20
+        ),
+        histogram("Mean PINC of each description", descriptions, "pinc", low=0, high=100, bins=20),
+        _bars(
+            "Cluster sizes (descriptions per segment and language)",
+            size_bins,
+            [str(start) for start in range(1, largest + 1, step)],
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class ReferenceCurvePoint:
+    references: str
+    mean_bleu: float | None
+    corpus_bleu: float | None
+    sentences: int
+
+
+def bleu_by_reference_count(
+    *, language: str = "en", clusters: int = 100, per_cluster: int = 3, seed: int = 0
+) -> list[ReferenceCurvePoint]:
+    """Leave-one-out BLEU with 1, 2, 4, 8, 16 or all other members as references.
+
+    A seeded sample: ``clusters`` clusters, ``per_cluster`` descriptions in each, and for each
+    description a seeded sample of its references. Clusters too small for k references are
+    left out of k's point, so every point says how many sentences it rests on.
+    """
+    rng = random.Random(seed)
+    segment_ids = sorted(
+        ClusterScore.objects.filter(language=language, size__gt=1).values_list(
+            "segment_id", flat=True
+        )
+    )
+    chosen = sorted(rng.sample(segment_ids, min(clusters, len(segment_ids))))
+    members = [
+        [text for _, text in group]
+        for (segment_id, lang), group in sorted(cluster_descriptions(chosen).items())
+        if lang == language and len(group) > 1
+    ]
+    tokenize = metrics.default_tokenize(language)
+    points = []
+    for k in REFERENCE_COUNTS:
+        hypotheses, references = [], []
+        for texts in members:
+            if k is not None and len(texts) - 1 < k:
+                continue
+            for position in rng.sample(range(len(texts)), min(per_cluster, len(texts))):
+                others = texts[:position] + texts[position + 1 :]
+                hypotheses.append(texts[position])
+                references.append(others if k is None else rng.sample(others, k))
+        scores = [
+            metrics.sentence_bleu(h, r, tokenize=tokenize)
+            for h, r in zip(hypotheses, references, strict=True)
+        ]
+        points.append(
+            ReferenceCurvePoint(
+                references="all" if k is None else str(k),
+                mean_bleu=sum(scores) / len(scores) if scores else None,
+                corpus_bleu=metrics.corpus_bleu(hypotheses, references, tokenize=tokenize)
+                if hypotheses
+                else None,
+                sentences=len(hypotheses),
+            )
+        )
+    return points
+
+
+def corpus_summary() -> dict:
+    counted = Description.objects.exclude(status=Description.Status.REJECTED)
+    return {
+        "descriptions": counted.count(),
+        "scored": DescriptionScore.objects.count(),
+        "clusters": ClusterScore.objects.count(),
+        "languages": list(
+            ClusterScore.objects.values("language")
+            .annotate(clusters=Count("*"), descriptions=Sum("size"))
+            .order_by("-clusters")[:20]
+        ),
+    }

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from . import views
+
+app_name = "scoring"
+urlpatterns = [
+    path("corpus/", views.corpus, name="corpus"),
+    path("segments/<int:segment_id>/", views.cluster, name="cluster"),
+]

@@ -1,0 +1,34 @@
+"""Whole-project checks: migrations, settings parsing."""
+
+import subprocess
+import sys
+
+import pytest
+from django.core.management import call_command
+
+pytestmark = pytest.mark.django_db
+
+
+def test_there_are_no_pending_migrations():
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+
+
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"DEBUG": "yes"}, "DEBUG must be True or False, not 'yes'"),
+        ({"DEBUG": "False", "SECRET_KEY": ""}, "SECRET_KEY must be set when DEBUG is False"),
+        ({"DATABASE_URL": "mysql://x@localhost/db"}, "DATABASE_URL must point at PostgreSQL"),
+        ({"DESCRIPTION_MAX_LENGTH": "many"}, "DESCRIPTION_MAX_LENGTH must be a whole number"),
+        ({"DESCRIPTION_MAX_LENGTH": "5"}, "DESCRIPTION_MAX_LENGTH must be at least 20"),
+    ],
+)
+def test_a_bad_setting_stops_start_up_with_a_message_naming_it(env, message):
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env={"DJANGO_SETTINGS_MODULE": "paracrowd.settings", "SECRET_KEY": "x", **env},
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0
+    assert message in result.stderr
