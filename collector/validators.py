@@ -13,7 +13,8 @@ SENTENCE_END = ".!?。！？।؟"
 SECOND_SENTENCE = re.compile(
     r"[!?。！？।؟]\s*\w|(?<!\b\w)(?<!\bMr|\bMs|\bDr|\bSt|\bJr|\bvs)(?<!\bMrs)\.\s+[A-Z]"
 )
-URL = re.compile(r"(https?://|www\.)\S+|\b[\w-]+\.(com|org|net|edu|gov|io|ly|be|tv|co)\b", re.I)
+# Written without \w inside [...] so the browser can swap \w for a Unicode class (describe.js).
+URL = re.compile(r"(https?://|www\.)\S+|\b(?:\w|-)+\.(com|org|net|edu|gov|io|ly|be|tv|co)\b", re.I)
 LANGUAGE_FREE_TEXT = re.compile(r"^[^\W\d_][^\W\d_ ()-]*(?:[ ()-]+[^\W\d_]+)*\)?$")
 
 # Languages offered in the picker; anything else may be typed in.

@@ -47,5 +47,8 @@ def page(browser, media_through_the_application, live_server):
     context = browser.new_context(base_url=live_server.url)
     page = context.new_page()
     page.set_default_timeout(10_000)
+    script_errors = []
+    page.on("pageerror", lambda error: script_errors.append(error))
     yield page
     context.close()
+    assert not script_errors, f"a page script failed: {script_errors}"

@@ -52,6 +52,8 @@ def test_a_worker_describes_a_segment_and_sees_the_count_go_up(page, hosted_segm
     assert page.evaluate("document.getElementById('player-video').muted")
 
     # The browser says what is wrong before anything is sent.
+    posts = []
+    page.on("request", lambda request: request.method == "POST" and posts.append(request.url))
     page.get_by_role("button", name="Submit").click()
     expect(page.locator("#id_text_error")).to_have_text(
         "Write one sentence describing the main action."
@@ -59,7 +61,11 @@ def test_a_worker_describes_a_segment_and_sees_the_count_go_up(page, hosted_segm
     page.get_by_label("Your one-sentence description").fill("A man runs. A dog follows.")
     page.get_by_role("button", name="Submit").click()
     expect(page.locator("#id_text_error")).to_contain_text("exactly one sentence")
-    assert not Description.objects.exists()
+    page.get_by_label("Your one-sentence description").fill("See www.example.com for a cat.")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#id_text_error")).to_contain_text("do not include links")
+    expect(page.get_by_label("Which language?")).to_be_hidden()
+    assert posts == [] and not Description.objects.exists()
 
     page.get_by_label("Your one-sentence description").fill("A test card is shown with a tone.")
     page.get_by_role("button", name="Submit").click()
