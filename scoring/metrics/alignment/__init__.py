@@ -14,6 +14,7 @@ from .agreement import (
     chance_corrected,
     fit_edit_models,
 )
+from .aligner import Aligner, train_aligner
 from .chance import EditModel, fit_edit_model
 from .formats import (
     format_pharaoh,
@@ -47,6 +48,7 @@ from .phrases import (
 
 __all__ = [
     "AgreementSummary",
+    "Aligner",
     "AgreementTable",
     "AlignedPair",
     "Alignment",
@@ -84,6 +86,7 @@ __all__ = [
     "read_naacl",
     "read_pharaoh",
     "read_wpt",
+    "train_aligner",
     "write_naacl",
     "write_pharaoh",
 ]
