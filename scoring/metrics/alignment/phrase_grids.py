@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -177,6 +178,25 @@ def atomic_phrase_grid(rows: np.ndarray, columns: int) -> AtomicPhraseGrid:
     return AtomicPhraseGrid(valid & ~composite, spans)
 
 
+@lru_cache(maxsize=64)
+def _identical_spans(
+    source: tuple[str, ...], target: tuple[str, ...]
+) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+    """(d, i, target bits) for every source span i..i+d equal to a target span.
+
+    Cached because every annotator's grid of one sentence pair needs the same list.
+    """
+    spans = []
+    for i in range(len(source)):
+        for j in range(len(target)):
+            d = 0
+            while i + d < len(source) and j + d < len(target) and source[i + d] == target[j + d]:
+                bits = row_masks([(0, column) for column in range(j, j + d + 1)], 1, len(target))
+                spans.append((d, i, tuple(int(word) for word in bits[:, 0])))
+                d += 1
+    return tuple(spans)
+
+
 def identical_phrase_mask(
     grid: AtomicPhraseGrid, source: Sequence[str], target: Sequence[str]
 ) -> np.ndarray:
@@ -185,14 +205,9 @@ def identical_phrase_mask(
     ``source`` is the enumerated (row) side of the grid, ``target`` the masked side.
     """
     excluded = np.zeros(grid.atomic.shape, dtype=bool)
-    for i in range(len(source)):
-        for j in range(len(target)):
-            d = 0
-            while i + d < len(source) and j + d < len(target) and source[i + d] == target[j + d]:
-                bits = row_masks([(0, column) for column in range(j, j + d + 1)], 1, len(target))
-                same = grid.atomic[d, i].copy()
-                for span, word in zip(grid.spans, bits[:, 0], strict=True):
-                    same &= span[d, i] == word
-                excluded[d, i] |= same
-                d += 1
+    for d, i, words in _identical_spans(tuple(source), tuple(target)):
+        same = grid.atomic[d, i].copy()
+        for span, word in zip(grid.spans, words, strict=True):
+            same &= span[d, i] == np.uint64(word)
+        excluded[d, i] |= same
     return excluded
