@@ -179,6 +179,15 @@ def test_pairs_without_atomic_phrase_pairs_are_left_out_of_c_hat():
     assert c_hat([*pairs, empty], samples=20).items == c_hat(pairs, samples=20).items
 
 
+def test_a_pair_with_an_empty_sentence_is_skipped():
+    empty = AnnotatedPair("empty", (), ("x",), Alignment(), {"A": Alignment(), "B": Alignment()})
+    pairs = synthetic_pairs(5)
+
+    assert agreement_table([*pairs, empty], samples=10).corpus == (
+        agreement_table(pairs, samples=10).corpus
+    )
+
+
 def test_an_annotated_pair_rejects_links_outside_its_sentences():
     with pytest.raises(ValueError, match="outside"):
         AnnotatedPair("1", ("a",), ("x",), Alignment(sure={(0, 1)}), {})

@@ -170,6 +170,8 @@ def fit_edit_models(
     observations: dict[str, list[tuple[int, int, float]]] = {}
     for pair in pairs:
         n, m = len(pair.source), len(pair.target)
+        if not n or not m:
+            continue  # an empty sentence has no cells to edit
         pre = phrase_links(pair.pre_alignment, links)
         for annotator, alignment in pair.alignments.items():
             fraction = changed_cell_fraction(pre, phrase_links(alignment, links), n, m)
@@ -187,7 +189,7 @@ def _score_pair(
     links: PhraseLinks,
 ) -> list[_Item]:
     names = sorted(pair.alignments)
-    if len(names) < 2:
+    if len(names) < 2 or not pair.source or not pair.target:
         return []
     n, m = len(pair.source), len(pair.target)
     phrases = {

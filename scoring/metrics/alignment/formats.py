@@ -73,7 +73,7 @@ def read_naacl(lines: Iterable[str], *, one_based: bool = True) -> dict[int, Ali
         if kind not in ("S", "P"):
             raise ValueError(f"line {number}: link type must be S or P, not {fields[3]!r}")
         if one_based and (i == 0 or j == 0):
-            sure[sentence]  # the sentence exists even if it only has NULL links
+            sure.setdefault(sentence, set())  # a sentence with only NULL links still exists
             continue
         (sure if kind == "S" else possible)[sentence].add((i - shift, j - shift))
     return {
