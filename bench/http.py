@@ -1,0 +1,662 @@
+"""Throughput of the worker loop against gunicorn as deployed, against PostgreSQL's insert rate.
+
+N simulated workers, each with its own session and connection, repeat what a worker's browser
+does for one task: post the dashboard's "next task" form (302 to the task), get the task page,
+post the description (302 to the dashboard); URLs come from the URLconf, as the pages link
+them. The reference is pgbench on the same server in the same run: one single-row INSERT per
+transaction, with the same number of clients.
+
+Everything happens in the database paracrowd_bench, dropped and recreated at the start of each
+run so that runs are comparable; paracrowd and test_paracrowd are never touched.
+
+    .venv/bin/python bench/http.py                      # 1, 8 and 32 workers, 10 s each
+    .venv/bin/python bench/http.py --concurrency 4,16 --seconds 20 --web-workers 3
+    .venv/bin/python bench/http.py --quick              # smoke run, a couple of seconds a level
+"""
+
+import os
+import sys
+
+# This file shares its name with the standard library's http package, and Python puts the
+# script's folder first on sys.path; without this, `import http.client` would import this file.
+sys.path.remove(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import argparse
+import contextlib
+import http.client
+import json
+import math
+import re
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import quote, urlencode, urlsplit
+
+import dj_database_url
+import psycopg2
+from psycopg2 import sql
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DATABASE = "paracrowd_bench"
+NEVER_TOUCH = {"paracrowd", "test_paracrowd"}
+# Redis database for the bench's Celery messages: not the app's (0) nor the tests' (15).
+BENCH_REDIS_DB = 14
+CELERY_QUEUE = "celery"
+ENDPOINTS = {"next": "next task", "page": "task page", "submit": "submit", "dashboard": "dashboard"}
+PGBENCH = "/usr/bin/pgbench"
+PGBENCH_SCRIPT = (
+    "INSERT INTO bench_insert (worker, text) VALUES (:client_id, 'A man slices a tomato.');\n"
+)
+
+
+def concurrency_levels(value: str) -> list[int]:
+    return [int(number) for number in value.split(",")]
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--concurrency",
+        type=concurrency_levels,
+        help="simulated workers per level, comma-separated (default 1,8,32; --quick: 1,4)",
+    )
+    parser.add_argument("--seconds", type=int, help="measured seconds per level (default 10)")
+    parser.add_argument("--segments", type=int, default=2000, help="segments to seed (2000)")
+    parser.add_argument(
+        "--target", type=int, default=20, help="descriptions wanted per HIT in each tier (20)"
+    )
+    parser.add_argument(
+        "--web-workers",
+        type=int,
+        default=2 * (os.cpu_count() or 1) + 1,
+        help="gunicorn worker processes (default 2 x cores + 1)",
+    )
+    parser.add_argument(
+        "--with-dashboard",
+        action="store_true",
+        help="also load the dashboard after each submission, as a browser following the redirect",
+    )
+    parser.add_argument("--quick", action="store_true", help="smoke run: 2 s per level, 1 and 4")
+    args = parser.parse_args()
+    args.concurrency = args.concurrency or ([1, 4] if args.quick else [1, 8, 32])
+    args.seconds = args.seconds or (2 if args.quick else 10)
+    if min(args.concurrency) < 1 or args.seconds < 1 or args.segments < 1 or args.target < 1:
+        parser.error("concurrency, seconds, segments and target must be at least 1")
+    return args
+
+
+def server_settings() -> dict:
+    """The PostgreSQL server of DATABASE_URL (the project's default), with the bench database."""
+    config = dj_database_url.parse(
+        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd")
+    )
+    config.update(NAME=BENCH_DATABASE, PORT=str(config["PORT"] or 5432))
+    assert config["NAME"] not in NEVER_TOUCH
+    password = f":{quote(config['PASSWORD'], safe='')}" if config["PASSWORD"] else ""
+    config["URL"] = (
+        f"postgres://{quote(config['USER'], safe='')}{password}@{config['HOST']}:{config['PORT']}"
+        f"/{BENCH_DATABASE}"
+    )
+    return config
+
+
+def database_recreate(server: dict) -> None:
+    connection = psycopg2.connect(
+        dbname="postgres",
+        user=server["USER"],
+        password=server["PASSWORD"],
+        host=server["HOST"],
+        port=server["PORT"],
+    )
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        name = sql.Identifier(BENCH_DATABASE)
+        cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+        cursor.execute(sql.SQL("CREATE DATABASE {}").format(name))
+    connection.close()
+
+
+def seed(*, segments: int, groups: list[int], target: int) -> list[list[str]]:
+    """Segments with open HITs, and one logged-in session per simulated worker, per group.
+
+    Each concurrency level gets workers of its own, so every level starts from the same state.
+    """
+    from decimal import Decimal
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.db import connection
+    from django.test.utils import override_settings
+
+    from collector import services
+    from collector.models import HitType, Segment
+
+    hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
+    HitType.objects.filter(pk=hit_type.pk).update(target_tier1=target, target_tier2=target)
+    created = Segment.objects.bulk_create(
+        [
+            Segment(
+                source=Segment.Source.YOUTUBE,
+                youtube_id=f"b{number:010d}",
+                start=Decimal(0),
+                end=Decimal(4),
+                title=f"Bench segment {number}",
+            )
+            for number in range(segments)
+        ],
+        batch_size=1000,
+    )
+    services.hits_open(items=created)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TABLE bench_insert (id bigserial PRIMARY KEY, worker int, text text,"
+            " created timestamptz DEFAULT now())"
+        )
+
+    session_store = import_module(settings.SESSION_ENGINE).SessionStore
+    sessions = []
+    # Logging in is not what is measured: cheap hashes, and sessions written directly.
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        for level, size in enumerate(groups):
+            keys = []
+            for number in range(size):
+                worker = services.worker_create(
+                    username=f"bench-{level}-{number}",
+                    password="bench-only-password",  # noqa: S106 (never used to log in)
+                )
+                session = session_store()
+                session[SESSION_KEY] = str(worker.user.pk)
+                session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+                session[HASH_SESSION_KEY] = worker.user.get_session_auth_hash()
+                session.create()
+                keys.append(session.session_key)
+            sessions.append(keys)
+    return sessions
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class WebServer:
+    """gunicorn as deployed, on a free port. On the way out, whatever happens, it is stopped and
+    the Celery messages its workers queued (a scoring task per submission) are taken back out of
+    the bench's Redis database: no Celery worker must ever run them."""
+
+    def __init__(self, *, env: dict, workers: int, log_path: Path):
+        self.env, self.workers, self.log_path = env, workers, log_path
+        self.port = free_port()
+        self.process = None
+        self.messages_removed = 0
+
+    def __enter__(self) -> "WebServer":
+        command = [str(Path(sys.executable).parent / "gunicorn"), "paracrowd.wsgi"]
+        command += ["--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers)]
+        with open(self.log_path, "wb") as log:
+            # A session of its own, so Ctrl-C reaches only us and we stop it in order.
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, env=self.env, stdout=log, stderr=log, start_new_session=True
+            )
+        try:
+            wait_until_answering(self.process, self.port, self.log_path)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        pids = {self.process.pid, *process_children(self.process.pid)}
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self.messages_removed = broker_messages_remove(self.env["REDIS_URL"], pids)
+
+    def pids(self) -> list[int]:
+        return [self.process.pid, *process_children(self.process.pid)]
+
+
+def broker_messages_remove(redis_url: str, pids: set[int]) -> int:
+    """Remove the queued Celery messages that these processes sent; returns how many."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    removed = 0
+    try:
+        for raw in client.lrange(CELERY_QUEUE, 0, -1):
+            origin = re.match(r"gen(\d+)@", json.loads(raw)["headers"].get("origin") or "")
+            if origin and int(origin.group(1)) in pids:
+                removed += client.lrem(CELERY_QUEUE, 1, raw)
+    except redis.RedisError as error:
+        print(f"Could not clear the bench's Celery messages: {error}", file=sys.stderr)
+    finally:
+        client.close()
+    return removed
+
+
+def process_stat(pid: int) -> list[str]:
+    """Fields 3 onwards of /proc/<pid>/stat (after the command name, which may hold spaces)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def process_children(pid: int) -> list[int]:
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                if int(process_stat(int(entry.name))[1]) == pid:
+                    children.append(int(entry.name))
+    return children
+
+
+def cpu_seconds(pids) -> dict[int, float]:
+    """User plus system CPU seconds each live process has used so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    used = {}
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError):
+            fields = process_stat(pid)
+            used[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    return used
+
+
+def cpu_snapshot(server: WebServer, monitor) -> dict[str, dict[int, float]]:
+    """CPU used so far by gunicorn, by the bench database's backends, and by this client."""
+    with monitor.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [BENCH_DATABASE],
+        )
+        backends = [pid for (pid,) in cursor.fetchall()]
+    return {
+        "web": cpu_seconds(server.pids()),
+        "database": cpu_seconds(backends),
+        "client": {0: time.process_time()},
+    }
+
+
+def cpu_used(before: dict, after: dict) -> dict[str, float]:
+    return {
+        part: sum(seconds - before[part].get(pid, 0.0) for pid, seconds in after[part].items())
+        for part in after
+    }
+
+
+def wait_until_answering(server: subprocess.Popen, port: int, log_path: Path) -> None:
+    give_up = time.monotonic() + 30
+    while time.monotonic() < give_up:
+        if server.poll() is not None:
+            sys.exit(f"gunicorn exited with {server.returncode}:\n{log_path.read_text()[-3000:]}")
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        try:
+            connection.request("GET", "/accounts/login/")
+            if connection.getresponse().status == 200:
+                return
+        except OSError:
+            time.sleep(0.1)
+        finally:
+            connection.close()
+    sys.exit(f"gunicorn did not answer within 30 s:\n{log_path.read_text()[-3000:]}")
+
+
+class Browser:
+    """One simulated worker's browser: a cookie jar and one HTTP connection.
+
+    gunicorn's sync workers close the connection after each response; http.client then opens
+    a new one for the next request, as a browser would.
+    """
+
+    def __init__(self, port: int, cookies: dict[str, str], csrf_cookie: str):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.cookies = dict(cookies)
+        self.csrf_cookie = csrf_cookie
+
+    def request(self, method: str, path: str, form: dict | None = None) -> tuple[int, str]:
+        """Send one request and read the whole answer. Returns the status and the Location."""
+        headers = {"Cookie": "; ".join(f"{name}={value}" for name, value in self.cookies.items())}
+        body = None
+        if form is not None:
+            body = urlencode(form)
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            headers["X-CSRFToken"] = self.cookies.get(self.csrf_cookie, "")
+        self.connection.request(method, path, body, headers)
+        response = self.connection.getresponse()
+        response.read()
+        for header in response.headers.get_all("Set-Cookie") or []:
+            for name, morsel in SimpleCookie(header).items():
+                if morsel.value:
+                    self.cookies[name] = morsel.coded_value
+                else:  # Django deletes a cookie by setting it empty (the messages, once shown)
+                    self.cookies.pop(name, None)
+        return response.status, urlsplit(response.getheader("Location", "")).path
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+@dataclass
+class Tally:
+    """What one or more simulated workers did during one level."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: {e: [] for e in ENDPOINTS})
+    tasks: int = 0
+    submitted: int = 0
+    refused: int = 0
+    uncertain: int = 0  # the connection failed during a submission: stored or not, we can't tell
+    ran_out: int = 0
+    errors: Counter = field(default_factory=Counter)
+    finished_at: float = 0.0
+
+    def merge(self, other: "Tally") -> None:
+        for endpoint, values in other.latencies.items():
+            self.latencies[endpoint] += values
+        self.tasks += other.tasks
+        self.submitted += other.submitted
+        self.refused += other.refused
+        self.uncertain += other.uncertain
+        self.ran_out += other.ran_out
+        self.errors.update(other.errors)
+        self.finished_at = max(self.finished_at, other.finished_at)
+
+    @property
+    def requests(self) -> int:
+        return sum(len(values) for values in self.latencies.values())
+
+
+def is_task_page(path: str) -> bool:
+    from django.urls import Resolver404, resolve
+
+    try:
+        return resolve(path).view_name == "collector:describe"
+    except Resolver404:
+        return False
+
+
+def work(browser: Browser, clock: dict, tally: Tally, *, urls: dict, with_dashboard: bool) -> None:
+    """Do tasks until the deadline: next task, task page, submit (and the dashboard, if asked)."""
+
+    def timed(endpoint, method, path, form=None):
+        started = time.perf_counter()
+        status, location = browser.request(method, path, form)
+        tally.latencies[endpoint].append(time.perf_counter() - started)
+        return status, location
+
+    deadline = clock["deadline"]
+    number = 0
+    while time.perf_counter() < deadline:
+        stage = "next"
+        try:
+            status, task = timed("next", "POST", urls["next"], {"tier": "1"})
+            if status != 302 or not is_task_page(task):
+                if status == 302 and task == urls["dashboard"]:
+                    tally.ran_out += 1  # nothing left for them; going on would time refusals
+                    break
+                tally.errors[f"next task answered {status} {task}"] += 1
+                continue
+            stage = "page"
+            status, _ = timed("page", "GET", task)
+            if status != 200:
+                tally.errors[f"task page answered {status}"] += 1
+                continue
+            stage = "submit"
+            number += 1
+            text = f"A person is slicing tomato number {number} on a wooden board."
+            form = {"text": text, "language": "en", "other_language": "", "comment": ""}
+            status, location = timed("submit", "POST", task, form)
+            if status == 200:  # the form came back with the reason it was refused
+                tally.refused += 1
+                continue
+            if status != 302 or location != urls["dashboard"]:
+                tally.errors[f"submit answered {status} {location}"] += 1
+                continue
+            tally.submitted += 1
+            if with_dashboard:
+                stage = "dashboard"
+                status, _ = timed("dashboard", "GET", urls["dashboard"])
+                if status != 200:
+                    tally.errors[f"dashboard answered {status}"] += 1
+                    continue
+            tally.tasks += 1
+        except (OSError, http.client.HTTPException) as error:
+            tally.errors[f"{stage}: {type(error).__name__}"] += 1
+            tally.uncertain += stage == "submit"
+            browser.close()
+    tally.finished_at = time.perf_counter()
+
+
+def run_level(browsers: list[Browser], seconds: float, **options) -> tuple:
+    """All browsers work at once for ``seconds``; returns (merged tally, elapsed seconds)."""
+    clock = {}
+
+    def start():
+        clock["start"] = time.perf_counter()
+        clock["deadline"] = clock["start"] + seconds
+
+    barrier = threading.Barrier(len(browsers), action=start)
+    tallies = [Tally() for _ in browsers]
+
+    def run(browser, tally):
+        barrier.wait()
+        work(browser, clock, tally, **options)
+
+    # Daemon threads, so that Ctrl-C ends the run at once (gunicorn is stopped in a finally).
+    threads = [
+        threading.Thread(target=run, args=pair, daemon=True)
+        for pair in zip(browsers, tallies, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    total = Tally()
+    for tally in tallies:
+        total.merge(tally)
+    return total, total.finished_at - clock["start"]
+
+
+def pgbench_inserts_per_second(server: dict, clients: int, seconds: int, script: Path) -> float:
+    command = [PGBENCH, "-n", "-f", str(script), "-c", str(clients), "-j", str(min(clients, 2))]
+    command += ["-T", str(seconds), "-h", server["HOST"], "-p", server["PORT"]]
+    command += ["-U", server["USER"], BENCH_DATABASE]
+    env = {**os.environ, "PGPASSWORD": server["PASSWORD"] or ""}
+    result = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    found = re.search(r"^tps = ([\d.]+)", result.stdout, re.MULTILINE)
+    if found is None:
+        sys.exit(f"Could not read pgbench's tps from:\n{result.stdout}{result.stderr}")
+    return float(found.group(1))
+
+
+def percentile(values: list[float], percent: float) -> float:
+    """Nearest-rank percentile, in milliseconds; NaN when there is nothing to rank."""
+    if not values:
+        return math.nan
+    ranked = sorted(values)
+    return 1000 * ranked[max(0, math.ceil(percent / 100 * len(ranked)) - 1)]
+
+
+def stored_data_problems(*, submitted: int, uncertain: int) -> list[str]:
+    """Check the bench database after the run; an empty list means every invariant held."""
+    from django.db.models import Count, F, Q
+
+    from collector.models import Assignment, Description, Hit
+
+    problems = []
+    stored = Description.objects.count()
+    if not submitted <= stored <= submitted + uncertain:
+        problems.append(f"{stored} descriptions stored for {submitted} successful submissions")
+    twice = Assignment.objects.values("worker", "hit").annotate(n=Count("id")).filter(n__gt=1)
+    if twice.exists():
+        problems.append(f"{twice.count()} (worker, HIT) pairs assigned more than once")
+    over = Hit.objects.filter(submitted_count__gt=F("max_assignments")).count()
+    if over:
+        problems.append(f"{over} HITs over their target")
+    miscounted = (
+        Hit.objects.annotate(stored=Count("assignments__description"))
+        .exclude(submitted_count=F("stored"))
+        .count()
+    )
+    if miscounted:
+        problems.append(f"{miscounted} HITs whose submitted_count differs from what is stored")
+    strangers = Description.objects.filter(~Q(worker=F("assignment__worker"))).count()
+    if strangers:
+        problems.append(f"{strangers} descriptions stored under another worker's assignment")
+    return problems
+
+
+def print_table(header: list[str], lines: list[list[str]]) -> None:
+    lines = [header, *lines]
+    widths = [max(len(line[column]) for line in lines) for column in range(len(header))]
+    for line in lines:
+        print("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)))
+
+
+def bench_redis_url() -> str:
+    url = urlsplit(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    return url._replace(path=f"/{BENCH_REDIS_DB}").geturl()
+
+
+def main() -> int:
+    args = parse_args()
+    server = server_settings()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "paracrowd.settings",
+        "DEBUG": "False",
+        "SECRET_KEY": "bench-only",  # the sessions written here must verify in gunicorn
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SESSION_COOKIE_SECURE": "False",
+        "CSRF_COOKIE_SECURE": "False",
+        "DATABASE_URL": server["URL"],
+        "REDIS_URL": bench_redis_url(),
+    }
+    endpoints = ["next", "page", "submit"] + (["dashboard"] if args.with_dashboard else [])
+    load_before = os.getloadavg()[0]
+
+    log = sys.stderr
+    print(f"Recreating {BENCH_DATABASE} and migrating it…", file=log, flush=True)
+    database_recreate(server)
+    migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
+    subprocess.run(migrate, cwd=ROOT, env=env, check=True)
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connections
+    from django.urls import reverse
+
+    urls = {"next": reverse("collector:task_next"), "dashboard": reverse("collector:dashboard")}
+    options = {"urls": urls, "with_dashboard": args.with_dashboard}
+
+    print(f"Seeding {args.segments} segments…", file=log, flush=True)
+    sessions = seed(segments=args.segments, groups=args.concurrency, target=args.target)
+    connections.close_all()
+
+    rows, cpu_rows = [], []
+    total = Tally()
+    monitor = psycopg2.connect(
+        dbname=BENCH_DATABASE,
+        user=server["USER"],
+        password=server["PASSWORD"],
+        host=server["HOST"],
+        port=server["PORT"],
+    )
+    monitor.autocommit = True
+    with (
+        contextlib.closing(monitor),
+        tempfile.TemporaryDirectory(prefix="paracrowd-bench-") as scratch,
+        WebServer(env=env, workers=args.web_workers, log_path=Path(scratch, "gunicorn.log")) as web,
+    ):
+        script = Path(scratch, "insert.sql")
+        script.write_text(PGBENCH_SCRIPT)
+        groups = []
+        for keys in sessions:
+            cookies = [{settings.SESSION_COOKIE_NAME: key} for key in keys]
+            browsers = [Browser(web.port, jar, settings.CSRF_COOKIE_NAME) for jar in cookies]
+            for browser in browsers:  # the CSRF cookie, as the dashboard hands it out
+                if browser.request("GET", urls["dashboard"])[0] != 200:
+                    sys.exit("The dashboard did not answer 200 to a seeded session.")
+            groups.append(browsers)
+        # Warm every gunicorn worker (imports, templates, database connection) before timing.
+        warm_up, _ = run_level(max(groups, key=len), 1, **options)
+        total.merge(warm_up)
+        if not warm_up.tasks:
+            sys.exit(
+                f"Not one task completed while warming up: {dict(warm_up.errors)}, "
+                f"{warm_up.refused} refused, {warm_up.ran_out} workers out of work."
+            )
+
+        for workers, browsers in zip(args.concurrency, groups, strict=True):
+            print(f"{workers} workers: {args.seconds} s over HTTP…", file=log, flush=True)
+            before = cpu_snapshot(web, monitor)
+            tally, elapsed = run_level(browsers, args.seconds, **options)
+            cpu = cpu_used(before, cpu_snapshot(web, monitor))
+            total.merge(tally)
+            print(f"{workers} clients: {args.seconds} s of pgbench…", file=log, flush=True)
+            inserts = pgbench_inserts_per_second(server, workers, args.seconds, script)
+            line = [str(workers), f"{tally.tasks / elapsed:.1f}", f"{tally.requests / elapsed:.1f}"]
+            for endpoint in endpoints:
+                values = tally.latencies[endpoint]
+                line.append(f"{percentile(values, 50):.1f} / {percentile(values, 99):.1f}")
+            line += [f"{inserts:.0f}", f"{tally.tasks / elapsed / inserts:.4f}"]
+            rows.append(line)
+            per_task = {part: 1000 * seconds / max(tally.tasks, 1) for part, seconds in cpu.items()}
+            busy = sum(cpu.values()) / elapsed
+            cpu_rows.append(
+                [str(workers)]
+                + [f"{per_task[part]:.1f}" for part in ("web", "database", "client")]
+                + [f"{busy:.2f} of {os.cpu_count()}"]
+            )
+
+    print(
+        f"\nWorker loop over HTTP: gunicorn paracrowd.wsgi, {args.web_workers} sync workers, "
+        f"{os.cpu_count()} cores; {args.segments} segments; {args.seconds} s per level. A task is "
+        f"{' + '.join(ENDPOINTS[e] for e in endpoints)}. Reference: pgbench, one single-row "
+        "INSERT per transaction, same client count, same server.\n"
+    )
+    header = ["workers", "tasks/s", "requests/s"]
+    header += [f"{ENDPOINTS[e]} p50/p99 ms" for e in endpoints]
+    print_table(header + ["pgbench inserts/s", "tasks/s ÷ inserts/s"], rows)
+    print("\nCPU per task (ms), from /proc: gunicorn, its PostgreSQL backends, this client.\n")
+    print_table(["workers", "gunicorn", "postgres", "client", "CPUs used"], cpu_rows)
+    print(
+        f"\nLoad average (1 min) before the run {load_before:.2f}, after {os.getloadavg()[0]:.2f}."
+    )
+    notes = [f"{web.messages_removed} scoring tasks queued to Redis db {BENCH_REDIS_DB}, removed"]
+    if total.refused:
+        notes.append(f"{total.refused} submissions refused")
+    if total.ran_out:
+        notes.append(f"{total.ran_out} workers ran out of work (raise --segments or --target)")
+    notes += [f"{count} × {error}" for error, count in total.errors.most_common()]
+    for note in notes:
+        print(f"Note: {note}")
+
+    problems = stored_data_problems(submitted=total.submitted, uncertain=total.uncertain)
+    for problem in problems:
+        print(f"FAILED: {problem}")
+    if not problems:
+        print(
+            f"Checked: {total.submitted} successful submissions, as many descriptions stored; "
+            "no worker assigned a HIT twice; no HIT over its target."
+        )
+    return 1 if problems or total.errors else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit("Interrupted; gunicorn is stopped and its queued messages removed.")
