@@ -46,10 +46,6 @@ def check_smooth(smooth: str) -> None:
         raise ValueError(f"Unknown smooth {smooth!r}; choose one of {sorted(SMOOTH_DEFAULTS)}")
 
 
-def _log(precision: float) -> float:
-    return _LOG_OF_ZERO if precision == 0.0 else math.log(precision)
-
-
 def bleu_from_statistics(
     matches: Sequence[int],
     totals: Sequence[int],
@@ -81,9 +77,11 @@ def bleu_from_statistics(
     if not any(matches):
         return 0.0
 
-    precisions = [0.0] * max_order
+    # The log precisions are summed in order, as sacrebleu's sum() over its list does; an
+    # order with precision 0 adds log(0) floored. Same operations, same bits.
+    log_sum = 0.0
     unmatched_orders_divisor = 1.0
-    orders_used = max_order
+    orders_seen = 0
     for index in range(max_order):
         matched, possible = matches[index], totals[index]
         if smooth == "add-k" and index > 0:
@@ -91,20 +89,23 @@ def bleu_from_statistics(
             possible += smooth_value
         if possible == 0:
             break
-        if effective_order:
-            orders_used = index + 1
-        if matched == 0:
-            if smooth == "exp":
-                unmatched_orders_divisor *= 2
-                precisions[index] = 100.0 / (unmatched_orders_divisor * possible)
-            elif smooth == "floor":
-                precisions[index] = 100.0 * smooth_value / possible
+        orders_seen += 1
+        if matched:
+            precision = 100.0 * matched / possible
+        elif smooth == "exp":
+            unmatched_orders_divisor *= 2
+            precision = 100.0 / (unmatched_orders_divisor * possible)
+        elif smooth == "floor":
+            precision = 100.0 * smooth_value / possible
         else:
-            precisions[index] = 100.0 * matched / possible
-
-    # A list, not a generator, inside sum(): the same summation as sacrebleu's, bit for bit.
-    log_sum = sum([_log(precision) for precision in precisions[:orders_used]])
-    return brevity_penalty * math.exp(log_sum / orders_used)
+            precision = 0.0
+        log_sum += math.log(precision) if precision else _LOG_OF_ZERO
+    if effective_order:
+        return brevity_penalty * math.exp(log_sum / orders_seen)
+    # Without effective order, the orders the hypothesis is too short for count as log(0).
+    for _ in range(max_order - orders_seen):
+        log_sum += _LOG_OF_ZERO
+    return brevity_penalty * math.exp(log_sum / max_order)
 
 
 def closest_reference_length(hypothesis_length: int, reference_lengths: Sequence[int]) -> int:

@@ -77,7 +77,7 @@ class ClusterSettings:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SentenceScores:
     """Scores of one description within its cluster.
 
@@ -127,6 +127,8 @@ class IndexedSentence:
     pinc_grams: NgramCounts
     # Per order, how many n-grams the sentence has (distinct or not).
     totals: list[int]
+    # Per PINC order, how many distinct lowercased n-grams it has.
+    pinc_sizes: list[int]
     # The orders (0-based) at which some n-gram occurs more than once in the sentence.
     repeating_orders: list[int]
     # Per order: clipped matches against the largest count in any *other* sentence.
@@ -134,6 +136,18 @@ class IndexedSentence:
     # Per PINC order: over its distinct n-grams, how many other sentences contain each.
     overlaps: list[int] = field(default_factory=list)
     reference_length: int | None = None
+
+    def with_same_ngrams(self) -> "IndexedSentence":
+        """A sentence with the same text: it shares these (read-only) n-gram counts, and
+        has statistics of its own."""
+        return IndexedSentence(
+            self.length,
+            self.counts,
+            self.pinc_grams,
+            self.totals,
+            self.pinc_sizes,
+            self.repeating_orders,
+        )
 
 
 def _closer(length: int, first: int | None, second: int | None) -> int | None:
@@ -202,6 +216,8 @@ class ClusterIndex:
         ]
         # Sorted lengths of every sentence and of the source: the candidate reference lengths.
         self.lengths: list[int] = []
+        # Per sentence length, its n-gram totals (shared, read-only).
+        self._totals: dict[int, list[int]] = {}
         self.source = None if source is None else self._index_sentence(source, for_pinc=False)
         if self.source is not None:
             self._record_repeats(self.source, _SOURCE)
@@ -216,16 +232,28 @@ class ClusterIndex:
         """Index a cluster's sentences; ``source``, if given, is a reference for every
         sentence but is not scored itself. ``settings`` are ``ClusterSettings`` fields."""
         index = cls(ClusterSettings(**settings), source=source)
-        index.sentences = [index._index_sentence(sentence) for sentence in sentences]
+        # Crowds often write the very same sentence: count its n-grams once.
+        by_text: dict[str, IndexedSentence] = {}
+        for text in sentences:
+            twin = by_text.get(text)
+            if twin is None:
+                sentence = by_text[text] = index._index_sentence(text)
+            else:
+                sentence = twin.with_same_ngrams()
+            index.sentences.append(sentence)
         for position, sentence in enumerate(index.sentences):
-            index._record_repeats(sentence, position)
+            if sentence.repeating_orders:
+                index._record_repeats(sentence, position)
         # One counting pass per order over the whole cluster, done in C.
         for order, holders in enumerate(index.holders):
             holders.update(chain.from_iterable(each.counts[order] for each in index.sentences))
         for order, frequency in enumerate(index.document_frequency):
-            frequency.update(
-                chain.from_iterable(each.pinc_grams[order] for each in index.sentences)
-            )
+            if index._pinc_shares_bleu_ngrams(order):
+                index.document_frequency[order] = Counter(index.holders[order])
+            else:
+                frequency.update(
+                    chain.from_iterable(each.pinc_grams[order] for each in index.sentences)
+                )
         # A repeated n-gram's runner-up is at least 1 once a second sentence holds it;
         # _record_repeats leaves that to this one pass rather than check every n-gram.
         for holders, repeats in zip(index.holders, index.repeats, strict=True):
@@ -238,6 +266,10 @@ class ClusterIndex:
             set(compress(holders.keys(), map((1).__lt__, holders.values())))
             for holders in index.holders
         ]
+        reference_lengths = {
+            length: _closest_length(index.lengths, length, excluding_own=True)
+            for length in set(index.lengths)
+        }
         for position, sentence in enumerate(index.sentences):
             sentence.matches = index._matches_against_others(sentence, position, shared)
             sentence.overlaps = [
@@ -246,10 +278,17 @@ class ClusterIndex:
                     index.document_frequency, sentence.pinc_grams, strict=True
                 )
             ]
-            sentence.reference_length = _closest_length(
-                index.lengths, sentence.length, excluding_own=True
-            )
+            sentence.reference_length = reference_lengths[sentence.length]
         return index
+
+    def _pinc_shares_bleu_ngrams(self, order: int) -> bool:
+        """Whether PINC's document frequencies at ``order`` are BLEU's holder counts: the
+        same n-grams (nothing changed by lowercasing) and no source among the holders."""
+        return (
+            self.source is None
+            and order < self.settings.max_order
+            and all(each.pinc_grams[order] is each.counts[order] for each in self.sentences)
+        )
 
     def add(self, text: str) -> Addition:
         """Add one description; return its scores and those of the others that changed."""
@@ -273,8 +312,7 @@ class ClusterIndex:
         sentence.reference_length = _closest_length(
             self.lengths, sentence.length, excluding_own=False
         )
-        for other_position, other in enumerate(self.sentences):
-            self._account_for_newcomer(other, other_position, sentence)
+        self._account_for_newcomer(sentence)
 
         self._record_repeats(sentence, position, settled=True)
         for holders, grams in zip(self.holders, sentence.counts, strict=True):
@@ -294,7 +332,24 @@ class ClusterIndex:
 
     def sentence_scores(self) -> list[SentenceScores]:
         """Leave-one-out BLEU and mean PINC of every sentence, in the order they were given."""
-        return [self._score(position, sentence) for position, sentence in enumerate(self.sentences)]
+        smooth, smooth_value = self.settings.smooth, self.settings.smooth_value
+        sources = len(self.sentences) - 1
+        scores = []
+        for position, sentence in enumerate(self.sentences):
+            bleu = pinc = None
+            if sentence.reference_length is not None:
+                bleu = bleu_from_statistics(
+                    sentence.matches,
+                    sentence.totals,
+                    sentence.length,
+                    sentence.reference_length,
+                    smooth=smooth,
+                    smooth_value=smooth_value,
+                )
+            if sources:
+                pinc = pinc_from_overlaps(sentence.overlaps, sentence.pinc_sizes, sources)
+            scores.append(SentenceScores(position, bleu, pinc))
+        return scores
 
     def cluster_scores(self) -> ClusterScores:
         """Size, corpus-level and mean leave-one-out BLEU, and mean pairwise PINC."""
@@ -303,13 +358,9 @@ class ClusterIndex:
         references = size - 1 + (self.source is not None)
         corpus = mean_bleu = mean_pinc = None
         if size and references:
-            order = self.settings.max_order
             corpus = bleu_from_statistics(
-                [sum(each.matches[index] for each in self.sentences) for index in range(order)],
-                [
-                    sum(totals)
-                    for totals in zip(*[each.totals for each in self.sentences], strict=True)
-                ],
+                list(map(sum, zip(*[each.matches for each in self.sentences], strict=True))),
+                list(map(sum, zip(*[each.totals for each in self.sentences], strict=True))),
                 sum(each.length for each in self.sentences),
                 sum(each.reference_length for each in self.sentences),
                 smooth=self.settings.smooth,
@@ -331,8 +382,10 @@ class ClusterIndex:
 
     def _index_sentence(self, text: str, *, for_pinc: bool = True) -> IndexedSentence:
         settings = self.settings
-        options = {"tokenize": settings.tokenize, "keep_spaces": settings.keep_spaces}
-        units = sentence_units(text, lowercase=settings.lowercase, **options)
+        tokenize, keep_spaces = settings.tokenize, settings.keep_spaces
+        units = sentence_units(
+            text, tokenize=tokenize, lowercase=settings.lowercase, keep_spaces=keep_spaces
+        )
         counts = ngram_counts(units, settings.max_order)
         pinc_grams = []
         if for_pinc:
@@ -341,17 +394,22 @@ class ClusterIndex:
             if same_units and settings.pinc_max_order <= settings.max_order:
                 pinc_grams = counts[: settings.pinc_max_order]
             else:
-                lowered = units if same_units else sentence_units(text, lowercase=True, **options)
+                lowered = units
+                if not same_units:
+                    lowered = sentence_units(
+                        text, tokenize=tokenize, lowercase=True, keep_spaces=keep_spaces
+                    )
                 pinc_grams = ngram_counts(lowered, settings.pinc_max_order)
-        totals = ngram_totals(len(units), settings.max_order)
+        totals = self._totals.get(len(units))
+        if totals is None:
+            totals = self._totals[len(units)] = ngram_totals(len(units), settings.max_order)
         return IndexedSentence(
-            length=len(units),
-            counts=counts,
-            pinc_grams=pinc_grams,
-            totals=totals,
-            repeating_orders=[
-                order for order, total in enumerate(totals) if len(counts[order]) < total
-            ],
+            len(units),
+            counts,
+            pinc_grams,
+            totals,
+            list(map(len, pinc_grams)),
+            [order for order, total in enumerate(totals) if len(counts[order]) < total],
         )
 
     def _record_repeats(
@@ -399,47 +457,41 @@ class ClusterIndex:
                     matches[order] += min(count, available) - min(1, available)
         return matches
 
-    def _account_for_newcomer(
-        self, sentence: IndexedSentence, position: int, newcomer: IndexedSentence
-    ) -> None:
-        """Update ``sentence``'s statistics for ``newcomer`` joining its references.
+    def _account_for_newcomer(self, newcomer: IndexedSentence) -> None:
+        """Update every sentence's statistics for ``newcomer`` joining its references.
         Must run before the newcomer's counts enter ``holders`` and ``repeats``."""
-        for index, (holders, repeats, mine, theirs) in enumerate(
-            zip(self.holders, self.repeats, sentence.counts, newcomer.counts, strict=True)
+        for order, (holders, repeats, theirs) in enumerate(
+            zip(self.holders, self.repeats, newcomer.counts, strict=True)
         ):
-            for gram in mine.keys() & theirs.keys():
-                available = _available(repeats.get(gram), holders[gram], position)
-                arriving = theirs[gram]
-                if arriving > available:
-                    count = mine[gram]
-                    sentence.matches[index] += min(count, arriving) - min(count, available)
-        for index, (mine, theirs) in enumerate(
-            zip(sentence.pinc_grams, newcomer.pinc_grams, strict=True)
+            # Only these n-grams can raise anyone's clipped matches: one held by a single
+            # sentence (which had no reference with it), or one that somebody repeats.
+            contested = [gram for gram in theirs if holders[gram] == 1 or gram in repeats]
+            if not contested:
+                continue
+            for position, sentence in enumerate(self.sentences):
+                mine = sentence.counts[order]
+                for gram in contested:
+                    count = mine.get(gram)
+                    if count is None:
+                        continue
+                    available = _available(repeats.get(gram), holders[gram], position)
+                    arriving = theirs[gram]
+                    if arriving > available:
+                        sentence.matches[order] += min(count, arriving) - min(count, available)
+        for order, (frequency, theirs) in enumerate(
+            zip(self.document_frequency, newcomer.pinc_grams, strict=True)
         ):
-            sentence.overlaps[index] += len(mine.keys() & theirs.keys())
-        sentence.reference_length = _closer(
-            sentence.length, sentence.reference_length, newcomer.length
-        )
-
-    def _score(self, position: int, sentence: IndexedSentence) -> SentenceScores:
-        settings = self.settings
-        bleu = pinc = None
-        if sentence.reference_length is not None:
-            bleu = bleu_from_statistics(
-                sentence.matches,
-                sentence.totals,
-                sentence.length,
-                sentence.reference_length,
-                smooth=settings.smooth,
-                smooth_value=settings.smooth_value,
+            # A sentence's overlap grows by the newcomer's n-grams it has too.
+            present = [gram for gram in theirs if gram in frequency]
+            if present:
+                for sentence in self.sentences:
+                    sentence.overlaps[order] += sum(
+                        map(sentence.pinc_grams[order].__contains__, present)
+                    )
+        for sentence in self.sentences:
+            sentence.reference_length = _closer(
+                sentence.length, sentence.reference_length, newcomer.length
             )
-        sources = len(self.sentences) - 1
-        if sources:
-            pinc = pinc_from_overlaps(
-                [overlap / sources for overlap in sentence.overlaps],
-                [len(grams) for grams in sentence.pinc_grams],
-            )
-        return SentenceScores(position=position, bleu=bleu, pinc=pinc)
 
 
 def score_clusters(

@@ -12,24 +12,25 @@ NgramCounts = list[dict]
 """``counts[n - 1]`` maps each n-gram of order n to how often it occurs."""
 
 
-def _word_ngrams(tokens: list[str], order: int):
-    return tokens if order == 1 else zip(*[tokens[shift:] for shift in range(order)], strict=False)
-
-
 def ngram_counts(units: list[str] | str, max_order: int) -> NgramCounts:
     """Count the n-grams of orders 1..max_order in ``units`` (tokens, or a string of characters)."""
     length = len(units)
+    characters = isinstance(units, str)
+    # Word n-grams of order n zip the first n of these shifted copies of the tokens.
+    shifted = [] if characters else [units[shift:] for shift in range(max_order)]
     counts = []
     for order in range(1, max_order + 1):
-        if isinstance(units, str):
+        if characters:
             grams = [units[start : start + order] for start in range(length - order + 1)]
         else:
-            grams = _word_ngrams(units, order)
+            grams = units if order == 1 else zip(*shifted[:order], strict=False)
         # Most n-grams occur once: build that dictionary in C, and count only when the
-        # sentence turns out to repeat one.
+        # sentence turns out to repeat one (a zip is spent by then, so zip again).
         once = dict.fromkeys(grams, 1)
         if len(once) < length - order + 1:
-            once = Counter(grams if isinstance(units, str) else _word_ngrams(units, order))
+            if isinstance(grams, zip):
+                grams = zip(*shifted[:order], strict=False)
+            once = Counter(grams)
         counts.append(once)
     return counts
 

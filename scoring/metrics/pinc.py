@@ -25,17 +25,19 @@ def pinc_ngrams(
     return ngram_counts(units, max_order)
 
 
-def pinc_from_overlaps(overlaps: Sequence[float], sizes: Sequence[int]) -> float:
+def pinc_from_overlaps(overlaps: Sequence[int], sizes: Sequence[int], sources: int = 1) -> float:
     """PINC (0-100) from, per order, the candidate's distinct n-gram count and the overlap.
 
-    ``overlaps[n - 1]`` is the number of the candidate's distinct order-n n-grams found in
-    the source; it may be an average over several sources, which gives the mean PINC.
+    ``overlaps[n - 1]`` is how many of the candidate's distinct order-n n-grams the source
+    has. Summed over several ``sources``, it gives the mean PINC against them: every
+    source's PINC averages over the same orders (those the candidate has), so the mean
+    of the novelties is the novelty of the mean overlap.
     """
     novelty = 0.0
     orders = 0
     for overlap, size in zip(overlaps, sizes, strict=True):
         if size:
-            novelty += 1.0 - overlap / size
+            novelty += 1.0 - overlap / sources / size
             orders += 1
     return 100.0 * novelty / orders if orders else 0.0
 

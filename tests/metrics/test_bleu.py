@@ -5,6 +5,7 @@ import sacrebleu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from scoring.metrics import (
     corpus_bleu,
@@ -12,6 +13,7 @@ from scoring.metrics import (
     default_tokenize,
     sentence_bleu,
 )
+from scoring.metrics.tokens import sentence_units
 
 # Sentences are mostly built from a small shared vocabulary so that hypotheses and
 # references overlap (random text almost never shares an n-gram, which would test little).
@@ -216,6 +218,17 @@ def test_corpus_bleu_takes_a_varying_number_of_references_per_hypothesis(pairs):
     streams = [[each[k] if k < len(each) else None for each in refs] for k in range(width)]
     theirs = sacrebleu.corpus_bleu(hypotheses, streams)
     assert corpus_bleu(hypotheses, refs) == pytest.approx(theirs.score, abs=TOLERANCE)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    sentence=st.text(
+        st.characters(categories=["Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No"]) | st.just(" "),
+        max_size=30,
+    )
+)
+def test_sentences_of_letters_digits_and_spaces_skip_13a_yet_get_its_tokens(sentence):
+    assert sentence_units(sentence) == Tokenizer13a()(sentence.rstrip()).split()
 
 
 @pytest.mark.parametrize(
