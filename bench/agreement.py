@@ -45,7 +45,7 @@ from scoring.metrics.alignment.chance import (
     draw_alignments,
     grid_overlaps,
     sample_generator,
-    sampled_phrase_grid,
+    sampled_phrase_grids,
     sampled_phrase_sets,
     set_overlaps,
 )
@@ -134,9 +134,9 @@ def chance_on_subset(pairs, models, samples, *, plain: bool) -> list[SampleOverl
     overlaps = []
     for pair in pairs:
         n, m = len(pair.source), len(pair.target)
-        extracted = {}
-        for name in sorted(pair.alignments):
-            sampled = draw_alignments(
+        names = sorted(pair.alignments)
+        draws = [
+            draw_alignments(
                 sample_generator(SEED, pair.pair_id, name),
                 phrase_links(pair.pre_alignment),
                 n,
@@ -144,8 +144,13 @@ def chance_on_subset(pairs, models, samples, *, plain: bool) -> list[SampleOverl
                 models[name].probability(n, m),
                 samples,
             )
-            route = sampled_phrase_sets if plain else sampled_phrase_grid
-            extracted[name] = route(sampled, pair.source, pair.target)
+            for name in names
+        ]
+        if plain:
+            found = [sampled_phrase_sets(draw, pair.source, pair.target) for draw in draws]
+        else:
+            found = sampled_phrase_grids(draws, pair.source, pair.target)
+        extracted = dict(zip(names, found, strict=True))
         compare = set_overlaps if plain else grid_overlaps
         for first, second in combinations(sorted(pair.alignments), 2):
             overlaps.append(compare(extracted[first], extracted[second]))
@@ -184,10 +189,10 @@ def main() -> None:
     print(f"{len(pairs)} pairs, mean lengths {mean_source:.1f} × {mean_target:.1f} words")
     print(note)
 
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     table = agreement_table(pairs, samples=samples, seed=SEED)
-    whole = time.perf_counter() - started
-    print(f"\nwhole agreement table, J = {samples}: {whole:.2f} s")
+    whole, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    print(f"\nwhole agreement table, J = {samples}: {whole:.2f} s (CPU time {cpu:.2f} s)")
     for name, model in table.edit_models.items():
         print(
             f"  edit model {name}: p = {model.intercept:.5f} {model.per_source_word:+.6f}·n "

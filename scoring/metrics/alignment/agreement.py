@@ -34,7 +34,7 @@ from .chance import (
     fit_edit_model,
     grid_overlaps,
     sample_generator,
-    sampled_phrase_grid,
+    sampled_phrase_grids,
 )
 from .kappa import link_cohen_kappa, link_fleiss_kappa
 from .links import Alignment
@@ -203,9 +203,8 @@ def _score_pair(
         for name in names
     }
     pre = phrase_links(pair.pre_alignment, links)
-    grids = {}
-    for name in names:
-        sampled = draw_alignments(
+    draws = [
+        draw_alignments(
             sample_generator(seed, pair.pair_id, name),
             pre,
             n,
@@ -213,9 +212,12 @@ def _score_pair(
             models[name].probability(n, m),
             samples,
         )
-        grids[name] = sampled_phrase_grid(
-            sampled, pair.source, pair.target, include_identical=include_identical
-        )
+        for name in names
+    ]
+    found = sampled_phrase_grids(
+        draws, pair.source, pair.target, include_identical=include_identical
+    )
+    grids = dict(zip(names, found, strict=True))
     items = []
     for first, second in combinations(names, 2):
         a, b = pair.alignments[first], pair.alignments[second]

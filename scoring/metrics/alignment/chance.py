@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -183,6 +184,31 @@ class SampleOverlaps:
         return float(np.mean(self.shared[defined] / smaller[defined]))
 
 
+def sampled_phrase_grids(
+    sampled: Sequence[SampledAlignments],
+    source: Sequence[str],
+    target: Sequence[str],
+    *,
+    include_identical: bool = False,
+) -> list[AtomicPhraseGrid]:
+    """Atomic phrase pairs of every sample of several draws over one sentence pair (fast route).
+
+    All draws (one per annotator, typically) go through one batch, which saves numpy's
+    per-call overhead. The grids enumerate spans of the shorter sentence; two grids of the
+    same sentence pair are laid out alike and can be compared with ``shared_counts``.
+    """
+    if not sampled:
+        return []
+    transposed = len(target) < len(source)
+    rows_side, columns_side = (target, source) if transposed else (source, target)
+    masks = np.concatenate([draw.row_masks(transposed=transposed) for draw in sampled], axis=2)
+    grid = atomic_phrase_grid(masks, len(columns_side))
+    if not include_identical:
+        grid = grid.without(identical_phrase_mask(grid, rows_side, columns_side))
+    bounds = np.cumsum([0, *(draw.samples for draw in sampled)])
+    return [grid.batch_slice(int(start), int(stop)) for start, stop in pairwise(bounds)]
+
+
 def sampled_phrase_grid(
     sampled: SampledAlignments,
     source: Sequence[str],
@@ -190,17 +216,8 @@ def sampled_phrase_grid(
     *,
     include_identical: bool = False,
 ) -> AtomicPhraseGrid:
-    """Atomic phrase pairs of every sample at once (the fast route).
-
-    The grid enumerates spans of the shorter sentence; two annotators' grids for the same
-    sentence pair are laid out alike and can be compared with ``shared_counts``.
-    """
-    transposed = sampled.target_length < sampled.source_length
-    rows_side, columns_side = (target, source) if transposed else (source, target)
-    grid = atomic_phrase_grid(sampled.row_masks(transposed=transposed), len(columns_side))
-    if include_identical:
-        return grid
-    return grid.without(identical_phrase_mask(grid, rows_side, columns_side))
+    """Atomic phrase pairs of every sample of one draw (see ``sampled_phrase_grids``)."""
+    return sampled_phrase_grids([sampled], source, target, include_identical=include_identical)[0]
 
 
 def grid_overlaps(first: AtomicPhraseGrid, second: AtomicPhraseGrid) -> SampleOverlaps:

@@ -89,6 +89,12 @@ class AtomicPhraseGrid:
         """The same grid without the entries where ``excluded`` is true."""
         return AtomicPhraseGrid(self.atomic & ~excluded, self.spans)
 
+    def batch_slice(self, start: int, stop: int) -> AtomicPhraseGrid:
+        """The alignments ``start`` to ``stop`` of the batch (views, not copies)."""
+        return AtomicPhraseGrid(
+            self.atomic[..., start:stop], tuple(span[..., start:stop] for span in self.spans)
+        )
+
     def phrase_pairs(self, b: int) -> frozenset[PhrasePair]:
         """The atomic phrase pairs of alignment ``b``, as ``PhrasePair`` values."""
         pairs = set()
