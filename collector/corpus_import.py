@@ -74,7 +74,7 @@ def corpus_import(
                 progress(len(rows))
         if open_hits and loader.segment_ids:
             segments = Segment.objects.filter(pk__in=loader.segment_ids.values()).only("pk")
-            loader.report.hits_opened = hits_open(segments=segments)
+            loader.report.hits_opened = hits_open(items=segments)
     return loader.report
 
 

@@ -169,6 +169,8 @@ class HitType(models.Model):
     target_tier2 = models.PositiveIntegerField()
     assignment_duration = models.DurationField()
 
+    # Which field of a HIT holds the item this kind of task is about.
+    ITEM_FIELDS = {Kind.DESCRIPTION: "segment", Kind.ALIGNMENT: "sentence_pair"}
     # The study's pay: $0.01 a description in Tier 1, five times that in Tier 2.
     DEFAULTS = {
         Kind.DESCRIPTION: ("Describe a short video segment in one sentence", 1, 5, 20, 20, 15),
@@ -224,11 +226,21 @@ class HitQuerySet(models.QuerySet):
 
 
 class Hit(models.Model):
-    """One segment offered in one tier, wanting ``max_assignments`` submissions."""
+    """One item offered in one tier, wanting ``max_assignments`` submissions. The item is a
+    segment (description HITs) or a sentence pair (alignment HITs)."""
 
     hit_type = models.ForeignKey(HitType, on_delete=models.PROTECT, related_name="hits")
     tier = models.PositiveSmallIntegerField(choices=Tier.choices)
-    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="hits")
+    segment = models.ForeignKey(
+        Segment, null=True, blank=True, on_delete=models.CASCADE, related_name="hits"
+    )
+    sentence_pair = models.ForeignKey(
+        "annotations.SentencePair",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="hits",
+    )
     max_assignments = models.PositiveIntegerField()
     submitted_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
@@ -240,6 +252,13 @@ class Hit(models.Model):
             models.UniqueConstraint(
                 fields=["hit_type", "tier", "segment"], name="hit_one_per_segment_tier"
             ),
+            models.UniqueConstraint(
+                fields=["hit_type", "tier", "sentence_pair"], name="hit_one_per_pair_tier"
+            ),
+            models.CheckConstraint(
+                condition=Q(segment__isnull=True) ^ Q(sentence_pair__isnull=True),
+                name="hit_has_one_item",
+            ),
             models.CheckConstraint(
                 condition=Q(submitted_count__lte=F("max_assignments")),
                 name="hit_never_over_target",
@@ -248,7 +267,11 @@ class Hit(models.Model):
         indexes = [models.Index(fields=["hit_type", "tier", "submitted_count", "id"])]
 
     def __str__(self):
-        return f"{self.hit_type.kind} tier {self.tier}: {self.segment}"
+        return f"{self.hit_type.kind} tier {self.tier}: {self.item}"
+
+    @property
+    def item(self):
+        return self.segment if self.segment_id else self.sentence_pair
 
     @property
     def is_full(self) -> bool:

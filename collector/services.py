@@ -62,12 +62,14 @@ def qualification_grant(*, worker: Worker, tier: int, granted_by, reason: str) -
         return Qualification.objects.active().get(worker=worker, tier=tier)
 
 
-def hits_open(*, segments, kind: str = HitType.Kind.DESCRIPTION) -> int:
-    """Offer each segment in both tiers with the HIT type's targets. Re-running adds nothing."""
+def hits_open(*, items, kind: str = HitType.Kind.DESCRIPTION) -> int:
+    """Offer each item (segments, or sentence pairs for alignment) in both tiers with the HIT
+    type's targets. Re-running adds nothing."""
     hit_type = HitType.for_kind(kind)
+    field = HitType.ITEM_FIELDS[kind]
     hits = [
-        Hit(hit_type=hit_type, tier=tier, segment=segment, max_assignments=hit_type.target(tier))
-        for segment in segments
+        Hit(hit_type=hit_type, tier=tier, max_assignments=hit_type.target(tier), **{field: item})
+        for item in items
         for tier in Tier.values
     ]
     created = Hit.objects.bulk_create(hits, ignore_conflicts=True, batch_size=2000)
@@ -81,7 +83,7 @@ def segment_create(*, open_hits: bool = True, **fields) -> Segment:
         segment.full_clean()
         segment.save()
         if open_hits:
-            hits_open(segments=[segment])
+            hits_open(items=[segment])
     return segment
 
 
@@ -105,7 +107,7 @@ def assignment_claim(
     hit_type = HitType.for_kind(kind)
     with transaction.atomic():
         # Serialise one worker's own claims; different workers never wait on each other here.
-        Worker.objects.select_for_update().filter(pk=worker.pk).exists()
+        Worker.objects.select_for_update(no_key=True).filter(pk=worker.pk).exists()
         held = Assignment.objects.filter(
             worker=worker,
             hit__hit_type=hit_type,
@@ -158,6 +160,35 @@ def assignments_expire(*, now=None) -> int:
     ).update(status=Assignment.Status.EXPIRED)
 
 
+def assignment_submit(*, assignment_id: int, worker: Worker, record, submission: str):
+    """The shared end of every HIT: store what the worker did for their assignment, once.
+
+    ``record(assignment, hit, now)`` creates the submission row inside the transaction;
+    ``submission`` names the assignment's reverse relation to it ("description", "alignment").
+    Returns ``(row, created)``; a repeated submission returns the stored row, unchanged. A late
+    submission on an expired assignment is accepted while the HIT is under target.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        assignment = _locked_assignment(assignment_id, worker)
+        if assignment.status == Assignment.Status.SUBMITTED:
+            return getattr(assignment, submission), False
+        if assignment.status in (Assignment.Status.RETURNED, Assignment.Status.REJECTED):
+            raise WorkRefused("This task was given back and can no longer be submitted.")
+        hit = Hit.objects.select_for_update().get(pk=assignment.hit_id)
+        if hit.is_full:
+            raise WorkRefused(
+                "This task has already received all the submissions it needs, so nothing "
+                "was stored. Please take another task."
+            )
+        row = record(assignment, hit, now)
+        Hit.objects.filter(pk=hit.pk).update(submitted_count=F("submitted_count") + 1)
+        assignment.status = Assignment.Status.SUBMITTED
+        assignment.submitted_at = now
+        assignment.save(update_fields=["status", "submitted_at"])
+    return row, True
+
+
 def description_submit(
     *,
     assignment_id: int,
@@ -166,25 +197,12 @@ def description_submit(
     language: str,
     comment: str = "",
 ) -> tuple[Description, bool]:
-    """Store a worker's description for their assignment, exactly once.
+    """Store a worker's description for their assignment, exactly once, and queue its scoring.
 
-    Returns ``(description, created)``. Submitting the same assignment again returns the stored
-    description with ``created=False``. A late submission on an expired assignment is accepted
-    while the segment is under target. The caller has validated the text (forms.DescriptionForm).
+    The caller has validated the text (forms.DescriptionForm).
     """
-    now = timezone.now()
-    with transaction.atomic():
-        assignment = _locked_assignment(assignment_id, worker)
-        if assignment.status == Assignment.Status.SUBMITTED:
-            return assignment.description, False
-        if assignment.status in (Assignment.Status.RETURNED, Assignment.Status.REJECTED):
-            raise WorkRefused("This task was given back and can no longer be submitted.")
-        hit = Hit.objects.select_for_update().get(pk=assignment.hit_id)
-        if hit.is_full:
-            raise WorkRefused(
-                "This segment has already received all the descriptions it needs, so nothing "
-                "was stored. Please take another task."
-            )
+
+    def record(assignment, hit, now):
         description = Description.objects.create(
             segment_id=hit.segment_id,
             assignment=assignment,
@@ -196,12 +214,12 @@ def description_submit(
             time_spent=max(now - assignment.accepted_at, timedelta(0)),
             created_at=now,
         )
-        Hit.objects.filter(pk=hit.pk).update(submitted_count=F("submitted_count") + 1)
-        assignment.status = Assignment.Status.SUBMITTED
-        assignment.submitted_at = now
-        assignment.save(update_fields=["status", "submitted_at"])
         queue_scoring(hit.segment_id)
-    return description, True
+        return description
+
+    return assignment_submit(
+        assignment_id=assignment_id, worker=worker, record=record, submission="description"
+    )
 
 
 def _locked_assignment(assignment_id: int, worker: Worker) -> Assignment:

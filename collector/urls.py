@@ -6,8 +6,8 @@ app_name = "collector"
 urlpatterns = [
     path("", views.home, name="home"),
     path("dashboard/", views.dashboard, name="dashboard"),
-    path("describe/next/", views.task_next, name="task_next"),
+    path("tasks/next/", views.task_next, name="task_next"),
+    path("tasks/<int:pk>/skip/", views.skip, name="skip"),
     path("describe/<int:pk>/", views.describe, name="describe"),
-    path("describe/<int:pk>/skip/", views.skip, name="skip"),
     path("external/describe/", views.platform_describe, name="platform_describe"),
 ]

@@ -69,6 +69,7 @@ def signup(request):
 def dashboard(request, worker):
     """A worker's own counts, earnings per tier, recent work, and the next-task buttons."""
     hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
+    alignment_type = HitType.for_kind(HitType.Kind.ALIGNMENT)
     tier = worker.current_tier
     counts = dict.fromkeys(Description.Status.values, 0)
     earnings = {t: {"tier": t, "earned": 0, "pending": 0} for t in Tier.values}
@@ -87,6 +88,10 @@ def dashboard(request, worker):
         "submitted": sum(counts.values()),
         "earnings": list(earnings.values()),
         "tiers": [(t, hit_type.pay_cents(t)) for t in Tier.values if t <= tier],
+        "alignment_tiers": [(t, alignment_type.pay_cents(t)) for t in Tier.values if t <= tier]
+        if Hit.objects.filter(hit_type=alignment_type).exists()
+        else [],
+        "alignments": worker.alignments.count(),
         "recent": worker.descriptions.select_related("segment", "score").order_by("-created_at")[
             :10
         ],
@@ -94,32 +99,41 @@ def dashboard(request, worker):
     return render(request, "collector/dashboard.html", context)
 
 
+# Where each kind of task is done, and what runs out when there is none left.
+TASK_PAGES = {
+    HitType.Kind.DESCRIPTION: ("collector:describe", "segments to describe"),
+    HitType.Kind.ALIGNMENT: ("annotations:align", "sentence pairs to align"),
+}
+
+
 @require_POST
 @worker_required
 def task_next(request, worker):
-    """Claim the next description task in the tier asked for (which the worker must hold)."""
+    """Claim the next task of the kind and tier asked for (the worker must hold the tier)."""
+    kind = request.POST.get("kind", HitType.Kind.DESCRIPTION)
     try:
         tier = int(request.POST.get("tier", Tier.ONE))
-        if tier not in Tier.values:
+        if tier not in Tier.values or kind not in TASK_PAGES:
             raise ValueError
     except ValueError:
-        messages.error(request, "There is no such tier.")
+        messages.error(request, "There is no such task.")
         return redirect("collector:dashboard")
+    page, items = TASK_PAGES[kind]
     try:
-        assignment = services.assignment_claim(worker=worker, tier=tier)
+        assignment = services.assignment_claim(worker=worker, tier=tier, kind=kind)
     except services.WorkRefused as refusal:
         messages.error(request, str(refusal))
         return redirect("collector:dashboard")
     if assignment is None:
-        messages.info(request, f"There are no Tier-{tier} segments left for you. Thank you!")
+        messages.info(request, f"There are no Tier-{tier} {items} left for you. Thank you!")
         return redirect("collector:dashboard")
-    return redirect("collector:describe", assignment.pk)
+    return redirect(page, assignment.pk)
 
 
 @worker_required
 def describe(request, pk, worker):
     """The description task for the worker's own assignment ``pk``; POST submits it."""
-    assignment = _own_assignment(pk, worker)
+    assignment = own_assignment(pk, worker, HitType.Kind.DESCRIPTION)
     form = DescriptionForm(request.POST or None)
     if request.method == "POST":
         result = _submit(request, assignment, worker, form)
@@ -131,13 +145,13 @@ def describe(request, pk, worker):
 @require_POST
 @worker_required
 def skip(request, pk, worker):
-    """Give the worker's own assignment back, without describing it."""
+    """Give the worker's own assignment back, without doing it."""
     try:
-        services.assignment_return(assignment_id=_own_assignment(pk, worker).pk, worker=worker)
+        services.assignment_return(assignment_id=own_assignment(pk, worker).pk, worker=worker)
     except services.WorkRefused as refusal:
         messages.error(request, str(refusal))
         return redirect("collector:dashboard")
-    messages.info(request, "Skipped. You will not be shown that segment again.")
+    messages.info(request, "Skipped. You will not be shown that task again.")
     return redirect("collector:dashboard")
 
 
@@ -159,7 +173,7 @@ def platform_describe(request):
         except signing.BadSignature:
             return _framed(HttpResponseForbidden("This task link is not valid. Reload the HIT."))
         worker = get_object_or_404(Worker, pk=claims["worker"])
-        assignment = _own_assignment(claims["assignment"], worker)
+        assignment = own_assignment(claims["assignment"], worker, HitType.Kind.DESCRIPTION)
         form = DescriptionForm(request.POST)
         if _submit(request, assignment, worker, form) is not None:
             return _framed(
@@ -209,10 +223,13 @@ def platform_describe(request):
     )
 
 
-def _own_assignment(pk, worker) -> Assignment:
-    return get_object_or_404(
-        Assignment.objects.select_related("hit__segment", "hit__hit_type"), pk=pk, worker=worker
+def own_assignment(pk, worker, kind=None) -> Assignment:
+    assignments = Assignment.objects.select_related(
+        "hit__segment", "hit__sentence_pair", "hit__hit_type"
     )
+    if kind:
+        assignments = assignments.filter(hit__hit_type__kind=kind)
+    return get_object_or_404(assignments, pk=pk, worker=worker)
 
 
 def _submit(request, assignment, worker, form):

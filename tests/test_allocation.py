@@ -93,7 +93,7 @@ def test_a_late_submission_is_refused_once_the_segment_is_full():
     services.description_submit(
         assignment_id=taken.pk, worker=quick, text="A man sings.", language="en"
     )
-    with pytest.raises(services.WorkRefused, match="all the descriptions it needs"):
+    with pytest.raises(services.WorkRefused, match="all the submissions it needs"):
         services.description_submit(
             assignment_id=late.pk, worker=slow, text="A man is singing.", language="en"
         )

@@ -9,17 +9,15 @@ transaction, with the same number of clients.
 Everything happens in the database paracrowd_bench, dropped and recreated at the start of each
 run so that runs are comparable; paracrowd and test_paracrowd are never touched.
 
-    .venv/bin/python bench/http.py                      # 1, 8 and 32 workers, 10 s each
-    .venv/bin/python bench/http.py --concurrency 4,16 --seconds 20 --web-workers 3
-    .venv/bin/python bench/http.py --quick              # smoke run, a couple of seconds a level
+    .venv/bin/python bench/worker_loop.py         # 1, 8 and 32 workers, 10 s each
+    .venv/bin/python bench/worker_loop.py --concurrency 4,16 --seconds 20 --web-workers 3
+    .venv/bin/python bench/worker_loop.py --quick # smoke run, a couple of seconds a level
 """
 
 import os
 import sys
 
-# This file shares its name with the standard library's http package, and Python puts the
-# script's folder first on sys.path; without this, `import http.client` would import this file.
-sys.path.remove(os.path.dirname(os.path.abspath(__file__)))
+# Run as a script from anywhere: the project root must be importable.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse

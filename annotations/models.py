@@ -1,0 +1,117 @@
+"""Sentence pairs and their word alignments.
+
+A pair's tokens are stored once and are what the annotator sees, what the aligner and the
+agreement measures count positions in, and what is exported. Links are kept in the
+Pharaoh/Moses form ("0-0 1-2 3p4", ``p`` for possible), which round-trips exactly through
+``scoring.metrics.alignment``.
+"""
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class AlignerModel(models.Model):
+    """An automatic aligner trained on the corpus: its translation tables, as JSON."""
+
+    parameters = models.JSONField()
+    training_pairs = models.PositiveIntegerField()
+    trained_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        get_latest_by = "trained_at"
+
+    def __str__(self):
+        return f"aligner of {self.trained_at:%Y-%m-%d %H:%M} ({self.training_pairs} pairs)"
+
+
+class SentencePair(models.Model):
+    class Origin(models.TextChoices):
+        CLUSTER = "cluster", "Two descriptions of one cluster"
+        IMPORT = "import", "Imported"
+
+    origin = models.CharField(max_length=10, choices=Origin.choices)
+    description_a = models.ForeignKey(
+        "collector.Description", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    description_b = models.ForeignKey(
+        "collector.Description", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    tokens_a = models.JSONField()
+    tokens_b = models.JSONField()
+    # The automatic aligner's links (sure only), shown to annotators as their starting point.
+    pre_alignment = models.TextField(blank=True)
+    aligner = models.ForeignKey(AlignerModel, null=True, blank=True, on_delete=models.SET_NULL)
+    import_key = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["description_a", "description_b"],
+                condition=Q(description_a__isnull=False),
+                name="pair_once_per_descriptions",
+            ),
+            models.UniqueConstraint(
+                fields=["import_key"], condition=~Q(import_key=""), name="pair_import_once"
+            ),
+            models.CheckConstraint(
+                condition=Q(origin="import") | Q(description_a__lt=models.F("description_b")),
+                name="pair_descriptions_ordered",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{' '.join(self.tokens_a)[:40]} ↔ {' '.join(self.tokens_b)[:40]}"
+
+
+class Alignment(models.Model):
+    """One annotator's links for one pair: a worker's submission, or an imported annotation."""
+
+    pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="alignments")
+    assignment = models.OneToOneField(
+        "collector.Assignment",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="alignment",
+    )
+    worker = models.ForeignKey(
+        "collector.Worker",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="alignments",
+    )
+    # For imported annotations, the annotator's name in the source (e.g. "A", "B", "C").
+    annotator = models.CharField(max_length=64, blank=True)
+    links = models.TextField(blank=True, help_text="Pharaoh form; p marks possible links")
+    # Cells (i, j, type) that differ from the pre-alignment the annotator started from.
+    changed_cells = models.PositiveIntegerField(default=0)
+    time_spent = models.DurationField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pair", "worker"],
+                condition=Q(worker__isnull=False),
+                name="alignment_once_per_worker",
+            ),
+            models.UniqueConstraint(
+                fields=["pair", "annotator"],
+                condition=~Q(annotator=""),
+                name="alignment_once_per_annotator",
+            ),
+            models.CheckConstraint(
+                condition=Q(worker__isnull=False) | ~Q(annotator=""),
+                name="alignment_has_an_annotator",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.annotator_name} on pair {self.pair_id}"
+
+    @property
+    def annotator_name(self) -> str:
+        return self.annotator or str(self.worker)

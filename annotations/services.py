@@ -1,0 +1,186 @@
+"""Sentence pairs for alignment: sampling them from clusters, pre-aligning them, and storing
+what annotators submit."""
+
+import random
+from datetime import timedelta
+from itertools import combinations
+
+from django.db import transaction
+
+from collector import services as collector_services
+from collector.models import Description, HitType, Worker
+from scoring.metrics import default_tokenize, pinc
+from scoring.metrics.alignment import Aligner, format_pharaoh, parse_pharaoh, train_aligner
+from scoring.metrics.tokens import sentence_units
+from scoring.services import cluster_descriptions
+
+from .models import AlignerModel, Alignment, SentencePair
+
+# A pair of near-copies teaches nothing about paraphrase: below this PINC both ways, skip it.
+NEAR_IDENTICAL_PINC = 10.0
+
+
+def tokens_of(text: str, language: str) -> list[str]:
+    """The tokens an annotator aligns: sacrebleu's 13a words, or characters for languages
+    written without spaces. What is shown is what is stored and exported."""
+    return list(sentence_units(text, tokenize=default_tokenize(language)))
+
+
+def pairs_sample(
+    *, per_cluster: int, seed: int = 0, language: str = "en", open_hits: bool = True
+) -> list[SentencePair]:
+    """Draw ``per_cluster`` pairs of descriptions from every cluster in ``language``, seeded.
+
+    Near-identical pairs are skipped. Pairs already drawn are kept, not drawn twice. The newest
+    aligner pre-aligns the new pairs; ``open_hits`` offers them as alignment HITs.
+    """
+    rng = random.Random(seed)
+    segments = sorted(
+        set(
+            Description.objects.filter(language=language)
+            .exclude(status=Description.Status.REJECTED)
+            .values_list("segment_id", flat=True)
+        )
+    )
+    candidates = []
+    for (_, lang), members in sorted(cluster_descriptions(segments).items()):
+        if lang != language or len(members) < 2:
+            continue
+        all_pairs = list(combinations(members, 2))
+        rng.shuffle(all_pairs)
+        taken = 0
+        for (id_a, text_a), (id_b, text_b) in all_pairs:
+            if taken == per_cluster:
+                break
+            if _near_identical(text_a, text_b):
+                continue
+            candidates.append(
+                SentencePair(
+                    origin=SentencePair.Origin.CLUSTER,
+                    description_a_id=id_a,
+                    description_b_id=id_b,
+                    tokens_a=tokens_of(text_a, language),
+                    tokens_b=tokens_of(text_b, language),
+                )
+            )
+            taken += 1
+    return pairs_store(candidates, open_hits=open_hits)
+
+
+def pairs_store(pairs: list[SentencePair], *, open_hits: bool) -> list[SentencePair]:
+    """Store new pairs (skipping ones already stored), pre-align them, offer them as HITs."""
+    aligner_model = AlignerModel.objects.order_by("-trained_at").first()
+    if aligner_model:
+        aligner = Aligner.from_dict(aligner_model.parameters)
+        for pair in pairs:
+            pair.pre_alignment = format_pharaoh(aligner.align(pair.tokens_a, pair.tokens_b))
+            pair.aligner = aligner_model
+    with transaction.atomic():
+        SentencePair.objects.bulk_create(pairs, ignore_conflicts=True, batch_size=2000)
+        # ignore_conflicts leaves the primary keys unset: read back what is now stored.
+        stored = _stored(pairs)
+        if open_hits:
+            collector_services.hits_open(items=stored, kind=HitType.Kind.ALIGNMENT)
+    return stored
+
+
+def _stored(pairs):
+    keys = {p.import_key for p in pairs if p.import_key}
+    descriptions = {(p.description_a_id, p.description_b_id) for p in pairs if p.description_a_id}
+    found = list(SentencePair.objects.filter(import_key__in=keys)) if keys else []
+    if descriptions:
+        firsts = {a for a, _ in descriptions}
+        found += [
+            pair
+            for pair in SentencePair.objects.filter(description_a_id__in=firsts)
+            if (pair.description_a_id, pair.description_b_id) in descriptions
+        ]
+    return found
+
+
+def _near_identical(a: str, b: str) -> bool:
+    return pinc(a, b) < NEAR_IDENTICAL_PINC and pinc(b, a) < NEAR_IDENTICAL_PINC
+
+
+def aligner_train(*, max_pairs: int = 200_000, seed: int = 0, iterations: int = 5) -> AlignerModel:
+    """Train the automatic aligner on pairings of descriptions within clusters and on the
+    stored sentence pairs, with every word allowed to align to itself, as the original study
+    did with GIZA++. At most ``max_pairs`` cluster pairings, sampled evenly and seeded."""
+    rng = random.Random(seed)
+    segments = sorted(set(Description.objects.values_list("segment_id", flat=True)))
+    clusters = [
+        (language, members)
+        for (_, language), members in sorted(cluster_descriptions(segments).items())
+        if len(members) > 1
+    ]
+    budget = max(1, max_pairs // max(len(clusters), 1))
+    training = []
+    for language, members in clusters:
+        pairings = list(combinations(members, 2))
+        for (_, a), (_, b) in rng.sample(pairings, min(budget, len(pairings))):
+            training.append((tokens_of(a, language), tokens_of(b, language)))
+    training += [
+        (pair.tokens_a, pair.tokens_b)
+        for pair in SentencePair.objects.only("tokens_a", "tokens_b").iterator()
+    ]
+    aligner = train_aligner(training, iterations=iterations)
+    return AlignerModel.objects.create(parameters=aligner.to_dict(), training_pairs=len(training))
+
+
+def pairs_prealign(*, aligner_model: AlignerModel, pairs=None) -> int:
+    """Pre-align pairs (by default every pair nobody has annotated yet) with ``aligner_model``."""
+    aligner = Aligner.from_dict(aligner_model.parameters)
+    if pairs is None:
+        pairs = SentencePair.objects.filter(alignments__isnull=True)
+    updated = []
+    for pair in pairs:
+        pair.pre_alignment = format_pharaoh(aligner.align(pair.tokens_a, pair.tokens_b))
+        pair.aligner = aligner_model
+        updated.append(pair)
+    SentencePair.objects.bulk_update(updated, ["pre_alignment", "aligner"], batch_size=2000)
+    return len(updated)
+
+
+def links_parse(links: str, pair: SentencePair):
+    """Parse submitted links; raise WorkRefused with a message the annotator can act on."""
+    try:
+        alignment = parse_pharaoh(links)
+    except ValueError as error:
+        raise collector_services.WorkRefused(f"The links could not be read: {error}") from None
+    for i, j in alignment.possible:
+        if i >= len(pair.tokens_a) or j >= len(pair.tokens_b):
+            raise collector_services.WorkRefused(
+                f"Link {i}-{j} points past the end of a sentence; reload the task."
+            )
+    return alignment
+
+
+def cells_changed(before, after) -> int:
+    """Cells of the grid whose state (none, sure, possible) differs between two alignments."""
+
+    def state(alignment, cell):
+        return "S" if cell in alignment.sure else "P" if cell in alignment.possible else ""
+
+    cells = before.possible | after.possible
+    return sum(1 for cell in cells if state(before, cell) != state(after, cell))
+
+
+def alignment_submit(*, assignment_id: int, worker: Worker, links: str) -> tuple[Alignment, bool]:
+    """Store a worker's alignment for their assignment, exactly once."""
+
+    def record(assignment, hit, now):
+        pair = hit.sentence_pair
+        alignment = links_parse(links, pair)
+        return Alignment.objects.create(
+            pair=pair,
+            assignment=assignment,
+            worker=worker,
+            links=format_pharaoh(alignment),
+            changed_cells=cells_changed(parse_pharaoh(pair.pre_alignment), alignment),
+            time_spent=max(now - assignment.accepted_at, timedelta(0)),
+            created_at=now,
+        )
+
+    return collector_services.assignment_submit(
+        assignment_id=assignment_id, worker=worker, record=record, submission="alignment"
+    )
