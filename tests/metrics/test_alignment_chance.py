@@ -9,6 +9,7 @@ from scoring.metrics.alignment.chance import (
     grid_overlaps,
     sample_generator,
     sampled_phrase_grid,
+    sampled_phrase_grids,
     sampled_phrase_sets,
     set_overlaps,
 )
@@ -127,3 +128,20 @@ def test_edit_probabilities_stay_between_zero_and_one():
 
 def test_one_observation_fits_a_model_that_reproduces_it():
     assert fit_edit_model([(4, 6, 0.125)]).probability(4, 6) == pytest.approx(0.125)
+
+
+def test_draws_extracted_in_one_batch_match_draws_extracted_alone():
+    source, target = ["a", "man", "cuts", "a", "tomato"], ["someone", "slices", "a", "tomato"]
+    draws = [
+        draw_alignments(np.random.default_rng(seed), {(1, 0), (4, 3)}, 5, 4, 0.1, 30)
+        for seed in (1, 2, 3)
+    ]
+
+    together = sampled_phrase_grids(draws, source, target)
+
+    for draw, grid in zip(draws, together, strict=True):
+        alone = sampled_phrase_grid(draw, source, target)
+        assert list(grid.counts()) == list(alone.counts())
+        assert list(grid.shared_counts(together[0])) == list(
+            alone.shared_counts(sampled_phrase_grid(draws[0], source, target))
+        )
