@@ -1,0 +1,180 @@
+"""Annotator agreement for the alignments: from stored (or read) alignments to the table of
+Cohn, Callison-Burch & Lapata (2008) — word and phrase precision/recall/F1, AER, Ĉ beside
+Kupper–Hafner, Cohen's and Fleiss' κ over links, and the same by sentence length.
+
+``table_rows`` turns a table into plain rows: what the command prints, what is stored, and
+what the agreement page shows are the same numbers.
+"""
+
+from collections import defaultdict
+
+from scoring.metrics.alignment import (
+    AnnotatedPair,
+    agreement_table,
+    parse_pharaoh,
+    train_aligner,
+)
+
+COLUMNS = [
+    ("items", "pairs", "{:d}"),
+    ("word_precision", "word P", "{:.3f}"),
+    ("word_recall", "word R", "{:.3f}"),
+    ("word_f1", "word F1", "{:.3f}"),
+    ("aer", "AER", "{:.3f}"),
+    ("phrase_precision", "phrase P", "{:.3f}"),
+    ("phrase_recall", "phrase R", "{:.3f}"),
+    ("phrase_f1", "phrase F1", "{:.3f}"),
+    ("observed", "π̂", "{:.3f}"),
+    ("chance", "π̂₀", "{:.3f}"),
+    ("c_hat", "Ĉ", "{:.3f}"),
+    ("kupper_hafner_chance", "π₀ (K–H)", "{:.3f}"),
+    ("kupper_hafner_c_hat", "Ĉ (K–H)", "{:.3f}"),
+    ("link_kappa", "κ links", "{:.3f}"),
+]
+
+
+def summary_row(label: str, summary) -> dict:
+    agreement = summary.agreement
+    return {
+        "label": label,
+        "items": agreement.items,
+        "word_precision": summary.words.precision,
+        "word_recall": summary.words.recall,
+        "word_f1": summary.words.f1,
+        "aer": summary.words.aer,
+        "phrase_precision": summary.phrases.precision,
+        "phrase_recall": summary.phrases.recall,
+        "phrase_f1": summary.phrases.f1,
+        "observed": agreement.observed,
+        "chance": agreement.chance,
+        "c_hat": agreement.c_hat,
+        "kupper_hafner_chance": agreement.kupper_hafner_chance,
+        "kupper_hafner_c_hat": agreement.kupper_hafner_c_hat,
+        "link_kappa": summary.link_kappa,
+    }
+
+
+def table_rows(table) -> dict:
+    """The whole table as JSON-ready rows."""
+    return {
+        "samples": table.samples,
+        "link_fleiss_kappa": table.link_fleiss_kappa,
+        "corpus": summary_row("corpus", table.corpus),
+        "pairwise": [
+            summary_row(f"{a} – {b}", summary) for (a, b), summary in sorted(table.pairwise.items())
+        ],
+        "per_annotator": [
+            summary_row(name, summary) for name, summary in sorted(table.per_annotator.items())
+        ],
+        "by_length": [
+            {
+                **summary_row(
+                    f"{b.shortest}–{b.longest}" if b.longest else f"{b.shortest}+", b.summary
+                ),
+                "pairs": b.pairs,
+            }
+            for b in table.by_length
+        ],
+        "edit_models": {
+            name: [model.intercept, model.per_source_word, model.per_target_word]
+            for name, model in sorted(table.edit_models.items())
+        },
+    }
+
+
+def format_rows(rows: dict) -> str:
+    """The table as fixed-width text, one section per grouping."""
+    lines = []
+    every_row = [rows["corpus"], *rows["pairwise"], *rows["per_annotator"], *rows["by_length"]]
+    width = max(len(row["label"]) for row in every_row) + 2
+    header = f"{'':<{width}}" + "".join(f"{title:>10}" for _, title, _ in COLUMNS)
+    sections = [
+        ("Corpus", [rows["corpus"]]),
+        ("Pairs of annotators", rows["pairwise"]),
+        ("Each annotator against the others", rows["per_annotator"]),
+        ("By length of the longer sentence", rows["by_length"]),
+    ]
+    for title, section in sections:
+        lines += ["", title, header]
+        for row in section:
+            cells = ["—" if row[key] is None else fmt.format(row[key]) for key, _, fmt in COLUMNS]
+            lines.append(f"{row['label']:<{width}}" + "".join(f"{c:>10}" for c in cells))
+    kappa = rows["link_fleiss_kappa"]
+    lines += [
+        "",
+        "Fleiss' κ over links (three or more annotators): "
+        + ("—" if kappa is None else f"{kappa:.3f}"),
+        f"Chance agreement π̂₀ from {rows['samples']} Monte Carlo samples per annotator and pair.",
+    ]
+    return "\n".join(lines)
+
+
+def annotated_pairs_from(
+    aligned_pairs_by_annotator: dict[str, list], *, pre_alignment="trained"
+) -> tuple[list[AnnotatedPair], list[str]]:
+    """Group files' pairs by pair id into AnnotatedPairs (pairs two or more annotators share).
+
+    Links are word positions, so annotators must agree on the number of words; where a file
+    spells a word differently (the RTE files have "." and ".." for one token) the first
+    annotator's words are kept and the pair is listed in the returned notes.
+
+    The chance model flips cells of an automatic pre-alignment: ``trained`` trains the aligner
+    on these sentence pairs (with the identity lexicon), ``none`` starts from no links.
+    """
+    by_id = defaultdict(dict)
+    tokens = {}
+    notes = []
+    for annotator, pairs in aligned_pairs_by_annotator.items():
+        for pair in pairs:
+            known = tokens.setdefault(pair.pair_id, (pair.source, pair.target))
+            if (len(known[0]), len(known[1])) != (len(pair.source), len(pair.target)):
+                raise ValueError(
+                    f"pair {pair.pair_id}: {annotator} has a different number of words"
+                )
+            if known != (pair.source, pair.target):
+                notes.append(f"pair {pair.pair_id}: {annotator} spells some words differently")
+            by_id[pair.pair_id][annotator] = pair.alignment
+    shared = {pid: alignments for pid, alignments in by_id.items() if len(alignments) > 1}
+    aligner = None
+    if pre_alignment == "trained":
+        aligner = train_aligner([tokens[pid] for pid in shared])
+    annotated = [
+        AnnotatedPair(
+            pair_id=pid,
+            source=tokens[pid][0],
+            target=tokens[pid][1],
+            pre_alignment=aligner.align(*tokens[pid]) if aligner else parse_pharaoh(""),
+            alignments=alignments,
+        )
+        for pid, alignments in sorted(shared.items())
+    ]
+    return annotated, notes
+
+
+def stored_annotated_pairs():
+    """Every stored pair with two or more annotations, ready for ``agreement_table``."""
+    from .models import SentencePair
+
+    pairs = SentencePair.objects.prefetch_related("alignments__worker__user")
+    annotated = []
+    for pair in pairs.filter(alignments__isnull=False).distinct().order_by("pk"):
+        alignments = {a.annotator_name: parse_pharaoh(a.links) for a in pair.alignments.all()}
+        if len(alignments) > 1:
+            annotated.append(
+                AnnotatedPair(
+                    pair_id=str(pair.pk),
+                    source=tuple(pair.tokens_a),
+                    target=tuple(pair.tokens_b),
+                    pre_alignment=parse_pharaoh(pair.pre_alignment),
+                    alignments=alignments,
+                )
+            )
+    return annotated
+
+
+def corpus_agreement(*, samples: int = 1000, seed: int = 0) -> dict | None:
+    """The agreement table of the stored alignments as rows, or None with nothing to compare."""
+    pairs = stored_annotated_pairs()
+    if not pairs:
+        return None
+    return table_rows(agreement_table(pairs, samples=samples, seed=seed))
