@@ -12,14 +12,13 @@ from scoring.metrics.bleu import (
     sentence_bleu,
     sentence_statistics,
 )
-from scoring.metrics.clusters import (
+from scoring.metrics.cluster_scores import (
     Addition,
-    ClusterIndex,
     ClusterScores,
     ClusterSettings,
     SentenceScores,
-    score_clusters,
 )
+from scoring.metrics.clusters import ClusterIndex, score_clusters
 from scoring.metrics.combined import (
     CorrelationTable,
     combined,

@@ -77,8 +77,9 @@ def bleu_from_statistics(
     if not any(matches):
         return 0.0
 
-    # The log precisions are summed in order, as sacrebleu's sum() over its list does; an
-    # order with precision 0 adds log(0) floored. Same operations, same bits.
+    # The log precisions are added up in order, an order with precision 0 adding log(0)
+    # floored: on Python 3.11 exactly what sacrebleu's sum() over its list does, bit for bit
+    # (3.12's compensated sum() may differ in the last bit).
     log_sum = 0.0
     unmatched_orders_divisor = 1.0
     orders_seen = 0

@@ -23,99 +23,15 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress
 
-from scoring.metrics.bleu import bleu_from_statistics, check_smooth
+from scoring.metrics.bleu import bleu_from_statistics
+from scoring.metrics.cluster_scores import Addition, ClusterScores, ClusterSettings, SentenceScores
 from scoring.metrics.ngrams import NgramCounts, ngram_counts, ngram_totals
 from scoring.metrics.pinc import pinc_from_overlaps
-from scoring.metrics.signature import bleu_signature, pinc_signature
-from scoring.metrics.tokens import check_tokenize, default_max_order, sentence_units
+from scoring.metrics.tokens import sentence_units
 
 # The holder recorded for n-grams whose largest count is in the source sentence, which is
 # never itself scored.
 _SOURCE = -1
-
-
-@dataclass(frozen=True)
-class ClusterSettings:
-    """How a cluster is scored. ``pinc_max_order`` defaults to ``max_order``, which
-    defaults to 4 for words and 18 for characters."""
-
-    tokenize: str = "13a"
-    max_order: int | None = None
-    pinc_max_order: int | None = None
-    smooth: str = "exp"
-    smooth_value: float | None = None
-    lowercase: bool = False
-    keep_spaces: bool = False
-
-    def __post_init__(self):
-        check_tokenize(self.tokenize)
-        check_smooth(self.smooth)
-        if self.max_order is None:
-            object.__setattr__(self, "max_order", default_max_order(self.tokenize))
-        if self.pinc_max_order is None:
-            object.__setattr__(self, "pinc_max_order", self.max_order)
-
-    def bleu_signature(self, nrefs: int) -> str:
-        """Signature of the leave-one-out BLEU scores of a cluster with ``nrefs`` references."""
-        return bleu_signature(
-            nrefs=nrefs,
-            tokenize=self.tokenize,
-            max_order=self.max_order,
-            smooth=self.smooth,
-            smooth_value=self.smooth_value,
-            lowercase=self.lowercase,
-            keep_spaces=self.keep_spaces,
-        )
-
-    def pinc_signature(self, nsources: int) -> str:
-        """Signature of the mean PINC scores of a cluster where each has ``nsources``."""
-        return pinc_signature(
-            nsources=nsources,
-            tokenize=self.tokenize,
-            max_order=self.pinc_max_order,
-            keep_spaces=self.keep_spaces,
-        )
-
-
-@dataclass(slots=True)
-class SentenceScores:
-    """Scores of one description within its cluster.
-
-    ``bleu``: sentence BLEU against every other description (and the source, if any);
-    ``pinc``: mean PINC of this description against each other description as source.
-    Either is None when there is nothing to compare with.
-    """
-
-    position: int
-    bleu: float | None
-    pinc: float | None
-
-
-@dataclass(frozen=True)
-class ClusterScores:
-    """Scores of a whole cluster.
-
-    ``corpus_bleu`` is corpus BLEU of every description against the others (statistics
-    summed, no effective order, as sacrebleu's corpus_bleu); ``mean_bleu`` the mean of the
-    sentence scores; ``mean_pinc`` the mean PINC over all ordered pairs of descriptions.
-    """
-
-    size: int
-    corpus_bleu: float | None
-    mean_bleu: float | None
-    mean_pinc: float | None
-    sentences: tuple[SentenceScores, ...]
-    bleu_signature: str
-    pinc_signature: str
-
-
-@dataclass(frozen=True)
-class Addition:
-    """What adding one description changed: its own scores, and the other descriptions
-    whose BLEU or PINC moved (in position order)."""
-
-    scores: SentenceScores
-    changed: tuple[SentenceScores, ...]
 
 
 @dataclass(slots=True)
@@ -291,14 +207,19 @@ class ClusterIndex:
         )
 
     def add(self, text: str) -> Addition:
-        """Add one description; return its scores and those of the others that changed."""
+        """Add one description; return its scores and those of the others that changed.
+
+        The work is proportional to the newcomer's n-grams times the cluster size, not a
+        rebuild: the others' statistics change only where the newcomer can change them.
+        Afterwards the index is what ``build`` makes of all the sentences.
+        """
         before = self.sentence_scores()
         position = len(self.sentences)
         sentence = self._index_sentence(text)
         # Everyone already here is a reference of the newcomer.
         sentence.matches = [
             sum(
-                min(count, repeats[gram][0] if gram in repeats else min(holders[gram], 1))
+                min(count, repeats[gram][0] if gram in repeats else 1 if gram in holders else 0)
                 for gram, count in by_order.items()
             )
             for holders, repeats, by_order in zip(
@@ -306,7 +227,7 @@ class ClusterIndex:
             )
         ]
         sentence.overlaps = [
-            sum(frequency[gram] for gram in grams)
+            sum(frequency.get(gram, 0) for gram in grams)
             for frequency, grams in zip(self.document_frequency, sentence.pinc_grams, strict=True)
         ]
         sentence.reference_length = _closest_length(
@@ -430,7 +351,7 @@ class ClusterIndex:
                     continue
                 entry = repeats.get(gram)
                 if entry is None:
-                    repeats[gram] = [count, position, min(holders[gram], 1)]
+                    repeats[gram] = [count, position, 1 if gram in holders else 0]
                 else:
                     _raise_peak(entry, count, position)
         if settled:
@@ -465,7 +386,7 @@ class ClusterIndex:
         ):
             # Only these n-grams can raise anyone's clipped matches: one held by a single
             # sentence (which had no reference with it), or one that somebody repeats.
-            contested = [gram for gram in theirs if holders[gram] == 1 or gram in repeats]
+            contested = [gram for gram in theirs if holders.get(gram) == 1 or gram in repeats]
             if not contested:
                 continue
             for position, sentence in enumerate(self.sentences):

@@ -1,8 +1,8 @@
 """Turning a sentence into the units BLEU and PINC count: words or characters.
 
 Tokenisation is sacrebleu's own (13a, zh, intl, none, char), so our scores agree with
-sacrebleu's by construction. The only thing added here is ``keep_spaces`` for character
-n-grams, which sacrebleu does not offer.
+sacrebleu's by construction. Two things are added: ``keep_spaces`` for character n-grams,
+which sacrebleu does not offer, and a way around 13a for sentences it would not change.
 """
 
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
