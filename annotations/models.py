@@ -115,3 +115,19 @@ class Alignment(models.Model):
     @property
     def annotator_name(self) -> str:
         return self.annotator or str(self.worker)
+
+
+class AgreementReport(models.Model):
+    """The corpus agreement table, recomputed in the background as alignments arrive.
+
+    One row. ``through_alignment`` is the newest alignment the table includes, so a refresh
+    can tell whether anything arrived while it was computing.
+    """
+
+    table = models.JSONField(null=True)
+    through_alignment = models.BigIntegerField(default=0)
+    computed_at = models.DateTimeField(null=True)
+    seconds = models.FloatField(null=True)
+
+    def __str__(self):
+        return f"agreement through alignment {self.through_alignment}"

@@ -15,6 +15,7 @@ from scoring.metrics.tokens import sentence_units
 from scoring.services import cluster_descriptions
 
 from .models import AlignerModel, Alignment, SentencePair
+from .tasks import queue_agreement_refresh
 
 # A pair of near-copies teaches nothing about paraphrase: below this PINC both ways, skip it.
 NEAR_IDENTICAL_PINC = 10.0
@@ -171,6 +172,7 @@ def alignment_submit(*, assignment_id: int, worker: Worker, links: str) -> tuple
     def record(assignment, hit, now):
         pair = hit.sentence_pair
         alignment = links_parse(links, pair)
+        queue_agreement_refresh()
         return Alignment.objects.create(
             pair=pair,
             assignment=assignment,

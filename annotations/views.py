@@ -1,18 +1,22 @@
-"""The word-alignment task.
+"""The word-alignment task, and the agreement pages.
 
 Security behaviour: a worker opens and submits only their own alignment assignments (any other
-id answers 404); the page needs a login and a worker profile.
+id answers 404); the page needs a login and a worker profile. Agreement pages are staff only.
 """
 
 from django.contrib import messages
-from django.shortcuts import redirect, render
+from django.contrib.admin.views.decorators import staff_member_required
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from collector.models import Assignment, HitType
 from collector.services import WorkRefused
 from collector.views import own_assignment, worker_required
+from scoring.metrics.alignment import parse_pharaoh
+from scoring.reports import grouped_bars
 
 from . import services
+from .models import AgreementReport, SentencePair
 
 
 @worker_required
@@ -54,3 +58,59 @@ def align(request, pk, worker):
         "submitted": assignment.status == Assignment.Status.SUBMITTED,
     }
     return render(request, "annotations/align.html", context, status=400 if error else 200)
+
+
+@staff_member_required
+def agreement(request):
+    """The corpus agreement table as last computed, with the length plot."""
+    report = AgreementReport.objects.filter(pk=1).first()
+    table = report.table if report else None
+    chart = None
+    if table and table["by_length"]:
+        rows = table["by_length"]
+        chart = grouped_bars(
+            "Agreement by length of the longer sentence",
+            [row["label"] for row in rows],
+            {
+                "observed π̂": [row["observed"] for row in rows],
+                "chance π̂₀": [row["chance"] for row in rows],
+                "Ĉ": [row["c_hat"] for row in rows],
+            },
+        )
+    pairs = SentencePair.objects.filter(alignments__isnull=False).distinct().order_by("-pk")
+    context = {
+        "report": report,
+        "table": table,
+        "corpus_rows": [table["corpus"]] if table else [],
+        "chart": chart,
+        "pairs": pairs[:50],
+    }
+    return render(request, "annotations/agreement.html", context)
+
+
+@staff_member_required
+def pair_alignments(request, pk):
+    """One sentence pair's alignments side by side: the pre-alignment and each annotator's."""
+    pair = get_object_or_404(SentencePair, pk=pk)
+    versions = [("Pre-alignment", parse_pharaoh(pair.pre_alignment))] + [
+        (alignment.annotator_name, parse_pharaoh(alignment.links))
+        for alignment in pair.alignments.select_related("worker__user").order_by("created_at")
+    ]
+    grids = [
+        (
+            name,
+            [
+                [
+                    "S" if (i, j) in links.sure else "P" if (i, j) in links.possible else ""
+                    for j in range(len(pair.tokens_b))
+                ]
+                for i in range(len(pair.tokens_a))
+            ],
+        )
+        for name, links in versions
+    ]
+    rows = [
+        (word, [(name, grid[i]) for name, grid in grids]) for i, word in enumerate(pair.tokens_a)
+    ]
+    context = {"pair": pair, "names": [name for name, _ in grids], "rows": rows}
+    return render(request, "annotations/pair.html", context)

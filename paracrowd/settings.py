@@ -167,6 +167,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "collector.tasks.expire_assignments",
         "schedule": timedelta(minutes=1),
     },
+    "refresh-agreement": {
+        "task": "annotations.tasks.refresh_agreement",
+        "schedule": timedelta(minutes=10),
+    },
     "score-unscored": {
         "task": "scoring.tasks.sweep_unscored",
         "schedule": timedelta(minutes=2),

@@ -160,3 +160,38 @@ def corpus_summary() -> dict:
             .order_by("-clusters")[:20]
         ),
     }
+
+
+@dataclass(frozen=True)
+class GroupedBars:
+    title: str
+    groups: list[tuple[str, list[Bar]]]
+    series: list[str]
+    width: int = 600
+    height: int = 180
+
+
+def grouped_bars(title, labels, series: dict[str, list[float | None]], *, top=1.0) -> GroupedBars:
+    """One group of bars per label, one bar per series (values 0..top; None draws nothing)."""
+    chart = GroupedBars(title=title, groups=[], series=list(series))
+    group_width = chart.width / max(len(labels), 1)
+    bar_width = (group_width - 8) / max(len(series), 1)
+    plot_height = chart.height - 20
+    for g, label in enumerate(labels):
+        bars = []
+        for s, values in enumerate(series.values()):
+            value = values[g]
+            height = 0 if value is None else plot_height * max(0.0, min(value, top)) / top
+            bars.append(
+                Bar(
+                    label=f"{label} {list(series)[s]}: "
+                    + ("—" if value is None else f"{value:.3f}"),
+                    count=0,
+                    x=g * group_width + 4 + s * bar_width,
+                    y=plot_height - height,
+                    width=bar_width - 1,
+                    height=height,
+                )
+            )
+        chart.groups.append((label, bars))
+    return chart

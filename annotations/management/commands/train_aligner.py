@@ -1,0 +1,20 @@
+from django.core.management.base import BaseCommand
+
+from annotations.services import aligner_train, pairs_prealign
+
+
+class Command(BaseCommand):
+    help = (
+        "Train the automatic aligner on pairings of descriptions within clusters (plus every "
+        "word aligned to itself) and pre-align the pairs nobody has annotated yet."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--max-pairs", type=int, default=200_000)
+        parser.add_argument("--iterations", type=int, default=5)
+        parser.add_argument("--seed", type=int, default=0)
+
+    def handle(self, *args, max_pairs, iterations, seed, **options):
+        model = aligner_train(max_pairs=max_pairs, seed=seed, iterations=iterations)
+        self.stdout.write(f"Trained on {model.training_pairs} sentence pairs.")
+        self.stdout.write(f"{pairs_prealign(aligner_model=model)} pairs pre-aligned.")
