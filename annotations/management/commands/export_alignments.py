@@ -1,0 +1,17 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from annotations.alignment_files import alignments_export
+
+
+class Command(BaseCommand):
+    help = "Export annotated sentence pairs and their alignments to a folder."
+
+    def add_arguments(self, parser):
+        parser.add_argument("folder", type=Path)
+        parser.add_argument("--format", choices=["pharaoh", "naacl"], default="pharaoh")
+
+    def handle(self, *args, folder, format, **options):
+        written = alignments_export(folder, format=format)
+        self.stdout.write(f"{written} sentence pairs written to {folder}.")

@@ -1,0 +1,54 @@
+import os
+from collections import defaultdict
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotations.alignment_files import alignments_import, read_annotator_file
+from annotations.management.commands.alignment_agreement import annotator_names
+
+
+def line_annotators(path: Path, default: str, count: int) -> list[str]:
+    """Who made each line of ``path``: the export's ``annotators-k.txt`` beside an
+    ``alignment-k.*`` file when there is one, else ``default`` for every line."""
+    names = path.with_name(path.name.replace("alignment-", "annotators-", 1)).with_suffix(".txt")
+    if path.name.startswith("alignment-") and names.exists():
+        lines = names.read_text(encoding="utf-8").splitlines()
+        if len(lines) != count:
+            raise ValueError(f"{names}: {len(lines)} names for {count} pairs")
+        return lines
+    return [default] * count
+
+
+class Command(BaseCommand):
+    help = (
+        "Import annotators' alignments of the same sentence pairs: MSR RTE files, or Pharaoh "
+        "/ NAACL link files with --source and --target token files. One file per annotator."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", type=Path)
+        parser.add_argument("--format", choices=["msr", "pharaoh", "naacl"], default="msr")
+        parser.add_argument("--source", type=Path)
+        parser.add_argument("--target", type=Path)
+        parser.add_argument("--corpus", help="a name keeping this corpus's pair ids apart")
+        parser.add_argument("--open-hits", action="store_true", help="offer pairs as HITs")
+
+    def handle(self, *args, files, format, source, target, corpus, open_hits, **options):
+        names = annotator_names([path.name for path in files])
+        corpus = corpus or os.path.commonprefix([path.name for path in files]).strip("_-.")
+        by_annotator = defaultdict(list)
+        try:
+            for name, path in zip(names, files, strict=True):
+                pairs = read_annotator_file(path, format, source, target)
+                annotators = line_annotators(path, name, len(pairs))
+                for annotator, pair in zip(annotators, pairs, strict=True):
+                    if annotator:  # a blank name marks a pair this slot has no annotation of
+                        by_annotator[annotator].append(pair)
+        except (OSError, ValueError) as error:
+            raise CommandError(str(error)) from None
+        report = alignments_import(by_annotator, corpus=corpus or "import", open_hits=open_hits)
+        self.stdout.write(
+            f"{report.pairs} sentence pairs; alignments: {report.alignments_new} new, "
+            f"{report.alignments_present} already present."
+        )
