@@ -1,0 +1,58 @@
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from .models import AgreementReport, AlignerModel, Alignment, SentencePair
+
+
+class AlignmentInline(admin.TabularInline):
+    model = Alignment
+    extra = 0
+    fields = ["annotator", "worker", "links", "changed_cells", "time_spent", "created_at"]
+    raw_id_fields = ["worker", "assignment"]
+
+
+@admin.register(SentencePair)
+class SentencePairAdmin(admin.ModelAdmin):
+    list_display = ["id", "__str__", "origin", "annotations", "compare", "created_at"]
+    list_filter = ["origin", "created_at"]
+    search_fields = ["import_key", "tokens_a", "tokens_b"]
+    raw_id_fields = ["description_a", "description_b", "aligner"]
+    inlines = [AlignmentInline]
+
+    @admin.display(description="annotations")
+    def annotations(self, pair):
+        return pair.alignments.count()
+
+    @admin.display(description="side by side")
+    def compare(self, pair):
+        return format_html('<a href="{}">compare</a>', reverse("annotations:pair", args=[pair.pk]))
+
+
+@admin.register(Alignment)
+class AlignmentAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "pair",
+        "annotator",
+        "worker",
+        "changed_cells",
+        "time_spent",
+        "created_at",
+    ]
+    list_filter = ["created_at"]
+    search_fields = ["annotator", "worker__user__username", "worker__external_id"]
+    raw_id_fields = ["pair", "assignment", "worker"]
+    list_select_related = ["pair", "worker__user"]
+
+
+@admin.register(AlignerModel)
+class AlignerModelAdmin(admin.ModelAdmin):
+    list_display = ["id", "training_pairs", "trained_at"]
+    exclude = ["parameters"]  # megabytes of translation tables
+
+
+@admin.register(AgreementReport)
+class AgreementReportAdmin(admin.ModelAdmin):
+    list_display = ["id", "through_alignment", "computed_at", "seconds"]
+    exclude = ["table"]
