@@ -22,11 +22,13 @@
   var resetButton = document.getElementById("align-reset");
   var countNode = document.getElementById("align-count");
   var currentNode = document.getElementById("align-current");
+  var gridBox = document.getElementById("alignment-grid");
   var readonly = tool.dataset.readonly === "true";
 
   var NEXT = { "": "S", S: "P", P: "" };
   var NAMES = { "": "none", S: "sure", P: "possible" };
   var KEY_STATES = new Map([["s", "S"], ["p", "P"], ["n", ""], ["delete", ""], ["backspace", ""]]);
+  var EDGE = 24; // px
   var MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
   var source = task.source;
@@ -88,8 +90,8 @@
   }
 
   function undo() {
+    if (drag || !history.length) return;
     var step = history.pop();
-    if (!step || drag) return;
     step.forEach(function (c) { put(c.key, c.before); });
     render();
   }
@@ -106,8 +108,9 @@
   headRow.appendChild(corner);
   var columnHeads = target.map(function (word) { return headRow.appendChild(header(word, "col")); });
   var rowHeads = [];
+  var body = table.createTBody();
   var cells = source.map(function (word, i) {
-    var row = table.createTBody().insertRow();
+    var row = body.insertRow();
     rowHeads.push(row.appendChild(header(word, "row")));
     return target.map(function (_, j) {
       var button = document.createElement("button");
@@ -120,11 +123,12 @@
     });
   });
   if (cells.length && cells[0].length) cells[0][0].tabIndex = 0;
-  document.getElementById("alignment-grid").appendChild(table);
+  gridBox.appendChild(table);
 
   function header(word, scope) {
     var th = document.createElement("th");
     th.scope = scope;
+    th.title = word; // long words are cut short in the header
     var text = th.appendChild(document.createElement("span"));
     text.className = "word";
     text.dir = "auto";
@@ -222,7 +226,7 @@
   table.addEventListener("keydown", function (event) {
     pointerClickPending = false;
     var cell = cellOf(event.target);
-    if (!cell || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (!cell || drag || event.ctrlKey || event.metaKey || event.altKey) return;
     var move = MOVES[event.key];
     var state = KEY_STATES.get((event.key || "").toLowerCase());
     if (move) {
@@ -274,11 +278,21 @@
 
   table.addEventListener("pointermove", function (event) {
     if (!drag || event.pointerId !== drag.pointerId) return;
+    scrollNearEdge(event.clientX);
     var cell = cellOf(document.elementFromPoint(event.clientX, event.clientY));
     if (!cell || (cell.i === drag.end.i && cell.j === drag.end.j)) return;
     drag.end = cell;
     paintDrag();
   });
+
+  // A drag that reaches an edge of the grid's box (the right one, or the sticky row headers)
+  // scrolls it, so that a block can be wider than the screen.
+  function scrollNearEdge(x) {
+    var left = corner.getBoundingClientRect().right;
+    var right = gridBox.getBoundingClientRect().right;
+    if (x < left + EDGE) gridBox.scrollLeft -= EDGE;
+    else if (x > right - EDGE) gridBox.scrollLeft += EDGE;
+  }
 
   function paintDrag() {
     links = new Map(drag.before);
