@@ -25,7 +25,9 @@ def align(request, pk, worker):
     assignment = own_assignment(pk, worker, HitType.Kind.ALIGNMENT)
     pair = assignment.hit.sentence_pair
     error = ""
-    links = pair.pre_alignment
+    submitted = assignment.status == Assignment.Status.SUBMITTED
+    # A submitted task reopens read-only, showing what was submitted.
+    links = assignment.alignment.links if submitted else pair.pre_alignment
     if request.method == "POST":
         links = request.POST.get("links", "")
         try:
@@ -55,7 +57,7 @@ def align(request, pk, worker):
         },
         "error": error,
         "action": reverse("annotations:align", args=[pk]),
-        "submitted": assignment.status == Assignment.Status.SUBMITTED,
+        "submitted": submitted,
     }
     return render(request, "annotations/align.html", context, status=400 if error else 200)
 

@@ -146,3 +146,13 @@ def test_the_trained_aligner_pre_aligns_new_pairs():
     pair = next(p for p in pairs if "guitar" in p.tokens_a and "guitar" in p.tokens_b)
     link = (pair.tokens_a.index("guitar"), pair.tokens_b.index("guitar"))
     assert link in parse_pharaoh(pair.pre_alignment).sure
+
+
+def test_a_submitted_task_reopens_showing_what_was_submitted(client, pair):
+    SentencePair.objects.filter(pk=pair.pk).update(pre_alignment="0-0 1-1")
+    worker = make_worker()
+    client.force_login(worker.user)
+    assignment = claim(worker)
+    client.post(reverse("annotations:align", args=[assignment.pk]), {"links": "2p2"})
+    page = client.get(reverse("annotations:align", args=[assignment.pk])).content.decode()
+    assert '"links": "2p2"' in page
