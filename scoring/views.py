@@ -36,11 +36,21 @@ def corpus(request):
         sample = max(1, min(int(request.GET.get("clusters", 100)), 2000))
     except ValueError:
         sample = 100
+    curve = reports.bleu_by_reference_count(language=language, clusters=sample)
     context = {
         "language": language,
         "sample": sample,
         "summary": reports.corpus_summary(),
         "histograms": reports.score_distributions(language),
-        "curve": reports.bleu_by_reference_count(language=language, clusters=sample),
+        "curve": curve,
+        "curve_chart": reports.grouped_bars(
+            "Leave-one-out BLEU by number of references",
+            [point.references for point in curve],
+            {
+                "mean sentence BLEU": [point.mean_bleu for point in curve],
+                "corpus BLEU": [point.corpus_bleu for point in curve],
+            },
+            top=100,
+        ),
     }
     return render(request, "scoring/corpus.html", context)

@@ -43,6 +43,7 @@ def test_staff_see_the_corpus_distributions_and_reference_curve(client, staff, c
     page = response.content.decode()
     assert response.status_code == 200
     assert "Leave-one-out BLEU of each description" in page and "<svg" in page
+    assert "Leave-one-out BLEU by number of references" in page
     assert page.count("<h1") == 1
 
 
