@@ -443,7 +443,7 @@ def _span_conflict(start, end, *, segments, proposals) -> str | None:
 def _overlap_message(span, other, where: str) -> str:
     return (
         f"This overlaps {format_time(other[0])}–{format_time(other[1])} of the same video, "
-        f"{where}, by {seconds_text(overlap(span, other))} seconds: more than half of the "
+        f"{where}, by {seconds_text(overlap(span, other))}: more than half of the "
         "shorter segment. Choose a different moment of the video."
     )
 

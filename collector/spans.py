@@ -54,8 +54,9 @@ def format_time(seconds) -> str:
 
 
 def seconds_text(seconds: Decimal) -> str:
-    """A number of seconds without trailing zeros: 6.50 → "6.5", 20.00 → "20"."""
-    return f"{Decimal(seconds).normalize():f}"
+    """A number of seconds in words, without trailing zeros: 6.50 → "6.5 seconds"."""
+    number = f"{Decimal(seconds).normalize():f}"
+    return f"{number} second" if number == "1" else f"{number} seconds"
 
 
 @dataclass(frozen=True)
@@ -83,13 +84,13 @@ class LengthRule:
         length = end - start
         if length < self.minimum:
             raise ValidationError(
-                f"This segment is {seconds_text(length)} seconds long; it must be at least "
+                f"This segment is {seconds_text(length)} long; it must be at least "
                 f"{self.minimum} seconds.",
                 code="too_short",
             )
         if length > self.maximum:
             raise ValidationError(
-                f"This segment is {seconds_text(length)} seconds long; it can be at most "
+                f"This segment is {seconds_text(length)} long; it can be at most "
                 f"{self.maximum} seconds. Most good segments are {self.suggested_minimum}–"
                 f"{self.suggested_maximum} seconds.",
                 code="too_long",
