@@ -190,3 +190,15 @@ def test_every_staff_page_has_exactly_one_h1(client, uploaded, proposal):
         reverse("review:video", args=[uploaded.pk]),
     ]:
         assert client.get(url).content.decode().count("<h1") == 1, url
+
+
+def test_the_admin_lists_proposals_read_only_and_links_to_the_review(client, admin, proposal):
+    admin.is_superuser = True
+    admin.save()
+    page = client.get(reverse("admin:collector_segmentproposal_changelist")).content.decode()
+    assert reverse("review:proposal", args=[proposal.pk]) in page
+    assert "A dog &lt;jumps&gt;" in page
+    change = reverse("admin:collector_segmentproposal_change", args=[proposal.pk])
+    client.post(change, {"status": "approved"})
+    assert SegmentProposal.objects.get().status == "pending"
+    assert client.get(reverse("admin:collector_videofile_changelist")).status_code == 200
