@@ -37,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 # How many locked-then-full candidates the allocator steps past before giving up.
 CLAIM_ATTEMPTS = 5
+EVENT_MAX_LENGTH = SegmentProposal._meta.get_field("event").max_length
 
 
 class WorkRefused(Exception):
@@ -296,6 +297,11 @@ def proposal_submit(
     if not YOUTUBE_ID.match(youtube_id):
         raise WorkRefused("That is not a YouTube video id.")
     _check_length(start, end)
+    event = event.strip()
+    if not event or len(event) > EVENT_MAX_LENGTH:
+        raise WorkRefused(
+            f"Say in a few words (at most {EVENT_MAX_LENGTH} characters) what happens."
+        )
 
     def record(assignment, hit, now):
         _lock_video(f"youtube:{youtube_id}")

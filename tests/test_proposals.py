@@ -157,6 +157,17 @@ def test_a_span_of_the_wrong_length_is_refused(start, end, message):
     assert not SegmentProposal.objects.exists()
 
 
+@pytest.mark.parametrize("event", ["", "   ", "x" * 201])
+def test_a_proposal_needs_a_few_words_on_what_happens(event):
+    with pytest.raises(services.WorkRefused, match="at most 200 characters"):
+        propose(make_worker(), 3, 9, event=event)
+
+
+def test_a_proposal_needs_a_youtube_video_id():
+    with pytest.raises(services.WorkRefused, match="not a YouTube video id"):
+        propose(make_worker(), 3, 9, youtube_id="https://x.y")
+
+
 def test_a_segment_already_in_the_corpus_cannot_be_proposed():
     make_segment(youtube_id=VIDEO, start=10, end=16)
     with pytest.raises(services.WorkRefused, match=r"\(0:10–0:16\) is already in the corpus"):
