@@ -3,7 +3,17 @@ from django.db.models import Count
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .models import Assignment, Description, Hit, HitType, Qualification, Segment, Worker
+from .models import (
+    Assignment,
+    Description,
+    Hit,
+    HitType,
+    Qualification,
+    Segment,
+    SegmentProposal,
+    VideoFile,
+    Worker,
+)
 
 
 @admin.register(Segment)
@@ -94,11 +104,19 @@ class HitTypeAdmin(admin.ModelAdmin):
 
 @admin.register(Hit)
 class HitAdmin(admin.ModelAdmin):
-    list_display = ["id", "hit_type", "tier", "segment", "submitted_count", "max_assignments"]
+    list_display = [
+        "id",
+        "hit_type",
+        "tier",
+        "segment",
+        "proposer",
+        "submitted_count",
+        "max_assignments",
+    ]
     list_filter = ["hit_type", "tier"]
-    search_fields = ["segment__youtube_id"]
-    raw_id_fields = ["segment"]
-    list_select_related = ["hit_type", "segment"]
+    search_fields = ["segment__youtube_id", "proposer__user__username"]
+    raw_id_fields = ["segment", "sentence_pair", "proposer"]
+    list_select_related = ["hit_type", "segment", "proposer__user"]
 
 
 @admin.register(Assignment)
@@ -142,6 +160,57 @@ class DescriptionAdmin(admin.ModelAdmin):
     def segment_link(self, description):
         url = reverse("scoring:cluster", args=[description.segment_id])
         return format_html('<a href="{}">{}</a>', url, description.segment)
+
+
+@admin.register(SegmentProposal)
+class SegmentProposalAdmin(admin.ModelAdmin):
+    """Read only: decisions are made on the review page, which records them in full."""
+
+    list_display = [
+        "id",
+        "youtube_id",
+        "start",
+        "end",
+        "event",
+        "worker",
+        "tier",
+        "status",
+        "reviewed_by",
+        "pay_cents",
+        "created_at",
+        "review_link",
+    ]
+    list_filter = ["status", "tier", "reasons", "created_at"]
+    search_fields = ["youtube_id", "event", "worker__user__username", "review_note"]
+    list_select_related = ["worker__user", "reviewed_by"]
+    date_hierarchy = "created_at"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="review")
+    def review_link(self, proposal):
+        url = reverse("review:proposal", args=[proposal.pk])
+        return format_html('<a href="{}">open</a>', url)
+
+
+@admin.register(VideoFile)
+class VideoFileAdmin(admin.ModelAdmin):
+    list_display = ["id", "title", "file", "uploaded_by", "uploaded_at", "cut_link"]
+    search_fields = ["title", "file"]
+    raw_id_fields = ["uploaded_by"]
+    date_hierarchy = "uploaded_at"
+
+    @admin.display(description="segments")
+    def cut_link(self, video):
+        url = reverse("review:video", args=[video.pk])
+        return format_html('<a href="{}">cut segments</a>', url)
 
 
 def _score(description, name):

@@ -1,8 +1,11 @@
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
-from django.core.validators import MaxLengthValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import FileExtensionValidator, MaxLengthValidator
 
+from .models import SegmentProposal
+from .spans import LengthRule, parse_time
 from .validators import (
     LANGUAGE_CODES,
     LANGUAGES,
@@ -10,6 +13,7 @@ from .validators import (
     validate_no_url,
     validate_one_sentence,
 )
+from .youtube import parse_youtube_link
 
 OTHER_LANGUAGE = "other"
 
@@ -80,3 +84,102 @@ class SignUpForm(UserCreationForm):
 
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")
+
+
+class TimeField(forms.CharField):
+    """A time in a video, typed as seconds (75) or minutes and seconds (1:15); a Decimal."""
+
+    widget = forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false", "size": 9})
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        return parse_time(value) if value else None
+
+
+class SegmentSpanForm(forms.Form):
+    """Where a segment starts and ends, checked against the length rule (spans.LengthRule).
+
+    Whether it overlaps another segment of the same video is for the service to say: only it
+    can look while holding the video's lock.
+    """
+
+    start = TimeField(
+        label="Start",
+        error_messages={"required": "Mark or type where the segment starts."},
+    )
+    end = TimeField(
+        label="End",
+        error_messages={"required": "Mark or type where the segment ends."},
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        start, end = cleaned.get("start"), cleaned.get("end")
+        if start is not None and end is not None:
+            try:
+                LengthRule.from_settings().check(start, end)
+            except ValidationError as error:
+                self.add_error("end", error)
+        return cleaned
+
+
+class ProposalForm(SegmentSpanForm):
+    """A proposed segment of a YouTube video, as the worker marked or typed it."""
+
+    url = forms.CharField(
+        label="YouTube link",
+        max_length=500,
+        help_text="Paste the video's address, e.g. https://youtu.be/… or "
+        "https://www.youtube.com/watch?v=…",
+        widget=forms.URLInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+        error_messages={"required": "Paste the address of a YouTube video."},
+    )
+    event = forms.CharField(
+        label="What happens, in a few words",
+        max_length=SegmentProposal._meta.get_field("event").max_length,
+        help_text="For the reviewer, e.g. “a dog catches a frisbee”.",
+        error_messages={"required": "Say in a few words what happens in the segment."},
+    )
+
+    field_order = ["url", "start", "end", "event"]
+
+    def clean_url(self):
+        return parse_youtube_link(self.cleaned_data["url"])
+
+
+class SegmentCutForm(SegmentSpanForm):
+    title = forms.CharField(
+        label="Title (optional)",
+        required=False,
+        max_length=200,
+        help_text="For admins only; describers never see it. Defaults to the video's title.",
+    )
+
+
+class VideoUploadForm(forms.Form):
+    VIDEO_EXTENSIONS = ["mp4", "m4v", "webm", "ogv", "ogg", "mov"]
+
+    title = forms.CharField(label="Title", max_length=200)
+    file = forms.FileField(
+        label="Video file",
+        help_text="MP4, WebM, Ogg or QuickTime.",
+        validators=[FileExtensionValidator(VIDEO_EXTENSIONS)],
+        widget=forms.ClearableFileInput(attrs={"accept": "video/*"}),
+    )
+
+
+class ProposalReviewForm(forms.Form):
+    """A reviewer's reasons; which button was pressed (approve or reject) says the decision."""
+
+    reasons = forms.MultipleChoiceField(
+        label="Reasons for rejecting",
+        required=False,
+        choices=SegmentProposal.Reason.choices,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    note = forms.CharField(
+        label="Note (optional when a reason is ticked)",
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )

@@ -9,6 +9,7 @@ holds at most one assignment per HIT, and a HIT never records more submissions t
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
@@ -227,7 +228,11 @@ class HitQuerySet(models.QuerySet):
 
 class Hit(models.Model):
     """One item offered in one tier, wanting ``max_assignments`` submissions. The item is a
-    segment (description HITs) or a sentence pair (alignment HITs)."""
+    segment (description HITs) or a sentence pair (alignment HITs).
+
+    A video-collection HIT has no item to share: the worker brings the video. Each one is opened
+    for one worker (``proposer``) when they ask for the task, and takes one proposal.
+    """
 
     hit_type = models.ForeignKey(HitType, on_delete=models.PROTECT, related_name="hits")
     tier = models.PositiveSmallIntegerField(choices=Tier.choices)
@@ -240,6 +245,9 @@ class Hit(models.Model):
         blank=True,
         on_delete=models.CASCADE,
         related_name="hits",
+    )
+    proposer = models.ForeignKey(
+        "Worker", null=True, blank=True, on_delete=models.PROTECT, related_name="proposal_hits"
     )
     max_assignments = models.PositiveIntegerField()
     submitted_count = models.PositiveIntegerField(default=0)
@@ -256,8 +264,16 @@ class Hit(models.Model):
                 fields=["hit_type", "tier", "sentence_pair"], name="hit_one_per_pair_tier"
             ),
             models.CheckConstraint(
-                condition=Q(segment__isnull=True) ^ Q(sentence_pair__isnull=True),
+                condition=(
+                    Q(segment__isnull=False, sentence_pair__isnull=True, proposer__isnull=True)
+                    | Q(segment__isnull=True, sentence_pair__isnull=False, proposer__isnull=True)
+                    | Q(segment__isnull=True, sentence_pair__isnull=True, proposer__isnull=False)
+                ),
                 name="hit_has_one_item",
+            ),
+            models.CheckConstraint(
+                condition=Q(proposer__isnull=True) | Q(max_assignments=1),
+                name="hit_proposal_takes_one",
             ),
             models.CheckConstraint(
                 condition=Q(submitted_count__lte=F("max_assignments")),
@@ -271,7 +287,9 @@ class Hit(models.Model):
 
     @property
     def item(self):
-        return self.segment if self.segment_id else self.sentence_pair
+        if self.segment_id:
+            return self.segment
+        return self.sentence_pair if self.sentence_pair_id else self.proposer
 
     @property
     def is_full(self) -> bool:
@@ -357,3 +375,133 @@ class Description(models.Model):
 
     def __str__(self):
         return self.text[:60]
+
+
+class VideoFile(models.Model):
+    """A video uploaded by an admin, kept in the default storage (local media or S3). Segments
+    cut from it point at the same stored file."""
+
+    file = models.FileField(upload_to="videos/")
+    title = models.CharField(max_length=200)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return self.title
+
+    @property
+    def segments(self):
+        return Segment.objects.filter(source=Segment.Source.FILE, video_file=self.file.name)
+
+
+class SegmentProposalQuerySet(models.QuerySet):
+    def pending(self):
+        return self.filter(status=SegmentProposal.Status.PENDING)
+
+
+class SegmentProposal(models.Model):
+    """A worker's proposed segment of a YouTube video, and the review it got.
+
+    Approval creates the Segment (offered for description) and records the pay for the
+    proposer's tier; rejection records the reasons. Never deleted: rejected proposals stay.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending review"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+
+    class Reason(models.TextChoices):
+        # The study's criteria for a usable segment.
+        NOT_ONE_EVENT = "not_one_event", "Not a single, clear, unambiguous event"
+        TEXT = "text", "Subtitles or other text on screen"
+        LANGUAGE_OR_CULTURE = "language", "Needs a particular language or culture to understand"
+        INAPPROPRIATE = "inappropriate", "Inappropriate content"
+        TIMING = "timing", "Start or end misses the event"
+        UNPLAYABLE = "unplayable", "Video unavailable or cannot be embedded"
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.PROTECT, related_name="proposal")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="proposals")
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    youtube_id = models.CharField(max_length=11)
+    start = models.DecimalField(max_digits=8, decimal_places=2, help_text="seconds")
+    end = models.DecimalField(max_digits=8, decimal_places=2, help_text="seconds")
+    event = models.CharField(max_length=200, help_text="the event, in the proposer's words")
+    time_spent = models.DurationField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    reasons = ArrayField(
+        models.CharField(max_length=20, choices=Reason.choices), default=list, blank=True
+    )
+    review_note = models.TextField(blank=True)
+    # What the proposer earns, in cents at their tier's rate when it was approved; 0 if rejected.
+    pay_cents = models.PositiveIntegerField(null=True, blank=True)
+    segment = models.OneToOneField(
+        Segment, null=True, blank=True, on_delete=models.PROTECT, related_name="proposal"
+    )
+
+    objects = SegmentProposalQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(start__gte=0) & Q(end__gt=F("start")), name="proposal_end_after_start"
+            ),
+            models.CheckConstraint(
+                condition=Q(youtube_id__regex=r"^[A-Za-z0-9_-]{11}$"),
+                name="proposal_youtube_id_well_formed",
+            ),
+            # A span is proposed once, whatever became of it.
+            models.UniqueConstraint(
+                fields=["youtube_id", "start", "end"], name="proposal_unique_span"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(
+                        status="pending",
+                        reviewed_at__isnull=True,
+                        pay_cents__isnull=True,
+                        segment__isnull=True,
+                    )
+                    | Q(
+                        status="approved",
+                        reviewed_at__isnull=False,
+                        pay_cents__isnull=False,
+                        segment__isnull=False,
+                    )
+                    | (
+                        Q(
+                            status="rejected",
+                            reviewed_at__isnull=False,
+                            pay_cents=0,
+                            segment__isnull=True,
+                        )
+                        & (~Q(reasons=[]) | ~Q(review_note=""))
+                    )
+                ),
+                name="proposal_review_recorded",
+            ),
+        ]
+        # proposal_unique_span's index serves look-ups by video.
+        indexes = [
+            models.Index(fields=["status", "created_at"]),
+            models.Index(fields=["worker", "status"]),
+        ]
+
+    def __str__(self):
+        return f"{self.youtube_id} {self.start}–{self.end}s ({self.status})"
+
+    @property
+    def length(self):
+        return self.end - self.start
+
+    def get_reasons_display(self) -> list[str]:
+        labels = dict(self.Reason.choices)
+        return [labels.get(reason, reason) for reason in self.reasons]

@@ -7,20 +7,37 @@ too so that a lost race ends in a clear ``WorkRefused``, not in bad data.
 
 import logging
 from datetime import timedelta
+from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from scoring.tasks import queue_scoring
 
-from .models import Assignment, Description, Hit, HitType, Qualification, Segment, Tier, Worker
+from .models import (
+    Assignment,
+    Description,
+    Hit,
+    HitType,
+    Qualification,
+    Segment,
+    SegmentProposal,
+    Tier,
+    VideoFile,
+    Worker,
+)
+from .spans import LengthRule, format_time, overlap, overlaps_too_much, seconds_text
+from .youtube import VIDEO_ID as YOUTUBE_ID
 
 logger = logging.getLogger(__name__)
 
 # How many locked-then-full candidates the allocator steps past before giving up.
 CLAIM_ATTEMPTS = 5
+EVENT_MAX_LENGTH = SegmentProposal._meta.get_field("event").max_length
 
 
 class WorkRefused(Exception):
@@ -117,6 +134,14 @@ def assignment_claim(
         ).first()
         if held:
             return held
+        if hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
+            return _proposal_hit_open(
+                worker=worker,
+                hit_type=hit_type,
+                tier=tier,
+                external_assignment_id=external_assignment_id,
+                external_hit_id=external_hit_id,
+            )
         passed_over = []
         for _ in range(CLAIM_ATTEMPTS):
             hit = (
@@ -140,6 +165,35 @@ def assignment_claim(
                 )
             passed_over.append(hit.pk)
     return None
+
+
+def _proposal_hit_open(*, worker, hit_type, tier, **external_ids) -> Assignment:
+    """A video-collection HIT opened for ``worker`` alone, with their assignment to it.
+
+    There is no shared item to hand out: the worker brings the video. So each claim opens a
+    one-submission HIT of their own (``hit_proposal_takes_one``), and the usual machinery then
+    records the time spent, the deadline and the status, and stores the proposal once. The caller
+    holds the worker's row lock, so the daily allowance is counted without a race.
+    """
+    now = timezone.now()
+    taken = Assignment.objects.filter(
+        worker=worker,
+        hit__hit_type=hit_type,
+        accepted_at__gt=now - timedelta(hours=24),
+    ).count()
+    if taken >= settings.PROPOSALS_PER_DAY:
+        raise WorkRefused(
+            f"You have taken the {settings.PROPOSALS_PER_DAY} video-collection tasks allowed in "
+            "24 hours. Thank you! Please come back later."
+        )
+    hit = Hit.objects.create(hit_type=hit_type, tier=tier, proposer=worker, max_assignments=1)
+    return Assignment.objects.create(
+        hit=hit,
+        worker=worker,
+        accepted_at=now,
+        expires_at=now + hit_type.assignment_duration,
+        **external_ids,
+    )
 
 
 def assignment_return(*, assignment_id: int, worker: Worker) -> Assignment:
@@ -220,6 +274,205 @@ def description_submit(
     return assignment_submit(
         assignment_id=assignment_id, worker=worker, record=record, submission="description"
     )
+
+
+def proposal_submit(
+    *,
+    assignment_id: int,
+    worker: Worker,
+    youtube_id: str,
+    start: Decimal,
+    end: Decimal,
+    event: str,
+) -> tuple[SegmentProposal, bool]:
+    """Store a worker's proposed YouTube segment for their video-collection assignment, once.
+
+    Refused (WorkRefused) when the span breaks the length rule, repeats a segment already
+    proposed or in the corpus, or overlaps one of the same video by more than half of the
+    shorter of the two (spans.overlaps_too_much). Rejected proposals still count as proposed for
+    the exact span, but do not block overlapping spans: a better-timed segment deserves a review.
+    Proposals of one video are checked one at a time (an advisory lock on the video), so two
+    workers cannot both slip in overlapping spans.
+    """
+    if not YOUTUBE_ID.match(youtube_id):
+        raise WorkRefused("That is not a YouTube video id.")
+    _check_length(start, end)
+    event = event.strip()
+    if not event or len(event) > EVENT_MAX_LENGTH:
+        raise WorkRefused(
+            f"Say in a few words (at most {EVENT_MAX_LENGTH} characters) what happens."
+        )
+
+    def record(assignment, hit, now):
+        _lock_video(f"youtube:{youtube_id}")
+        conflict = _span_conflict(
+            start,
+            end,
+            segments=Segment.objects.filter(source=Segment.Source.YOUTUBE, youtube_id=youtube_id),
+            proposals=SegmentProposal.objects.filter(youtube_id=youtube_id),
+        )
+        if conflict:
+            raise WorkRefused(conflict)
+        return SegmentProposal.objects.create(
+            assignment=assignment,
+            worker=worker,
+            tier=hit.tier,
+            youtube_id=youtube_id,
+            start=start,
+            end=end,
+            event=event,
+            time_spent=max(now - assignment.accepted_at, timedelta(0)),
+            created_at=now,
+        )
+
+    return assignment_submit(
+        assignment_id=assignment_id, worker=worker, record=record, submission="proposal"
+    )
+
+
+def proposal_approve(*, proposal_id: int, reviewer, note: str = "") -> SegmentProposal:
+    """Approve a pending proposal: its segment is created and offered for description in both
+    tiers with the description HIT type's targets, and the video-collection pay for the
+    proposer's tier is recorded on the proposal. Approving twice changes nothing; a rejected
+    proposal stays rejected."""
+    with transaction.atomic():
+        proposal = _pending_proposal(proposal_id, SegmentProposal.Status.APPROVED)
+        if proposal.status == SegmentProposal.Status.APPROVED:
+            return proposal
+        _lock_video(f"youtube:{proposal.youtube_id}")
+        conflict = _span_conflict(
+            proposal.start,
+            proposal.end,
+            segments=Segment.objects.filter(
+                source=Segment.Source.YOUTUBE, youtube_id=proposal.youtube_id
+            ),
+            proposals=SegmentProposal.objects.none(),
+        )
+        if conflict:
+            raise WorkRefused(f"{conflict} Reject this proposal instead.")
+        proposal.segment = segment_create(
+            source=Segment.Source.YOUTUBE,
+            youtube_id=proposal.youtube_id,
+            start=proposal.start,
+            end=proposal.end,
+            title=proposal.event,
+        )
+        proposal.pay_cents = HitType.for_kind(HitType.Kind.VIDEO_COLLECTION).pay_cents(
+            proposal.tier
+        )
+        return _record_review(proposal, SegmentProposal.Status.APPROVED, reviewer, [], note)
+
+
+def proposal_reject(
+    *, proposal_id: int, reviewer, reasons: list[str], note: str = ""
+) -> SegmentProposal:
+    """Reject a pending proposal with at least one reason (a listed one or a note). It stays
+    recorded, earns nothing, and its exact span cannot be proposed again. Rejecting twice
+    changes nothing; an approved proposal stays approved."""
+    unknown = set(reasons) - set(SegmentProposal.Reason.values)
+    if unknown:
+        raise WorkRefused(f"Unknown reason: {', '.join(sorted(unknown))}.")
+    if not reasons and not note.strip():
+        raise WorkRefused("Tick at least one reason or write one.")
+    with transaction.atomic():
+        proposal = _pending_proposal(proposal_id, SegmentProposal.Status.REJECTED)
+        if proposal.status == SegmentProposal.Status.REJECTED:
+            return proposal
+        proposal.pay_cents = 0
+        return _record_review(
+            proposal, SegmentProposal.Status.REJECTED, reviewer, sorted(set(reasons)), note
+        )
+
+
+def video_upload(*, file, title: str, uploaded_by) -> VideoFile:
+    """Keep an uploaded video in the default storage (local media, or S3 when configured)."""
+    return VideoFile.objects.create(file=file, title=title, uploaded_by=uploaded_by)
+
+
+def segment_cut(*, video: VideoFile, start: Decimal, end: Decimal, title: str = "") -> Segment:
+    """A segment of an uploaded video, offered for description in both tiers. The length rule
+    and the overlap rule are those of proposed segments, among the segments of that file."""
+    _check_length(start, end)
+    with transaction.atomic():
+        _lock_video(f"file:{video.file.name}")
+        conflict = _span_conflict(
+            start, end, segments=video.segments, proposals=SegmentProposal.objects.none()
+        )
+        if conflict:
+            raise WorkRefused(conflict)
+        return segment_create(
+            source=Segment.Source.FILE,
+            video_file=video.file.name,
+            start=start,
+            end=end,
+            title=title or video.title,
+        )
+
+
+def _check_length(start: Decimal, end: Decimal) -> None:
+    try:
+        LengthRule.from_settings().check(start, end)
+    except ValidationError as error:
+        raise WorkRefused(error.messages[0]) from None
+
+
+def _lock_video(key: str) -> None:
+    """Serialise, until the transaction ends, everyone adding spans of one video."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [key])
+
+
+def _span_conflict(start, end, *, segments, proposals) -> str | None:
+    """Why the span (start, end) may not be added beside these segments and proposals of the
+    same video, or None when it may."""
+    near = Q(start__lt=end, end__gt=start)
+    span = (start, end)
+    for other_start, other_end in segments.filter(near).values_list("start", "end"):
+        if (other_start, other_end) == span:
+            return (
+                f"This segment ({format_time(start)}–{format_time(end)}) is already in the corpus."
+            )
+        if overlaps_too_much(span, (other_start, other_end)):
+            return _overlap_message(span, (other_start, other_end), "in the corpus")
+    for other_start, other_end, status in proposals.filter(near).values_list(
+        "start", "end", "status"
+    ):
+        if (other_start, other_end) == span:
+            return f"This segment ({format_time(start)}–{format_time(end)}) was already proposed."
+        if status != SegmentProposal.Status.REJECTED and overlaps_too_much(
+            span, (other_start, other_end)
+        ):
+            return _overlap_message(span, (other_start, other_end), "already proposed")
+    return None
+
+
+def _overlap_message(span, other, where: str) -> str:
+    return (
+        f"This overlaps {format_time(other[0])}–{format_time(other[1])} of the same video, "
+        f"{where}, by {seconds_text(overlap(span, other))}: more than half of the "
+        "shorter segment. Choose a different moment of the video."
+    )
+
+
+def _pending_proposal(proposal_id: int, decision: str) -> SegmentProposal:
+    """The proposal, locked; WorkRefused when it already got the other decision."""
+    proposal = SegmentProposal.objects.select_for_update().get(pk=proposal_id)
+    if proposal.status not in (SegmentProposal.Status.PENDING, decision):
+        who = proposal.reviewed_by.get_username() if proposal.reviewed_by else "someone"
+        raise WorkRefused(
+            f"This proposal was already {proposal.get_status_display().lower()} by {who}."
+        )
+    return proposal
+
+
+def _record_review(proposal, status, reviewer, reasons, note) -> SegmentProposal:
+    proposal.status = status
+    proposal.reviewed_by = reviewer
+    proposal.reviewed_at = timezone.now()
+    proposal.reasons = reasons
+    proposal.review_note = note.strip()
+    proposal.save()
+    return proposal
 
 
 def _locked_assignment(assignment_id: int, worker: Worker) -> Assignment:

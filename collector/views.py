@@ -1,4 +1,4 @@
-"""Worker-facing pages: sign-up, dashboard, and the video-description task.
+"""Worker-facing pages: sign-up, dashboard, the video-description and video-collection tasks.
 
 Security behaviour, for every view here: a worker sees and acts on their own assignments only
 (another worker's assignment id answers 404); local pages need a login; pages for crowd-platform
@@ -12,8 +12,9 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core import signing
-from django.db.models import Count
-from django.http import Http404, HttpResponseForbidden
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Sum
+from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_exempt
@@ -21,9 +22,11 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from . import services
-from .forms import DescriptionForm, SignUpForm
-from .models import Assignment, Description, Hit, HitType, Tier, Worker
+from .forms import DescriptionForm, ProposalForm, SignUpForm
+from .models import Assignment, Description, Hit, HitType, SegmentProposal, Tier, Worker
+from .spans import LengthRule, format_time
 from .validators import SECOND_SENTENCE, URL
+from .youtube import parse_youtube_link
 
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 PLATFORM_TOKEN_SALT = "collector.platform-task"  # noqa: S105 (a namespace, not a secret)
@@ -70,6 +73,7 @@ def dashboard(request, worker):
     """A worker's own counts, earnings per tier, recent work, and the next-task buttons."""
     hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
     alignment_type = HitType.for_kind(HitType.Kind.ALIGNMENT)
+    collection_type = HitType.for_kind(HitType.Kind.VIDEO_COLLECTION)
     tier = worker.current_tier
     counts = dict.fromkeys(Description.Status.values, 0)
     earnings = {t: {"tier": t, "earned": 0, "pending": 0} for t in Tier.values}
@@ -81,6 +85,18 @@ def dashboard(request, worker):
             earnings[row["tier"]]["earned"] += pay
         elif row["status"] == Description.Status.PENDING:
             earnings[row["tier"]]["pending"] += pay
+    proposals = dict.fromkeys(SegmentProposal.Status.values, 0)
+    rows = (
+        worker.proposals.values("tier", "status")
+        .annotate(n=Count("id"), paid=Sum("pay_cents"))
+        .order_by()
+    )
+    for row in rows:
+        proposals[row["status"]] += row["n"]
+        if row["status"] == SegmentProposal.Status.APPROVED:
+            earnings[row["tier"]]["earned"] += row["paid"]
+        elif row["status"] == SegmentProposal.Status.PENDING:
+            earnings[row["tier"]]["pending"] += collection_type.pay_cents(row["tier"]) * row["n"]
     context = {
         "worker": worker,
         "tier": tier,
@@ -92,6 +108,10 @@ def dashboard(request, worker):
         if Hit.objects.filter(hit_type=alignment_type).exists()
         else [],
         "alignments": worker.alignments.count(),
+        "proposal_tiers": [(t, collection_type.pay_cents(t)) for t in Tier.values if t <= tier],
+        "proposals": proposals,
+        "proposed": sum(proposals.values()),
+        "recent_proposals": worker.proposals.order_by("-created_at")[:5],
         "recent": worker.descriptions.select_related("segment", "score").order_by("-created_at")[
             :10
         ],
@@ -103,6 +123,7 @@ def dashboard(request, worker):
 TASK_PAGES = {
     HitType.Kind.DESCRIPTION: ("collector:describe", "segments to describe"),
     HitType.Kind.ALIGNMENT: ("annotations:align", "sentence pairs to align"),
+    HitType.Kind.VIDEO_COLLECTION: ("collector:propose", "video-collection tasks"),
 }
 
 
@@ -140,6 +161,74 @@ def describe(request, pk, worker):
         if result is not None:
             return redirect("collector:dashboard")
     return _render_task(request, assignment, form, action=reverse("collector:describe", args=[pk]))
+
+
+@worker_required
+def propose(request, pk, worker):
+    """The video-collection task for the worker's own assignment ``pk``: find a YouTube video,
+    mark a segment, say what happens. POST submits it for review."""
+    assignment = own_assignment(pk, worker, HitType.Kind.VIDEO_COLLECTION)
+    submitted = assignment.status == Assignment.Status.SUBMITTED
+    if request.method == "POST":
+        form = ProposalForm(request.POST)
+    elif submitted:
+        proposal = assignment.proposal
+        messages.info(request, "You already submitted this segment; it is waiting for review.")
+        form = ProposalForm(
+            initial={
+                "url": f"https://youtu.be/{proposal.youtube_id}",
+                "start": format_time(proposal.start),
+                "end": format_time(proposal.end),
+                "event": proposal.event,
+            }
+        )
+    else:
+        form = ProposalForm()
+    if request.method == "POST" and form.is_valid():
+        try:
+            _, created = services.proposal_submit(
+                assignment_id=assignment.pk,
+                worker=worker,
+                youtube_id=form.cleaned_data["url"].video_id,
+                start=form.cleaned_data["start"],
+                end=form.cleaned_data["end"],
+                event=form.cleaned_data["event"],
+            )
+        except services.WorkRefused as refusal:
+            form.add_error(None, str(refusal))
+        else:
+            messages.success(
+                request,
+                "Thank you! Your segment was sent for review."
+                if created
+                else "You had already submitted this task; it was saved once.",
+            )
+            return redirect("collector:dashboard")
+    hit = assignment.hit
+    context = {
+        "assignment": assignment,
+        "hit": hit,
+        "form": form,
+        "submitted": submitted,
+        "pay_cents": hit.hit_type.pay_cents(hit.tier),
+        "rules": {
+            **LengthRule.from_settings().as_json(),
+            "videoLinkUrl": reverse("collector:video_link"),
+        },
+    }
+    return render(request, "collector/propose.html", context)
+
+
+@login_required
+def video_link(request):
+    """The video id and start time of a pasted YouTube link, as JSON, so that the marking tool
+    loads the video the server will accept. Any signed-in user; it reads nothing stored."""
+    try:
+        link = parse_youtube_link(request.GET.get("url", ""))
+    except ValidationError as error:
+        return JsonResponse({"error": error.messages[0]}, status=400)
+    start = float(link.start) if link.start is not None else None
+    return JsonResponse({"videoId": link.video_id, "start": start, "url": link.url})
 
 
 @require_POST
@@ -225,7 +314,7 @@ def platform_describe(request):
 
 def own_assignment(pk, worker, kind=None) -> Assignment:
     assignments = Assignment.objects.select_related(
-        "hit__segment", "hit__sentence_pair", "hit__hit_type"
+        "hit__segment", "hit__sentence_pair", "hit__hit_type", "proposal"
     )
     if kind:
         assignments = assignments.filter(hit__hit_type__kind=kind)

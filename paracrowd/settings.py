@@ -179,6 +179,24 @@ CELERY_BEAT_SCHEDULE = {
 
 # Description HITs. Pay, targets and assignment duration live on each HIT type (admin-editable).
 DESCRIPTION_MAX_LENGTH = env_int("DESCRIPTION_MAX_LENGTH", 300, minimum=20)
+# Video-collection HITs and segments cut by admins: lengths refused outside MIN..MAX seconds, and
+# the SUGGESTED range shown as guidance (the original study's segments were mostly 4-10 s).
+SEGMENT_MIN_SECONDS = env_int("SEGMENT_MIN_SECONDS", 2, minimum=1)
+SEGMENT_MAX_SECONDS = env_int("SEGMENT_MAX_SECONDS", 20, minimum=1)
+SEGMENT_SUGGESTED_MIN_SECONDS = env_int("SEGMENT_SUGGESTED_MIN_SECONDS", 4, minimum=1)
+SEGMENT_SUGGESTED_MAX_SECONDS = env_int("SEGMENT_SUGGESTED_MAX_SECONDS", 10, minimum=1)
+if not (
+    SEGMENT_MIN_SECONDS
+    <= SEGMENT_SUGGESTED_MIN_SECONDS
+    < SEGMENT_SUGGESTED_MAX_SECONDS
+    <= SEGMENT_MAX_SECONDS
+):
+    raise ImproperlyConfigured(
+        "SEGMENT_MIN_SECONDS <= SEGMENT_SUGGESTED_MIN_SECONDS < SEGMENT_SUGGESTED_MAX_SECONDS "
+        "<= SEGMENT_MAX_SECONDS must hold"
+    )
+# How many video-collection tasks one worker may take in any 24 hours (the review queue is manual).
+PROPOSALS_PER_DAY = env_int("PROPOSALS_PER_DAY", 20, minimum=1)
 # Crowd platforms that may frame the external-question pages (CSP frame-ancestors).
 PLATFORM_FRAME_ANCESTORS = env_list(
     "PLATFORM_FRAME_ANCESTORS",

@@ -1,9 +1,12 @@
 """Small factories for tests: each makes one valid object with sensible defaults."""
 
 import itertools
+from decimal import Decimal
+
+from django.contrib.auth import get_user_model
 
 from collector import services
-from collector.models import HitType, Segment, Tier, Worker
+from collector.models import HitType, Segment, SegmentProposal, Tier, Worker
 
 _sequence = itertools.count(1)
 
@@ -36,3 +39,31 @@ def make_segment(*, targets: tuple[int, int] | None = None, **fields) -> Segment
 
 def description_hit_type() -> HitType:
     return HitType.for_kind(HitType.Kind.DESCRIPTION)
+
+
+def make_staff(*, username: str | None = None):
+    """An admin account (staff, not a worker) with the tests' password."""
+    return get_user_model().objects.create_user(
+        username=username or f"staff{next(_sequence)}",
+        password="correct horse battery",
+        is_staff=True,
+    )
+
+
+def make_proposal(
+    *, worker: Worker | None = None, tier: int = Tier.ONE, **fields
+) -> SegmentProposal:
+    """A pending proposal of a fresh YouTube video, submitted through a video-collection HIT."""
+    worker = worker or make_worker(tier=tier)
+    assignment = services.assignment_claim(
+        worker=worker, tier=tier, kind=HitType.Kind.VIDEO_COLLECTION
+    )
+    fields = {
+        "youtube_id": f"prop{next(_sequence):07d}",
+        "start": Decimal(3),
+        "end": Decimal(9),
+        "event": "A dog catches a ball",
+        **fields,
+    }
+    proposal, _ = services.proposal_submit(assignment_id=assignment.pk, worker=worker, **fields)
+    return proposal

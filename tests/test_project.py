@@ -21,6 +21,9 @@ def test_there_are_no_pending_migrations():
         ({"DATABASE_URL": "mysql://x@localhost/db"}, "DATABASE_URL must point at PostgreSQL"),
         ({"DESCRIPTION_MAX_LENGTH": "many"}, "DESCRIPTION_MAX_LENGTH must be a whole number"),
         ({"DESCRIPTION_MAX_LENGTH": "5"}, "DESCRIPTION_MAX_LENGTH must be at least 20"),
+        ({"SEGMENT_MAX_SECONDS": "ten"}, "SEGMENT_MAX_SECONDS must be a whole number"),
+        ({"SEGMENT_MAX_SECONDS": "8"}, "SEGMENT_SUGGESTED_MAX_SECONDS <= SEGMENT_MAX_SECONDS"),
+        ({"PROPOSALS_PER_DAY": "0"}, "PROPOSALS_PER_DAY must be at least 1"),
     ],
 )
 def test_a_bad_setting_stops_start_up_with_a_message_naming_it(env, message):

@@ -74,17 +74,4 @@
     // A second click while the first is in flight must not send the form twice.
     form.querySelector("button[type=submit]").disabled = true;
   });
-
-  var deadline = document.getElementById("deadline");
-  if (deadline) {
-    var expires = new Date(deadline.dataset.expires);
-    var tick = function () {
-      var left = Math.round((expires - new Date()) / 1000);
-      deadline.textContent = left > 0
-        ? Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left"
-        : "time is up — you may still submit while the segment needs descriptions";
-    };
-    tick();
-    setInterval(tick, 1000);
-  }
 })();

@@ -1,71 +1,151 @@
-// Plays only the selected segment by default, muted; "Play entire video" lifts the bounds.
-// Hosted files use HTML5 video; YouTube videos use the IFrame API (seek to start, stop at end).
+// Plays a segment of a video, muted unless asked: a hosted file through HTML5 video, a YouTube
+// video through the IFrame API. SegmentPlayer(box) gives both the same methods; the segment
+// marker (segment-marker.js) drives one itself, and pages whose #player names a fixed segment
+// (the description task, the review of a proposal) get their buttons wired below.
 (function () {
   "use strict";
-  var box = document.getElementById("player");
-  if (!box) return;
-  var start = parseFloat(box.dataset.start);
-  var end = parseFloat(box.dataset.end);
-  var segmentOnly = true;
-  var sound = document.getElementById("unmute");
 
-  function html5Player(video) {
+  function html5Media(video) {
     return {
+      ready: function () { return video.readyState >= 1; },
+      load: function () {},
       seek: function (t) { video.currentTime = t; },
-      play: function () { video.muted = !sound.checked; return video.play(); },
+      play: function (muted) { video.muted = muted; return video.play(); },
       pause: function () { video.pause(); },
       now: function () { return video.currentTime; },
+      playing: function () { return !video.paused; },
       setMuted: function (muted) { video.muted = muted; },
+      onReady: function (callback) {
+        if (video.readyState >= 1) { callback(); } else { video.addEventListener("loadedmetadata", callback, { once: true }); }
+      },
     };
   }
 
-  function youtubePlayer(ready) {
-    var yt;
+  // The IFrame API script is loaded once, when a first video is asked for.
+  var apiCallbacks = null;
+  function withYouTubeApi(callback) {
+    if (window.YT && window.YT.Player) { callback(); return; }
+    if (apiCallbacks) { apiCallbacks.push(callback); return; }
+    apiCallbacks = [callback];
     window.onYouTubeIframeAPIReady = function () {
-      yt = new YT.Player("player-youtube", {
-        videoId: box.dataset.youtubeId,
-        playerVars: { start: Math.floor(start), mute: 1, rel: 0, playsinline: 1, controls: 1 },
-        events: { onReady: ready },
-      });
+      apiCallbacks.forEach(function (fn) { fn(); });
+      apiCallbacks = [];
     };
     var tag = document.createElement("script");
     tag.src = "https://www.youtube.com/iframe_api";
     document.head.appendChild(tag);
+  }
+
+  function youtubeMedia(elementId) {
+    var yt = null;
+    var isReady = false;
+    var waiting = [];
+    function whenReady(fn) { if (isReady) { fn(); } else { waiting.push(fn); } }
     return {
-      seek: function (t) { yt.seekTo(t, true); },
-      play: function () { if (sound.checked) { yt.unMute(); } else { yt.mute(); } yt.playVideo(); },
-      pause: function () { yt.pauseVideo(); },
-      now: function () { return yt.getCurrentTime(); },
-      setMuted: function (muted) { if (muted) { yt.mute(); } else { yt.unMute(); } },
+      ready: function () { return isReady; },
+      load: function (videoId, at) {
+        if (yt) {
+          isReady = false;
+          yt.cueVideoById({ videoId: videoId, startSeconds: at || 0 });
+          isReady = true;
+          return;
+        }
+        withYouTubeApi(function () {
+          yt = new window.YT.Player(elementId, {
+            videoId: videoId,
+            playerVars: { start: Math.floor(at || 0), mute: 1, rel: 0, playsinline: 1, controls: 1 },
+            events: {
+              onReady: function () {
+                isReady = true;
+                waiting.splice(0).forEach(function (fn) { fn(); });
+              },
+            },
+          });
+        });
+      },
+      seek: function (t) { if (isReady) yt.seekTo(t, true); },
+      play: function (muted) {
+        whenReady(function () { if (muted) { yt.mute(); } else { yt.unMute(); } yt.playVideo(); });
+      },
+      pause: function () { if (isReady) yt.pauseVideo(); },
+      now: function () { return isReady ? yt.getCurrentTime() : 0; },
+      playing: function () { return isReady && yt.getPlayerState() === 1; },
+      setMuted: function (muted) { if (!isReady) return; if (muted) { yt.mute(); } else { yt.unMute(); } },
+      onReady: whenReady,
     };
   }
 
-  var player;
-  var video = document.getElementById("player-video");
-  if (video) {
-    player = html5Player(video);
-    video.addEventListener("loadedmetadata", function () { player.seek(start); });
-  } else {
-    player = youtubePlayer(function () { player.seek(start); });
-  }
+  // mode "segment": stop at the end; "loop": go back to the start at the end; "free": no bounds.
+  window.SegmentPlayer = function (box) {
+    var video = box.querySelector("video");
+    var media = video ? html5Media(video) : youtubeMedia("player-youtube");
+    var start = 0;
+    var end = Infinity;
+    var mode = "free";
+    var muted = true;
 
-  // Stop at the segment's end; polled because YouTube has no time-update event.
-  setInterval(function () {
-    if (segmentOnly && player.now() >= end) {
-      player.pause();
-      player.seek(end);
-    }
-  }, 100);
+    // Polled because YouTube has no time-update event.
+    setInterval(function () {
+      if (mode === "free" || !media.ready()) return;
+      if (media.now() >= end) {
+        if (mode === "loop") {
+          media.seek(start);
+          if (!media.playing()) media.play(muted); // a file stops by itself at its very end
+        } else {
+          media.pause();
+          media.seek(end);
+        }
+      }
+    }, 100);
 
-  document.getElementById("play-segment").addEventListener("click", function () {
-    segmentOnly = true;
-    player.seek(start); // re-seek so that replay starts the segment again
-    player.play();
+    return {
+      load: function (videoId, at) { media.load(videoId, at); },
+      onReady: media.onReady,
+      now: media.now,
+      playing: media.playing,
+      seek: media.seek,
+      pause: function () { mode = "free"; media.pause(); },
+      setMuted: function (value) { muted = value; media.setMuted(value); },
+      playSegment: function (from, to, options) {
+        start = from;
+        end = to;
+        muted = options.muted;
+        mode = options.loop ? "loop" : "segment";
+        media.seek(from); // re-seek so that replay starts the segment again
+        media.play(muted);
+      },
+      playWhole: function (options) {
+        mode = "free";
+        muted = options.muted;
+        media.seek(0);
+        media.play(muted);
+      },
+      cueSegment: function (from, to) {
+        start = from;
+        end = to;
+        mode = "segment";
+        media.onReady(function () { media.seek(from); });
+      },
+    };
+  };
+
+  // Pages showing one fixed segment: "Play segment", "Play entire video", "Sound on", "Loop".
+  var box = document.getElementById("player");
+  var playSegment = document.getElementById("play-segment");
+  if (!box || !playSegment || !box.dataset.start) return;
+  var start = parseFloat(box.dataset.start);
+  var end = parseFloat(box.dataset.end);
+  var sound = document.getElementById("unmute");
+  var loop = document.getElementById("loop");
+  var player = window.SegmentPlayer(box);
+  if (box.dataset.youtubeId) player.load(box.dataset.youtubeId, start);
+  player.cueSegment(start, end);
+
+  playSegment.addEventListener("click", function () {
+    player.playSegment(start, end, { loop: Boolean(loop && loop.checked), muted: !sound.checked });
   });
   document.getElementById("play-whole").addEventListener("click", function () {
-    segmentOnly = false;
-    player.seek(0);
-    player.play();
+    player.playWhole({ muted: !sound.checked });
   });
   sound.addEventListener("change", function () { player.setMuted(!sound.checked); });
 })();
