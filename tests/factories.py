@@ -3,7 +3,7 @@
 import itertools
 
 from collector import services
-from collector.models import HitType, Segment, Tier, Worker
+from collector.models import Description, HitType, Segment, Tier, Worker
 
 _sequence = itertools.count(1)
 
@@ -36,3 +36,25 @@ def make_segment(*, targets: tuple[int, int] | None = None, **fields) -> Segment
 
 def description_hit_type() -> HitType:
     return HitType.for_kind(HitType.Kind.DESCRIPTION)
+
+
+def make_description(
+    segment: Segment,
+    text: str,
+    *,
+    worker: Worker | None = None,
+    tier: int | None = Tier.ONE,
+    language: str = "en",
+    status: str = Description.Status.ACCEPTED,
+    **fields,
+) -> Description:
+    """A stored description, as an import or a reviewed submission leaves it (no HIT needed)."""
+    return Description.objects.create(
+        segment=segment,
+        worker=worker,
+        tier=tier,
+        text=text,
+        language=language,
+        status=status,
+        **fields,
+    )

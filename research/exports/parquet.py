@@ -1,0 +1,227 @@
+"""Parquet with a dataset card: a folder the Hugging Face ``datasets`` library loads as it is.
+
+    README.md                     the dataset card (YAML metadata, then prose)
+    data/train-00000.parquet      one row per description of the training clusters
+    data/test-00000.parquet       ... and of the test clusters (the seeded split by cluster)
+
+Rows are buffered a row group at a time and written with ``pyarrow.parquet.ParquetWriter``, so
+memory stays flat however many descriptions there are.
+"""
+
+import json
+from collections import Counter
+from contextlib import ExitStack
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from research.selection import clusters, video_label, worker_label
+from research.splits import in_test_split
+
+from .base import Progress, duration_seconds
+
+ROW_GROUP_ROWS = 50_000
+SCHEMA = pa.schema(
+    [
+        ("description_id", pa.int64()),
+        ("segment_id", pa.int64()),
+        ("video", pa.string()),
+        ("video_source", pa.string()),
+        ("start", pa.float64()),
+        ("end", pa.float64()),
+        ("language", pa.string()),
+        ("text", pa.string()),
+        ("worker", pa.string()),
+        ("tier", pa.int8()),
+        ("status", pa.string()),
+        ("time_spent", pa.float64()),
+        ("created_at", pa.timestamp("us", tz="UTC")),
+        ("cluster_size", pa.int32()),
+        ("bleu", pa.float64()),
+        ("pinc", pa.float64()),
+        ("references", pa.int32()),
+    ]
+)
+# The datasets library's names for the Arrow types above (the card's dataset_info).
+FEATURE_TYPES = {
+    pa.int64(): "int64",
+    pa.int32(): "int32",
+    pa.int8(): "int8",
+    pa.float64(): "float64",
+    pa.string(): "string",
+    pa.timestamp("us", tz="UTC"): "timestamp[us, tz=UTC]",
+}
+FIELD_NOTES = {
+    "description_id": "the description's id in ParaCrowd",
+    "segment_id": "the segment described; a cluster is one segment's descriptions in one language",
+    "video": "the YouTube video id, or the hosted file's name",
+    "video_source": "`youtube` or `file`",
+    "start": "segment start, seconds",
+    "end": "segment end, seconds",
+    "language": "the language the worker declared (a code such as `en`)",
+    "text": "the description exactly as written",
+    "worker": "an opaque worker label (an imported corpus keeps its own worker ids)",
+    "tier": "pay tier: 2 (qualified, the study's clean data), 1, or null when not recorded",
+    "status": "`accepted`, `pending` review or `rejected`",
+    "time_spent": "seconds the worker spent, when recorded",
+    "created_at": "when the description was stored (UTC)",
+    "cluster_size": "descriptions of this cluster in this export",
+    "bleu": "leave-one-out sentence BLEU against the rest of the cluster (stored score)",
+    "pinc": "mean PINC against each other member of the cluster (stored score)",
+    "references": "how many references the stored scores used",
+}
+
+
+class _SplitWriter:
+    """One split's Parquet file, fed a row group at a time."""
+
+    def __init__(self, file):
+        self.writer = pq.ParquetWriter(file, SCHEMA)
+        self.columns = {name: [] for name in SCHEMA.names}
+        self.rows = 0
+        self.languages = Counter()
+
+    def add(self, cluster) -> None:
+        columns = self.columns
+        for row in cluster.members:
+            columns["description_id"].append(row.id)
+            columns["segment_id"].append(row.segment_id)
+            columns["video"].append(video_label(row))
+            columns["video_source"].append(row.segment__source)
+            columns["start"].append(float(row.segment__start))
+            columns["end"].append(float(row.segment__end))
+            columns["language"].append(row.language)
+            columns["text"].append(row.text)
+            columns["worker"].append(
+                worker_label(row.worker__platform, row.worker__external_id, row.worker_id)
+            )
+            columns["tier"].append(row.tier)
+            columns["status"].append(row.status)
+            columns["time_spent"].append(duration_seconds(row.time_spent))
+            columns["created_at"].append(row.created_at)
+            columns["cluster_size"].append(len(cluster.members))
+            columns["bleu"].append(row.score__bleu)
+            columns["pinc"].append(row.score__pinc)
+            columns["references"].append(row.score__references)
+        self.rows += len(cluster.members)
+        self.languages[cluster.language] += len(cluster.members)
+        if len(columns["description_id"]) >= ROW_GROUP_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.columns["description_id"]:
+            self.writer.write_table(pa.table(self.columns, schema=SCHEMA))
+            for values in self.columns.values():
+                values.clear()
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
+
+
+def write_parquet(destination, options, report, progress: Progress) -> None:
+    names = {"train": "data/train-00000.parquet"}
+    if options.test_fraction > 0:
+        names["test"] = "data/test-00000.parquet"
+    with ExitStack() as stack:
+        splits = {
+            split: _SplitWriter(stack.enter_context(destination.open(name, binary=True)))
+            for split, name in names.items()
+        }
+        for cluster in clusters(options.filter.rows()):
+            test = options.test_fraction > 0 and in_test_split(
+                options.seed, cluster.segment_id, options.test_fraction
+            )
+            splits["test" if test else "train"].add(cluster)
+            report.clusters += 1
+            report.descriptions += len(cluster.members)
+            progress.step(len(cluster.members))
+        for writer in splits.values():
+            writer.close()
+    for split, name in names.items():
+        report.files[destination.path(name)] = splits[split].rows
+    with destination.open("README.md") as card:
+        card.write(dataset_card(options, names, splits))
+    report.files[destination.path("README.md")] = 1
+
+
+def dataset_card(options, names: dict[str, str], splits: dict[str, _SplitWriter]) -> str:
+    """The Hugging Face dataset card: YAML metadata (configs, features, splits), then prose."""
+    total = sum(writer.rows for writer in splits.values())
+    languages = Counter()
+    for writer in splits.values():
+        languages.update(writer.languages)
+    q = json.dumps  # a JSON string is a valid YAML scalar, whatever it holds
+    lines = ["---", "pretty_name: ParaCrowd video descriptions"]
+    if languages:
+        lines.append("language:")
+        lines += [f"- {q(code)}" for code in sorted(languages)]
+    lines += [
+        "task_categories:",
+        "- text-generation",
+        "- sentence-similarity",
+        "size_categories:",
+        f"- {size_category(total)}",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+    ]
+    for split, name in names.items():
+        lines += [f"  - split: {split}", f"    path: {q(name)}"]
+    lines += ["dataset_info:", "  features:"]
+    for column in SCHEMA:
+        lines += [f"  - name: {column.name}", f"    dtype: {q(FEATURE_TYPES[column.type])}"]
+    lines.append("  splits:")
+    for split in names:
+        lines += [f"  - name: {split}", f"    num_examples: {splits[split].rows}"]
+    lines += ["---", ""]
+    lines += [
+        "# ParaCrowd video descriptions",
+        "",
+        "Highly parallel paraphrase data collected as in Chen & Dolan (2011), *Collecting",
+        "Highly Parallel Data for Paraphrase Evaluation*: crowd workers watched a few seconds",
+        "of video and described the main action in one sentence, in any language. The",
+        "descriptions of one segment in one language form a **cluster** of paraphrases.",
+        "",
+        f"- Descriptions: {total:,}"
+        + "".join(f", {split} {splits[split].rows:,}" for split in names),
+        f"- Selection: {options.filter.describe()}",
+        f"- Split: by segment, seed {options.seed}, each segment (with its clusters in every "
+        f"language) in test with probability {options.test_fraction:g}; no cluster is on "
+        "both sides",
+        "- Languages: "
+        + (", ".join(f"{code} ({n:,})" for code, n in languages.most_common()) or "none"),
+        "",
+        "## Fields",
+        "",
+        "| field | type | meaning |",
+        "|---|---|---|",
+    ]
+    lines += [
+        f"| `{column.name}` | {FEATURE_TYPES[column.type]} | {FIELD_NOTES[column.name]} |"
+        for column in SCHEMA
+    ]
+    lines += [
+        "",
+        "Scores are the stored leave-one-out scores of each cluster, computed over all of its",
+        "descriptions that were not rejected (sacrebleu-compatible BLEU; PINC as in Chen &",
+        "Dolan); they are null until computed.",
+        "",
+        "## Loading",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        'corpus = load_dataset("path/to/this/folder")',
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def size_category(n: int) -> str:
+    bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")]
+    bounds += [(1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")]
+    for bound, label in bounds:
+        if n < bound:
+            return label
+    return "10M<n<100M"
