@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import groupby
 
-from django.db.models import Count, F, Q, QuerySet, Window
+from django.db.models import Case, CharField, Count, F, Func, Q, QuerySet, Value, When, Window
+from django.db.models.functions import Cast, Concat
 
 from annotations.models import Alignment
 from collector.models import Description, Segment, Worker
@@ -27,14 +28,11 @@ ROW_FIELDS = (
     "id",
     "segment_id",
     "segment__source",
-    "segment__youtube_id",
-    "segment__video_file",
+    "video",
     "segment__start",
     "segment__end",
     "segment__title",
-    "worker_id",
-    "worker__platform",
-    "worker__external_id",
+    "worker_label",
     "tier",
     "status",
     "language",
@@ -192,13 +190,15 @@ class CorpusFilter:
             within &= Q(**{f"{field}__lt": end})
         return within
 
-    def rows(self) -> QuerySet:
-        """The selected descriptions as named rows of ``ROW_FIELDS``, cluster by cluster
-        (segment, then language), in the order they were stored."""
+    def rows(self, fields: tuple[str, ...] = ROW_FIELDS, **expressions) -> QuerySet:
+        """The selected descriptions as named rows of ``fields`` (every format's by default),
+        cluster by cluster (segment, then language), in the order they were stored. Fields
+        may name ``video`` and ``worker_label`` and any of the extra ``expressions``."""
         return (
             self.descriptions()
+            .annotate(video=video_label(), worker_label=worker_label(), **expressions)
             .order_by("segment_id", "language", "id")
-            .values_list(*ROW_FIELDS, named=True)
+            .values_list(*fields, named=True)
         )
 
 
@@ -241,18 +241,22 @@ def clusters(rows) -> Iterator[Cluster]:
         yield Cluster(segment_id, language, list(members))
 
 
-def worker_label(platform: str | None, external_id: str | None, worker_id: int | None) -> str:
-    """How exports name a worker: an imported corpus's own worker id, kept so it round-trips;
-    otherwise ``<platform>-<our id>``, never a username or a crowd platform's worker id."""
-    if worker_id is None:
-        return ""
-    if platform == Worker.Platform.IMPORT:
-        return external_id
-    return f"{platform}-{worker_id}"
+def worker_label() -> Case:
+    """How exports name a description's or an alignment's worker, in SQL: an imported corpus's
+    own worker id, kept so that it round-trips; otherwise ``<platform>-<our id>`` (never a
+    username or a crowd platform's worker id); empty when there is no worker."""
+    return Case(
+        When(worker__isnull=True, then=Value("")),
+        When(worker__platform=Worker.Platform.IMPORT, then=F("worker__external_id")),
+        default=Concat(F("worker__platform"), Value("-"), Cast("worker_id", CharField())),
+        output_field=CharField(),
+    )
 
 
-def video_label(row) -> str:
-    """The segment's video as exports name it: the YouTube id, or the hosted file's name."""
-    if row.segment__source == Segment.Source.YOUTUBE:
-        return row.segment__youtube_id
-    return row.segment__video_file.rsplit("/", 1)[-1]
+def video_label() -> Case:
+    """A segment's video as exports name it, in SQL: the YouTube id, or the hosted file's name."""
+    return Case(
+        When(segment__source=Segment.Source.YOUTUBE, then=F("segment__youtube_id")),
+        default=Func(F("segment__video_file"), Value("^.*/"), Value(""), function="REGEXP_REPLACE"),
+        output_field=CharField(),
+    )

@@ -38,23 +38,19 @@ def export(output, export_format, *args) -> str:
 
 def snapshot() -> set[tuple]:
     """The corpus as a researcher sees it: segment, worker, tier, time, language, text."""
-    rows = Description.objects.values_list(
+    # Collected work comes back under import workers named by the export's worker labels.
+    rows = Description.objects.annotate(label=worker_label()).values_list(
         "segment__youtube_id",
         "segment__start",
         "segment__end",
-        "worker__platform",
-        "worker__external_id",
-        "worker_id",
+        "label",
         "tier",
         "time_spent",
         "language",
         "text",
         "status",
     )
-    return {
-        (video, start, end, worker_label(platform, external, worker), *rest)
-        for video, start, end, platform, external, worker, *rest in rows
-    }
+    return set(rows)
 
 
 @pytest.fixture

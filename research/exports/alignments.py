@@ -10,15 +10,12 @@ from .base import Progress
 
 def annotator_label(alignment) -> str:
     """An imported annotator keeps their name; a worker gets the label every export uses."""
-    if alignment.annotator:
-        return alignment.annotator
-    worker = alignment.worker
-    return worker_label(worker.platform, worker.external_id, worker.pk)
+    return alignment.annotator or alignment.worker_label
 
 
 def alignment_writer(format: str):
     def write(destination, options, report, progress: Progress) -> None:
-        alignments = options.filter.alignments()
+        alignments = options.filter.alignments().annotate(worker_label=worker_label())
         report.aligned_pairs = alignments_export(
             destination.open, format=format, alignments=alignments, annotator_name=annotator_label
         )

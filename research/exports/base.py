@@ -120,8 +120,10 @@ def duration_text(value: timedelta | None) -> str:
     """Seconds, exact to the microsecond and without trailing zeros; empty when unknown."""
     if value is None:
         return ""
-    seconds, micro = divmod(value // timedelta(microseconds=1), 10**6)
-    return f"{seconds}.{micro:06d}".rstrip("0").rstrip(".")
+    seconds = value.days * 86400 + value.seconds
+    if value.microseconds:
+        return f"{seconds}.{value.microseconds:06d}".rstrip("0")
+    return str(seconds)
 
 
 # The language names the MSVD CSV uses ("English"), where the importer reads them back as the
