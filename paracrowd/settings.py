@@ -111,6 +111,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "research.permissions.researcher_links",
             ],
         },
     },
@@ -193,6 +194,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "scoring.tasks.sweep_unscored",
         "schedule": timedelta(minutes=2),
     },
+    "queue-stalled-exports": {
+        "task": "research.tasks.sweep_export_jobs",
+        "schedule": timedelta(minutes=5),
+    },
 }
 
 # Description HITs. Pay, targets and assignment duration live on each HIT type (admin-editable).
@@ -210,6 +215,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -224,6 +230,12 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["research.permissions.IsResearcher"],
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "research.schema.document_errors",
+    ],
     # Swagger UI's files come from drf-spectacular-sidecar: the docs page works offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

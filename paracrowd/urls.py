@@ -8,6 +8,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("collector.account_urls")),
     path("scores/", include("scoring.urls")),
+    path("api/", include("research.api_urls")),
+    path("research/", include("research.urls")),
     path("", include("annotations.urls")),
     path("", include("collector.urls")),
 ]

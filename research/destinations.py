@@ -49,6 +49,10 @@ class Destination:
             return cls(f"s3://{bucket}/{key}", s3_client=client)
         return cls(default_storage.path(prefix))
 
+    def inside(self, name: str) -> "Destination":
+        """The destination of one file in this folder."""
+        return Destination(self.path(name), s3_client=self.s3_client)
+
     def path(self, name: str | None = None) -> str:
         """Where ``name`` (or, for one-file formats, the export itself) is written."""
         if name is None:

@@ -56,7 +56,7 @@ class CorpusFilter:
 
     languages: tuple[str, ...] = ()
     tiers: tuple[str, ...] = ()  # "1", "2", "unrecorded"; empty means every tier
-    statuses: tuple[str, ...] = (Description.Status.ACCEPTED,)
+    statuses: tuple[str, ...] = (Description.Status.ACCEPTED.value,)
     since: date | None = None
     until: date | None = None
     min_cluster_size: int = 1
@@ -74,12 +74,13 @@ class CorpusFilter:
         for tier in tiers:
             if tier not in TIER_CHOICES:
                 raise FilterError(f"tier: {tier!r} is not one of {', '.join(TIER_CHOICES)}")
-        statuses = set(get("status")) or {Description.Status.ACCEPTED}
+        statuses = set(get("status")) or {Description.Status.ACCEPTED.value}
         for status in statuses:
             if status not in STATUS_CHOICES:
                 raise FilterError(f"status: {status!r} is not one of {', '.join(STATUS_CHOICES)}")
         if STATUS_ALL in statuses:
             statuses = set(Description.Status.values)
+        statuses = {str(status) for status in statuses}
         since, until = _one_date(get, "since"), _one_date(get, "until")
         if since and until and until < since:
             raise FilterError("until: the date range ends before it starts")
@@ -141,10 +142,12 @@ class CorpusFilter:
         """The selected descriptions."""
         selected = self._unfiltered_by_status().filter(status__in=self.statuses)
         if self.min_cluster_size > 1:
+            # Through a subquery of ids, so that the result can still be grouped and counted.
             cluster_size = Window(Count("pk"), partition_by=[F("segment_id"), F("language")])
-            selected = selected.annotate(cluster_size=cluster_size).filter(
+            large_enough = selected.annotate(cluster_size=cluster_size).filter(
                 cluster_size__gte=self.min_cluster_size
             )
+            selected = selected.filter(pk__in=large_enough.values("pk"))
         return selected
 
     def status_counts(self) -> dict[str, int]:

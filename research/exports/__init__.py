@@ -5,24 +5,62 @@ says what it wrote and what it left out. Every format streams: rows come through
 server-side cursor and are written as they come, so memory stays flat at any size.
 """
 
+from contextlib import contextmanager
+from dataclasses import dataclass
+
 from django.db import connection, transaction
+from django.utils.module_loading import import_string
 
-from .alignments import alignment_writer
 from .base import ExportOptions, ExportReport, Progress
-from .parquet import write_parquet
-from .text import write_jsonl, write_msvd_csv, write_pairs, write_split
 
-# format → (writer, whether it writes a folder of files rather than one file, what it is)
+
+@dataclass(frozen=True)
+class Format:
+    writer: str  # imported when used: web processes never load pyarrow
+    file_name: str | None  # one-file formats: the name an export job gives the file
+    description: str
+
+
 FORMATS = {
-    "msvd-csv": (write_msvd_csv, False, "one row per description, MSR Video Description columns"),
-    "jsonl": (write_jsonl, False, "one cluster per line, with segment and scores"),
-    "pairs": (write_pairs, False, "paraphrase pairs (TSV) for training"),
-    "split": (write_split, True, "train.tsv pairs and test.jsonl sources with references"),
-    "parquet": (write_parquet, True, "Parquet with a Hugging Face dataset card"),
-    "pharaoh": (alignment_writer("pharaoh"), True, "word alignments, Pharaoh/Moses"),
-    "naacl": (alignment_writer("naacl"), True, "word alignments, NAACL/WPT"),
+    "msvd-csv": Format(
+        "research.exports.text.write_msvd_csv",
+        "corpus.csv",
+        "one row per description, MSR Video Description Corpus columns",
+    ),
+    "jsonl": Format(
+        "research.exports.text.write_jsonl",
+        "clusters.jsonl",
+        "one cluster per line, with segment and scores",
+    ),
+    "pairs": Format(
+        "research.exports.text.write_pairs", "pairs.tsv", "paraphrase pairs (TSV) for training"
+    ),
+    "split": Format(
+        "research.exports.text.write_split",
+        None,
+        "train.tsv pairs and test.jsonl sources with their references",
+    ),
+    "parquet": Format(
+        "research.exports.parquet.write_parquet", None, "Parquet with a Hugging Face dataset card"
+    ),
+    "pharaoh": Format(
+        "research.exports.alignments.write_pharaoh", None, "word alignments, Pharaoh/Moses"
+    ),
+    "naacl": Format("research.exports.alignments.write_naacl", None, "word alignments, NAACL/WPT"),
 }
 ALIGNMENT_FORMATS = ("pharaoh", "naacl")
+
+
+@contextmanager
+def snapshot():
+    """A transaction reading one consistent snapshot of the corpus (repeatable read) when it
+    is the outermost one; inside another transaction, that transaction's own reads."""
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if outermost:
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
 
 
 def corpus_export(*, destination, options: ExportOptions, progress=None) -> ExportReport:
@@ -33,13 +71,9 @@ def corpus_export(*, destination, options: ExportOptions, progress=None) -> Expo
     report counts what the status filter left out, so that pending descriptions are visible
     rather than silently missing.
     """
-    writer, _, _ = FORMATS[options.format]
+    writer = import_string(FORMATS[options.format].writer)
     report = ExportReport(format=options.format)
-    outermost = not connection.in_atomic_block
-    with transaction.atomic():
-        if outermost:
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    with snapshot():
         if options.format not in ALIGNMENT_FORMATS:
             counts = options.filter.status_counts()
             for status, n in counts.items():
@@ -58,4 +92,4 @@ def export_size(options: ExportOptions) -> int:
     return options.filter.descriptions().count()
 
 
-__all__ = ["FORMATS", "ExportOptions", "ExportReport", "corpus_export", "export_size"]
+__all__ = ["FORMATS", "ExportOptions", "ExportReport", "corpus_export", "export_size", "snapshot"]

@@ -13,13 +13,25 @@ def annotator_label(alignment) -> str:
     return alignment.annotator or alignment.worker_label
 
 
-def alignment_writer(format: str):
-    def write(destination, options, report, progress: Progress) -> None:
-        alignments = options.filter.alignments().annotate(worker_label=worker_label())
-        report.aligned_pairs = alignments_export(
-            destination.open, format=format, alignments=alignments, annotator_name=annotator_label
-        )
-        progress.step(report.aligned_pairs)
-        report.files[destination.location] = report.aligned_pairs
+def write_alignments(destination, options, report, progress: Progress, *, format: str) -> None:
+    alignments = options.filter.alignments().annotate(worker_label=worker_label())
+    written = []
 
-    return write
+    def open_file(name):
+        written.append(name)
+        return destination.open(name)
+
+    report.aligned_pairs = alignments_export(
+        open_file, format=format, alignments=alignments, annotator_name=annotator_label
+    )
+    progress.step(report.aligned_pairs)
+    for name in written:
+        report.files[destination.path(name)] = report.aligned_pairs
+
+
+def write_pharaoh(destination, options, report, progress: Progress) -> None:
+    write_alignments(destination, options, report, progress, format="pharaoh")
+
+
+def write_naacl(destination, options, report, progress: Progress) -> None:
+    write_alignments(destination, options, report, progress, format="naacl")

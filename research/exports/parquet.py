@@ -2,7 +2,8 @@
 
     README.md                     the dataset card (YAML metadata, then prose)
     data/train-00000.parquet      one row per description of the training clusters
-    data/test-00000.parquet       ... and of the test clusters (the seeded split by cluster)
+    data/test-00000.parquet       ... and of the test clusters (the seeded split by segment),
+                                  when there are any
 
 Rows are buffered a row group at a time and written with ``pyarrow.parquet.ParquetWriter``, so
 memory stays flat however many descriptions there are.
@@ -140,24 +141,31 @@ class _SplitWriter:
 
 
 def write_parquet(destination, options, report, progress: Progress) -> None:
-    names = {"train": "data/train-00000.parquet"}
-    if options.test_fraction > 0:
-        names["test"] = "data/test-00000.parquet"
+    """One Parquet file per split that has rows (the datasets library refuses a split with
+    none), and the dataset card naming them."""
+    names = {"train": "data/train-00000.parquet", "test": "data/test-00000.parquet"}
+    splits = {}
     with ExitStack() as stack:
-        splits = {
-            split: _SplitWriter(stack.enter_context(destination.open(name, binary=True)))
-            for split, name in names.items()
-        }
+
+        def split_writer(split: str) -> _SplitWriter:
+            if split not in splits:
+                file = stack.enter_context(destination.open(names[split], binary=True))
+                splits[split] = _SplitWriter(file)
+            return splits[split]
+
         for cluster in clusters(options.filter.rows(FIELDS, **EXPRESSIONS)):
             test = options.test_fraction > 0 and in_test_split(
                 options.seed, cluster.segment_id, options.test_fraction
             )
-            splits["test" if test else "train"].add(cluster)
+            split_writer("test" if test else "train").add(cluster)
             report.clusters += 1
             report.descriptions += len(cluster.members)
             progress.step(len(cluster.members))
+        if not splits:
+            split_writer("train")  # an empty export still has its (empty) table
         for writer in splits.values():
             writer.close()
+    names = {split: name for split, name in names.items() if split in splits}
     for split, name in names.items():
         report.files[destination.path(name)] = splits[split].rows
     with destination.open("README.md") as card:

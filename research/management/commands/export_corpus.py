@@ -6,7 +6,8 @@ from tqdm import tqdm
 
 from research.destinations import Destination
 from research.exports import FORMATS, ExportOptions, corpus_export, export_size
-from research.selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter, FilterError
+from research.management.filter_options import add_filter_arguments, filter_from_options
+from research.selection import FilterError
 from research.splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
 
 
@@ -23,7 +24,7 @@ class Command(BaseCommand):
     help = (
         "Export the corpus for researchers, streaming, to a local path or an s3:// URL. "
         "Formats: "
-        + "; ".join(f"{name}: {what}" for name, (_, _, what) in FORMATS.items())
+        + "; ".join(f"{name}: {format.description}" for name, format in FORMATS.items())
         + ". Accepted descriptions only unless --status says otherwise."
     )
 
@@ -34,18 +35,7 @@ class Command(BaseCommand):
             "a local path or s3://bucket/key; a name ending .gz is compressed",
         )
         parser.add_argument("--format", dest="export_format", required=True, choices=FORMATS)
-        parser.add_argument("--language", action="append", default=[], help="repeatable")
-        parser.add_argument("--tier", action="append", default=[], choices=TIER_CHOICES)
-        parser.add_argument(
-            "--status",
-            action="append",
-            default=[],
-            choices=STATUS_CHOICES,
-            help="repeatable; default accepted",
-        )
-        parser.add_argument("--since", help="created on or after this date (YYYY-MM-DD, UTC)")
-        parser.add_argument("--until", help="created on or before this date (YYYY-MM-DD, UTC)")
-        parser.add_argument("--min-cluster-size", default="1", help="descriptions per cluster")
+        add_filter_arguments(parser)
         parser.add_argument(
             "--pairs-per-sentence",
             type=pairs_per_sentence,
@@ -64,18 +54,10 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, output, export_format, **options):
-        params = {
-            "language": options["language"],
-            "tier": options["tier"],
-            "status": options["status"],
-            "since": [options["since"]] if options["since"] else [],
-            "until": [options["until"]] if options["until"] else [],
-            "min_cluster_size": [options["min_cluster_size"]],
-        }
         try:
             export = ExportOptions(
                 format=export_format,
-                filter=CorpusFilter.from_params(params.__getitem__),
+                filter=filter_from_options(options),
                 pairs_per_sentence=options["pairs_per_sentence"],
                 seed=options["seed"],
                 test_fraction=options["test_fraction"],
@@ -99,4 +81,4 @@ class Command(BaseCommand):
         finally:
             bar.close()
         for line in report.lines():
-            self.stdout.write(line)
+            self.stdout.write(self.style.WARNING(line) if line.startswith("Left out") else line)
