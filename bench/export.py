@@ -205,9 +205,13 @@ def measure(what: str, url: str, output: str) -> None:
     import django
 
     django.setup()
-    from research.destinations import Destination
-    from research.exports import ExportOptions, corpus_export
+    from django.utils.module_loading import import_string
 
+    from research.destinations import Destination
+    from research.exports import FORMATS, ExportOptions, corpus_export
+
+    if what in FORMATS:
+        import_string(FORMATS[what].writer)  # its libraries (pyarrow) belong to start-up
     start_rss = peak_rss_mb()
     started = time.perf_counter()
     if what == "copy":

@@ -16,5 +16,6 @@ urlpatterns = [
     path("system-scores/", api.SystemScore.as_view(), name="system-scores"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="research-api:schema"), name="docs"),
+    # Anything else under /api/ answers a JSON 404 (so no slash-appending redirects here).
     re_path(r"", api.not_found),
 ]

@@ -4,6 +4,8 @@ import logging
 import uuid
 from pathlib import PurePosixPath
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -13,6 +15,7 @@ from paracrowd.celery import enqueue_on_commit
 from .destinations import Destination
 from .exports import FORMATS, ExportOptions, corpus_export, snapshot
 from .models import ExportJob
+from .permissions import RESEARCHERS_GROUP
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +95,16 @@ def export_file_name(job: ExportJob, name: str) -> str | None:
     if job.state != ExportJob.State.DONE or name not in job.files:
         return None
     return str(PurePosixPath(job.folder) / name)
+
+
+def researcher_create(*, username: str, password: str, email: str = ""):
+    """An account in the researchers group: it may use the researcher page and the API."""
+    with transaction.atomic():
+        user = get_user_model().objects.create_user(
+            username=username, password=password, email=email
+        )
+        user.groups.add(Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0])
+    return user
 
 
 def researcher_token_reset(*, user) -> Token:

@@ -62,13 +62,8 @@ def make_description(
 
 def make_researcher(username: str | None = None):
     """An account in the "researchers" group (not a worker, not staff)."""
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
+    from research.services import researcher_create
 
-    from research.permissions import RESEARCHERS_GROUP
-
-    user = get_user_model().objects.create_user(
+    return researcher_create(
         username=username or f"researcher{next(_sequence)}", password="correct horse battery"
     )
-    user.groups.add(Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0])
-    return user

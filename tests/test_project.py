@@ -21,6 +21,8 @@ def test_there_are_no_pending_migrations():
         ({"DATABASE_URL": "mysql://x@localhost/db"}, "DATABASE_URL must point at PostgreSQL"),
         ({"DESCRIPTION_MAX_LENGTH": "many"}, "DESCRIPTION_MAX_LENGTH must be a whole number"),
         ({"DESCRIPTION_MAX_LENGTH": "5"}, "DESCRIPTION_MAX_LENGTH must be at least 20"),
+        ({"COMBINED_SCORE_SLOPE": "steep"}, "COMBINED_SCORE_SLOPE must be a number"),
+        ({"COMBINED_SCORE_CENTRE": "nan"}, "COMBINED_SCORE_CENTRE must be a finite number"),
     ],
 )
 def test_a_bad_setting_stops_start_up_with_a_message_naming_it(env, message):

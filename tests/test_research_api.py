@@ -159,3 +159,9 @@ def test_alignments_come_with_their_sentence_pair(api):
     assert alignment["annotator"] == "A" and alignment["links"] == "0-1 1p0"
     assert alignment["pair"]["tokens_b"] == ["b", "a"] and alignment["tier"] is None
     assert api.get(url("alignments"), {"tier": "2"}).json()["results"] == []
+
+
+def test_unknown_addresses_under_the_api_answer_json(api):
+    response = api.get("/api/no-such-thing/")
+    assert response.status_code == 404 and response.json() == {"detail": "Not found."}
+    assert api.get("/api/clusters").status_code == 404

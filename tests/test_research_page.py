@@ -74,7 +74,7 @@ def test_an_export_started_on_the_page_keeps_the_filters_shown(client, researche
     assert job.parameters["pairs_per_sentence"] == 1 and job.parameters["seed"] == 3
     assert job.parameters["filter"]["status"] == ["pending"]
     page = client.get(response["Location"]).content.decode()
-    assert 'data-refresh="5"' in page and "Queued" in page
+    assert 'data-refresh="3"' in page and "Queued" in page
 
 
 def test_a_bad_export_request_is_shown_with_its_field(client, researcher):

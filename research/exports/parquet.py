@@ -134,6 +134,9 @@ class _SplitWriter:
         ]
         self.writer.write_table(pa.Table.from_arrays(arrays, schema=SCHEMA))
         self.buffered, self.cluster_sizes = [], []
+        del arrays
+        # Hand the row group's Arrow buffers back, so that memory does not creep up.
+        pa.default_memory_pool().release_unused()
 
     def close(self) -> None:
         self.flush()
