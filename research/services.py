@@ -64,8 +64,10 @@ def export_job_run(*, job_id: int) -> ExportJob | None:
             file_name = FORMATS[options.format].file_name
             destination = folder.inside(file_name) if file_name else folder
             report = corpus_export(destination=destination, options=options)
+            # Files by their names in the job's folder: where storage keeps them stays private.
             base = folder.path().rstrip("/") + "/"
-            job.files = [location.removeprefix(base) for location in report.files]
+            report.files = {where.removeprefix(base): rows for where, rows in report.files.items()}
+            job.files = list(report.files)
             job.report = report.as_dict() | {"lines": report.lines()}
             job.state = ExportJob.State.DONE
             job.finished_at = timezone.now()

@@ -60,6 +60,7 @@ def test_an_export_started_through_the_api_gives_its_owner_a_download_link(
 
     body = api.get(reverse("research-api:export", args=[job.pk])).json()
     assert body["state"] == "done" and body["report"]["descriptions"] == 2
+    assert body["report"]["files"] == {"corpus.csv": 2} and str(media_root) not in str(body)
     (file,) = body["files"]
     assert file["name"] == "corpus.csv"
     call_command(

@@ -34,6 +34,8 @@ CSV_FIELDS = (
     "text",
     "time_spent",
 )
+# Pairs and the split need only the sentences.
+PAIR_FIELDS = ("id", "segment_id", "language", "text")
 SINGLETONS_LEFT_OUT = "descriptions alone in their cluster (no paraphrase to pair with)"
 
 
@@ -99,9 +101,9 @@ def write_pairs(destination, options, report, progress: Progress) -> None:
     location = destination.path()
     with destination.open() as file:
         file.write(PAIRS_HEADER)
-        for cluster in clusters(options.filter.rows()):
+        for cluster in clusters(options.filter.rows(PAIR_FIELDS)):
             written = write_cluster_pairs(file, cluster, options)
-            _count(report, cluster, progress, written)
+            _count(report, cluster, progress, pairs=written)
     report.files[location] = report.pairs
 
 
@@ -112,14 +114,14 @@ def write_split(destination, options, report, progress: Progress) -> None:
     train_rows = test_rows = 0
     with destination.open("train.tsv") as train, destination.open("test.jsonl") as test:
         train.write(PAIRS_HEADER)
-        for cluster in clusters(options.filter.rows()):
+        for cluster in clusters(options.filter.rows(PAIR_FIELDS)):
             if in_test_split(options.seed, cluster.segment_id, options.test_fraction):
-                written = write_test_cluster(test, cluster)
-                test_rows += written
+                test_rows += write_test_cluster(test, cluster)
+                _count(report, cluster, progress, pairs=0)
             else:
                 written = write_cluster_pairs(train, cluster, options)
                 train_rows += written
-            _count(report, cluster, progress, written)
+                _count(report, cluster, progress, pairs=written)
     report.files[destination.path("train.tsv")] = train_rows
     report.files[destination.path("test.jsonl")] = test_rows
 
@@ -155,7 +157,7 @@ def write_test_cluster(file, cluster: Cluster) -> int:
     return len(members)
 
 
-def _count(report, cluster: Cluster, progress: Progress, pairs: int) -> None:
+def _count(report, cluster: Cluster, progress: Progress, *, pairs: int) -> None:
     size = len(cluster.members)
     if size < 2:
         report.left_out[SINGLETONS_LEFT_OUT] += size
