@@ -6,10 +6,15 @@ by spaces), ``pairs.txt`` (the pair ids), and for each k, ``alignment-k.pharaoh`
 pair has fewer) with ``annotators-k.txt`` naming who made each.
 """
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
+from typing import TextIO
 
 from django.db import transaction
+from django.db.models import Count, Max, Prefetch
 
 from scoring.metrics.alignment import (
     AlignedPair,
@@ -87,33 +92,68 @@ def alignments_import(
     return report
 
 
-def alignments_export(folder: Path, *, format: str, pairs=None) -> int:
-    """Write the annotated pairs (all by default) to ``folder``; returns the pairs written."""
+def alignments_export(
+    open_file: Callable[[str], AbstractContextManager[TextIO]],
+    *,
+    format: str,
+    alignments=None,
+    annotator_name: Callable[[Alignment], str] = attrgetter("annotator_name"),
+    chunk_size: int = 2000,
+) -> int:
+    """Write the annotated pairs and their alignments (every alignment, or those of the
+    ``alignments`` queryset) as the files this module describes; returns the pairs written.
+
+    ``open_file(name)`` gives a text file to write ``name`` to (a folder, or an S3 prefix).
+    Pairs are read and written a chunk at a time, so memory stays flat at any size.
+    ``annotator_name(alignment)`` is what the ``annotators-k.txt`` files call each annotator.
+    """
+    if alignments is None:
+        alignments = Alignment.objects.all()
+    per_pair = alignments.order_by().values("pair").annotate(n=Count("pk"))
+    slots = per_pair.aggregate(most=Max("n"))["most"] or 0
+    pairs = (
+        SentencePair.objects.filter(pk__in=alignments.values("pair"))
+        .order_by("pk")
+        .prefetch_related(
+            Prefetch(
+                "alignments",
+                queryset=alignments.select_related("worker__user").order_by("created_at", "pk"),
+                to_attr="selected",
+            )
+        )
+    )
+    names = ["source.txt", "target.txt", "pairs.txt"]
+    names += [
+        f"{kind}-{k}.{suffix}"
+        for k in range(1, slots + 1)
+        for kind, suffix in (("annotators", "txt"), ("alignment", format))
+    ]
+    written = 0
+    with ExitStack() as stack:
+        files = {name: stack.enter_context(open_file(name)) for name in names}
+        for written, pair in enumerate(pairs.iterator(chunk_size=chunk_size), start=1):
+            files["source.txt"].write(_line(" ".join(pair.tokens_a)))
+            files["target.txt"].write(_line(" ".join(pair.tokens_b)))
+            files["pairs.txt"].write(_line(str(pair.pk)))
+            for k in range(slots):
+                annotation = pair.selected[k] if k < len(pair.selected) else None
+                files[f"annotators-{k + 1}.txt"].write(
+                    _line(annotator_name(annotation) if annotation else "")
+                )
+                links = parse_pharaoh(annotation.links if annotation else "")
+                if format == "naacl":
+                    text = write_naacl({written: links})
+                else:
+                    text = _line(format_pharaoh(links))
+                files[f"alignment-{k + 1}.{format}"].write(text)
+    return written
+
+
+def folder_files(folder: Path) -> Callable[[str], AbstractContextManager[TextIO]]:
+    """``open_file`` for ``alignments_export``: files in a local folder, created if needed."""
     folder.mkdir(parents=True, exist_ok=True)
-    if pairs is None:
-        pairs = SentencePair.objects.filter(alignments__isnull=False).distinct()
-    pairs = list(pairs.order_by("pk").prefetch_related("alignments__worker__user"))
-    slots = max((pair.alignments.count() for pair in pairs), default=0)
-    (folder / "source.txt").write_text(_lines(" ".join(p.tokens_a) for p in pairs), "utf-8")
-    (folder / "target.txt").write_text(_lines(" ".join(p.tokens_b) for p in pairs), "utf-8")
-    (folder / "pairs.txt").write_text(_lines(str(p.pk) for p in pairs), "utf-8")
-    for k in range(slots):
-        annotations = [_kth(pair, k) for pair in pairs]
-        names = [a.annotator_name if a else "" for a in annotations]
-        (folder / f"annotators-{k + 1}.txt").write_text(_lines(names), "utf-8")
-        links = [parse_pharaoh(a.links) if a else parse_pharaoh("") for a in annotations]
-        if format == "naacl":
-            text = write_naacl(dict(enumerate(links, start=1)))
-        else:
-            text = _lines(format_pharaoh(a) for a in links)
-        (folder / f"alignment-{k + 1}.{format}").write_text(text, "utf-8")
-    return len(pairs)
+    return lambda name: (folder / name).open("w", encoding="utf-8", newline="\n")
 
 
-def _kth(pair, k):
-    ordered = sorted(pair.alignments.all(), key=lambda a: (a.created_at, a.pk))
-    return ordered[k] if k < len(ordered) else None
-
-
-def _lines(items) -> str:
-    return "".join(f"{item}\n" for item in items)
+def _line(item) -> str:
+    return f"{item}\n"

@@ -13,12 +13,22 @@ from django.utils._os import safe_join
 RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
+# Media folders never served publicly: researchers' exports go out through a view that checks
+# who is asking (research.api.ExportFile).
+PRIVATE_FOLDERS = {"exports"}
+
+
+def _private(file_path: Path) -> bool:
+    relative = file_path.resolve().relative_to(Path(settings.MEDIA_ROOT).resolve())
+    return bool(relative.parts) and relative.parts[0] in PRIVATE_FOLDERS
+
+
 def serve_media(request, path):
     try:
         file_path = Path(safe_join(settings.MEDIA_ROOT, path))
     except SuspiciousFileOperation:  # a path escaping MEDIA_ROOT
         raise Http404 from None
-    if not file_path.is_file():
+    if not file_path.is_file() or _private(file_path):
         raise Http404
     size = file_path.stat().st_size
     content_type = mimetypes.guess_type(file_path.name)[0] or "application/octet-stream"

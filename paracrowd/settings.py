@@ -4,6 +4,7 @@ A value that cannot be parsed raises ImproperlyConfigured naming the variable, s
 production fails at start-up instead of silently meaning something else.
 """
 
+import math
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -42,6 +43,19 @@ def env_int(name: str, default: int, *, minimum: int = 0) -> int:
     return number
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {value!r}") from None
+    if not math.isfinite(number):
+        raise ImproperlyConfigured(f"{name} must be a finite number, not {value!r}")
+    return number
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env(name, default).split(",") if item.strip()]
 
@@ -64,9 +78,13 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "collector",
     "annotations",
     "scoring",
+    "research",
 ]
 
 MIDDLEWARE = [
@@ -93,6 +111,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "research.permissions.researcher_links",
             ],
         },
     },
@@ -175,6 +194,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "scoring.tasks.sweep_unscored",
         "schedule": timedelta(minutes=2),
     },
+    "queue-stalled-exports": {
+        "task": "research.tasks.sweep_export_jobs",
+        "schedule": timedelta(minutes=5),
+    },
 }
 
 # Description HITs. Pay, targets and assignment duration live on each HIT type (admin-editable).
@@ -205,13 +228,47 @@ PLATFORM_FRAME_ANCESTORS = env_list(
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 100,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ParaCrowd research API",
+    "DESCRIPTION": (
+        "Read-only access to the corpus for researchers: segments, clusters of descriptions "
+        "with their scores, word alignments, corpus statistics; export jobs; scoring of "
+        "paraphrase systems against the test split. Authenticate with a token "
+        "(`Authorization: Token <key>`) from the researcher page."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["research.permissions.IsResearcher"],
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "research.schema.document_errors",
+    ],
+    # Swagger UI's files come from drf-spectacular-sidecar: the docs page works offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# Researcher exports. s3:// destinations of export_corpus use these (credentials from the
+# standard AWS environment variables or instance role); export jobs started from the API or
+# the researcher page write to the default storage (MEDIA_ROOT or MEDIA_S3_BUCKET).
+EXPORT_S3_ENDPOINT_URL = env("EXPORT_S3_ENDPOINT_URL", "")
+EXPORT_S3_REGION = env("EXPORT_S3_REGION", "")
+# Scoring researchers' systems: PINC × sigmoid((BLEU − centre) × slope). Set them to what
+# `manage.py fit_combined_metric` prints for your ratings.
+COMBINED_SCORE_CENTRE = env_float("COMBINED_SCORE_CENTRE", 40.0)
+COMBINED_SCORE_SLOPE = env_float("COMBINED_SCORE_SLOPE", 0.2)
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)

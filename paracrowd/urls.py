@@ -9,6 +9,8 @@ urlpatterns = [
     path("accounts/", include("collector.account_urls")),
     path("scores/", include("scoring.urls")),
     path("review/", include("collector.review_urls")),
+    path("api/", include("research.api_urls")),
+    path("research/", include("research.urls")),
     path("", include("annotations.urls")),
     path("", include("collector.urls")),
 ]

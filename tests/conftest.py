@@ -55,3 +55,31 @@ def wait_for(condition, *, seconds=30.0):
         if time.monotonic() > deadline:
             raise AssertionError("gave up waiting")
         time.sleep(0.05)
+
+
+@pytest.fixture
+def s3_server(monkeypatch):
+    """A real S3 endpoint over HTTP (moto's server mode on 127.0.0.1), with a bucket.
+
+    Yields ``(endpoint_url, client, bucket)``; export_corpus's s3:// URLs go to it."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_CONFIG_FILE": "/dev/null",
+        "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
+    }.items():
+        monkeypatch.setenv(name, value)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    client = boto3.client("s3", endpoint_url=endpoint)
+    client.create_bucket(Bucket="paracrowd-exports")
+    try:
+        yield endpoint, client, "paracrowd-exports"
+    finally:
+        server.stop()

@@ -6,7 +6,7 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 
 from collector import services
-from collector.models import HitType, Segment, SegmentProposal, Tier, Worker
+from collector.models import Description, HitType, Segment, SegmentProposal, Tier, Worker
 
 _sequence = itertools.count(1)
 
@@ -67,3 +67,34 @@ def make_proposal(
     }
     proposal, _ = services.proposal_submit(assignment_id=assignment.pk, worker=worker, **fields)
     return proposal
+
+
+def make_description(
+    segment: Segment,
+    text: str,
+    *,
+    worker: Worker | None = None,
+    tier: int | None = Tier.ONE,
+    language: str = "en",
+    status: str = Description.Status.ACCEPTED,
+    **fields,
+) -> Description:
+    """A stored description, as an import or a reviewed submission leaves it (no HIT needed)."""
+    return Description.objects.create(
+        segment=segment,
+        worker=worker,
+        tier=tier,
+        text=text,
+        language=language,
+        status=status,
+        **fields,
+    )
+
+
+def make_researcher(username: str | None = None):
+    """An account in the "researchers" group (not a worker, not staff)."""
+    from research.services import researcher_create
+
+    return researcher_create(
+        username=username or f"researcher{next(_sequence)}", password="correct horse battery"
+    )

@@ -37,3 +37,11 @@ def test_it_refuses_a_range_past_the_end(client, clip):
 def test_it_will_not_serve_outside_the_media_folder(client, clip):
     assert client.get("/media/../settings.py").status_code == 404
     assert client.get("/media/missing.webm").status_code == 404
+
+
+def test_it_never_serves_researchers_exports(client, clip, media_root):
+    (media_root / "exports" / "abc").mkdir(parents=True)
+    (media_root / "exports" / "abc" / "corpus.csv").write_text("VideoID\n")
+
+    assert client.get("/media/exports/abc/corpus.csv").status_code == 404
+    assert client.get("/media/videos/../exports/abc/corpus.csv").status_code == 404

@@ -24,6 +24,8 @@ def test_there_are_no_pending_migrations():
         ({"SEGMENT_MAX_SECONDS": "ten"}, "SEGMENT_MAX_SECONDS must be a whole number"),
         ({"SEGMENT_MAX_SECONDS": "8"}, "SEGMENT_SUGGESTED_MAX_SECONDS <= SEGMENT_MAX_SECONDS"),
         ({"PROPOSALS_PER_DAY": "0"}, "PROPOSALS_PER_DAY must be at least 1"),
+        ({"COMBINED_SCORE_SLOPE": "steep"}, "COMBINED_SCORE_SLOPE must be a number"),
+        ({"COMBINED_SCORE_CENTRE": "nan"}, "COMBINED_SCORE_CENTRE must be a finite number"),
     ],
 )
 def test_a_bad_setting_stops_start_up_with_a_message_naming_it(env, message):

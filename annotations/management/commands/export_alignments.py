@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from annotations.alignment_files import alignments_export
+from annotations.alignment_files import alignments_export, folder_files
 
 
 class Command(BaseCommand):
@@ -13,5 +13,5 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["pharaoh", "naacl"], default="pharaoh")
 
     def handle(self, *args, folder, format, **options):
-        written = alignments_export(folder, format=format)
+        written = alignments_export(folder_files(folder), format=format)
         self.stdout.write(f"{written} sentence pairs written to {folder}.")

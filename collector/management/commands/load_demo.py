@@ -1,5 +1,5 @@
-"""Loads a small demo: three YouTube segments, one hosted clip that plays offline, and three
-accounts. Safe to run again: it only adds what is missing."""
+"""Loads a small demo: three YouTube segments, one hosted clip that plays offline, and four
+accounts (an admin, two workers, a researcher). Safe to run again: it only adds what is missing."""
 
 from pathlib import Path
 
@@ -10,6 +10,7 @@ from django.db import transaction
 
 from collector import services
 from collector.models import Segment, Tier, Worker
+from research.services import researcher_create
 
 CLIP = Path(__file__).resolve().parents[2] / "demo" / "clip.webm"
 YOUTUBE_SEGMENTS = [
@@ -22,6 +23,7 @@ LOGINS = [
     ("admin", "paracrowd-admin", "admin"),
     ("tier1", "paracrowd-tier1", "Tier-1 worker"),
     ("tier2", "paracrowd-tier2", "Tier-2 worker"),
+    ("researcher", "paracrowd-research", "researcher"),
 ]
 
 
@@ -36,6 +38,7 @@ class Command(BaseCommand):
             services.qualification_grant(
                 worker=tier2, tier=Tier.TWO, granted_by=admin, reason="Demo Tier-2 worker."
             )
+            self._researcher("researcher", "paracrowd-research")
             for youtube_id, start, end, title in YOUTUBE_SEGMENTS:
                 if not Segment.objects.filter(youtube_id=youtube_id, start=start, end=end).exists():
                     services.segment_create(
@@ -64,6 +67,10 @@ class Command(BaseCommand):
         if admin is None:
             admin = User.objects.create_superuser("admin", "admin@example.org", "paracrowd-admin")
         return admin
+
+    def _researcher(self, username, password):
+        researcher = get_user_model().objects.filter(username=username).first()
+        return researcher or researcher_create(username=username, password=password)
 
     def _worker(self, username, password) -> Worker:
         worker = Worker.objects.filter(user__username=username).first()

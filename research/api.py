@@ -1,0 +1,273 @@
+"""The research API: the corpus read-only, export jobs, and scoring of paraphrase systems.
+
+Security behaviour, for every endpoint here: staff and members of the "researchers" group,
+by token (``Authorization: Token <key>``) or session; anyone else is refused (401 without
+credentials, 403 for a worker). Corpus endpoints only read. A researcher sees and downloads
+only the export jobs they started (someone else's answers 404); staff see every job.
+"""
+
+from collections import defaultdict
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db.models import Count, Q
+from django.http import FileResponse, Http404, HttpResponseRedirect, JsonResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.pagination import CursorPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from collector.models import Segment
+
+from . import services
+from .exports.text import cluster_record, stored_cluster_scores
+from .models import ExportJob
+from .permissions import IsResearcher
+from .selection import ROW_FIELDS, Cluster, CorpusFilter, worker_label
+from .serializers import (
+    AlignmentSerializer,
+    ClusterSerializer,
+    CorpusFilterSerializer,
+    ExportJobSerializer,
+    ExportRequestSerializer,
+    SegmentSerializer,
+    StatisticsSerializer,
+    SystemScoreRequestSerializer,
+    SystemScoreSerializer,
+    corpus_filter_from,
+)
+from .splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
+from .statistics import corpus_statistics
+from .system_scoring import SystemPair, system_score
+
+
+class ResearchAPIView:
+    permission_classes = [IsResearcher]
+
+
+class ById(CursorPagination):
+    ordering = "id"
+
+
+class ByCluster(CursorPagination):
+    ordering = ("segment_id", "language")
+
+
+class Newest(CursorPagination):
+    ordering = "-id"
+
+
+@extend_schema(parameters=[CorpusFilterSerializer])
+class SegmentList(ResearchAPIView, generics.ListAPIView):
+    """Segments with at least one selected description, and their clusters' sizes."""
+
+    serializer_class = SegmentSerializer
+    pagination_class = ById
+
+    def get_queryset(self):
+        self.corpus_filter = corpus_filter_from(self.request.query_params)
+        selected = self.corpus_filter.descriptions().values("segment_id")
+        return Segment.objects.filter(pk__in=selected)
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(
+            self.get_serializer(segments_with_clusters(page, self.corpus_filter), many=True).data
+        )
+
+
+@extend_schema(parameters=[CorpusFilterSerializer])
+class SegmentDetail(ResearchAPIView, generics.RetrieveAPIView):
+    """One segment and the sizes of its clusters under the filters."""
+
+    serializer_class = SegmentSerializer
+    queryset = Segment.objects.all()
+
+    def retrieve(self, request, *args, **kwargs):
+        corpus_filter = corpus_filter_from(request.query_params)
+        segment = self.get_object()
+        (row,) = segments_with_clusters([segment], corpus_filter)
+        return Response(self.get_serializer(row).data)
+
+
+def segments_with_clusters(segments, corpus_filter) -> list[dict]:
+    sizes = defaultdict(list)
+    counts = (
+        corpus_filter.descriptions()
+        .filter(segment__in=[segment.pk for segment in segments])
+        .values("segment_id", "language")
+        .annotate(size=Count("pk"))
+        .order_by("segment_id", "language")
+    )
+    for row in counts:
+        sizes[row["segment_id"]].append({"language": row["language"], "size": row["size"]})
+    return [
+        {
+            "id": segment.pk,
+            "video": segment.video_label,
+            "source": segment.source,
+            "start": float(segment.start),
+            "end": float(segment.end),
+            "title": segment.title,
+            "created_at": segment.created_at,
+            "clusters": sizes[segment.pk],
+        }
+        for segment in segments
+    ]
+
+
+@extend_schema(parameters=[CorpusFilterSerializer])
+class ClusterList(ResearchAPIView, generics.ListAPIView):
+    """Clusters (a segment's selected descriptions in one language) with the segment, the
+    cluster's stored scores and every description with its own: a line of the jsonl export."""
+
+    serializer_class = ClusterSerializer
+    pagination_class = ByCluster
+
+    def get_queryset(self):
+        self.corpus_filter = corpus_filter_from(self.request.query_params)
+        return (
+            self.corpus_filter.descriptions()
+            .values("segment_id", "language")
+            .annotate(size=Count("pk"))
+            .order_by("segment_id", "language")
+        )
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        keys = [(row["segment_id"], row["language"]) for row in page]
+        members = defaultdict(list)
+        if keys:
+            wanted = Q()
+            for segment_id, language in keys:
+                wanted |= Q(segment_id=segment_id, language=language)
+            for row in self.corpus_filter.rows(ROW_FIELDS).filter(wanted):
+                members[row.segment_id, row.language].append(row)
+        clusters = [Cluster(s, language, members[s, language]) for s, language in keys]
+        scores = stored_cluster_scores(clusters)
+        records = [cluster_record(c, scores.get(c.key)) for c in clusters if c.members]
+        return self.get_paginated_response(self.get_serializer(records, many=True).data)
+
+
+@extend_schema(parameters=[CorpusFilterSerializer])
+class AlignmentList(ResearchAPIView, generics.ListAPIView):
+    """Word alignments with their sentence pairs, by the language of the pair's descriptions,
+    the annotator's tier and when they were made (status and cluster size do not apply)."""
+
+    serializer_class = AlignmentSerializer
+    pagination_class = ById
+
+    def get_queryset(self):
+        return (
+            corpus_filter_from(self.request.query_params)
+            .alignments()
+            .annotate(worker_label=worker_label())
+            .select_related("pair", "assignment__hit")
+        )
+
+
+class Statistics(ResearchAPIView, APIView):
+    """Corpus statistics as the study reports them, overall and for Tier 2 alone, with how
+    many descriptions each review status holds."""
+
+    @extend_schema(parameters=[CorpusFilterSerializer], responses=StatisticsSerializer)
+    def get(self, request):
+        statistics = corpus_statistics(corpus_filter_from(request.query_params))
+        return Response(StatisticsSerializer(statistics).data)
+
+
+class ExportJobList(ResearchAPIView, generics.ListCreateAPIView):
+    """Your export jobs, newest first; POST starts one, run in the background. Poll the job
+    until its state is done (download links appear) or failed."""
+
+    serializer_class = ExportJobSerializer
+    pagination_class = Newest
+
+    def get_queryset(self):
+        return jobs_visible_to(self.request.user)
+
+    @extend_schema(request=ExportRequestSerializer, responses={201: ExportJobSerializer})
+    def post(self, request, *args, **kwargs):
+        export = ExportRequestSerializer(data=request.data)
+        export.is_valid(raise_exception=True)
+        job = services.export_job_create(
+            user=request.user, options=export.validated_data["options"]
+        )
+        data = ExportJobSerializer(job, context={"request": request}).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+
+class ExportJobDetail(ResearchAPIView, generics.RetrieveAPIView):
+    """One export job: its state, its report and, when done, its download links."""
+
+    serializer_class = ExportJobSerializer
+
+    def get_queryset(self):
+        return jobs_visible_to(self.request.user)
+
+
+def jobs_visible_to(user):
+    jobs = ExportJob.objects.all()
+    return jobs if user.is_staff else jobs.filter(requested_by=user)
+
+
+class ExportFile(ResearchAPIView, APIView):
+    """One file of a finished export: redirected to a short-lived S3 link when the files are
+    on S3, else sent from local storage."""
+
+    @extend_schema(
+        responses={
+            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            302: OpenApiResponse(description="to a presigned S3 link"),
+            404: OpenApiResponse(description="no such job of yours, or no such file"),
+        }
+    )
+    def get(self, request, pk, name):
+        job = jobs_visible_to(request.user).filter(pk=pk).first()
+        stored = services.export_file_name(job, name) if job else None
+        if stored is None:
+            raise Http404
+        if getattr(default_storage, "bucket_name", None):
+            return HttpResponseRedirect(default_storage.url(stored))
+        if not default_storage.exists(stored):
+            raise Http404
+        return FileResponse(
+            default_storage.open(stored, "rb"),
+            as_attachment=True,
+            filename=name.rsplit("/", 1)[-1],
+        )
+
+
+class SystemScore(ResearchAPIView, APIView):
+    """Score a paraphrase system's outputs whose sources come from the test split (same seed,
+    test fraction and filters as the export): BLEU against the source's cluster, PINC against
+    the source, and PINC × sigmoid(BLEU). Up to 2,000 pairs a request; more with the
+    score_system command."""
+
+    @extend_schema(request=SystemScoreRequestSerializer, responses=SystemScoreSerializer)
+    def post(self, request):
+        asked = SystemScoreRequestSerializer(data=request.data)
+        asked.is_valid(raise_exception=True)
+        data = asked.validated_data
+        result = system_score(
+            pairs=[SystemPair(**pair) for pair in data["pairs"]],
+            corpus_filter=(data.get("filter") or {}).get("corpus_filter", CorpusFilter()),
+            seed=data.get("seed", DEFAULT_SEED),
+            test_fraction=data.get("test_fraction", DEFAULT_TEST_FRACTION),
+            centre=data.get("centre", settings.COMBINED_SCORE_CENTRE),
+            slope=data.get("slope", settings.COMBINED_SCORE_SLOPE),
+        )
+        body = {
+            **{k: v for k, v in vars(result).items() if k not in ("unscored", "scores")},
+            "unscored": [{"index": i, "reason": reason} for i, reason in result.unscored],
+        }
+        if data["per_pair"]:
+            body["scores"] = [vars(score) for score in result.scores]
+        return Response(SystemScoreSerializer(body).data)
+
+
+def not_found(request, *args, **kwargs):
+    """Any other address under the API: a JSON 404, as the API answers everything in JSON."""
+    return JsonResponse({"detail": "Not found."}, status=404)

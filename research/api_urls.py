@@ -1,0 +1,21 @@
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from . import api
+
+app_name = "research-api"
+urlpatterns = [
+    path("segments/", api.SegmentList.as_view(), name="segments"),
+    path("segments/<int:pk>/", api.SegmentDetail.as_view(), name="segment"),
+    path("clusters/", api.ClusterList.as_view(), name="clusters"),
+    path("alignments/", api.AlignmentList.as_view(), name="alignments"),
+    path("statistics/", api.Statistics.as_view(), name="statistics"),
+    path("exports/", api.ExportJobList.as_view(), name="exports"),
+    path("exports/<int:pk>/", api.ExportJobDetail.as_view(), name="export"),
+    path("exports/<int:pk>/files/<path:name>", api.ExportFile.as_view(), name="export-file"),
+    path("system-scores/", api.SystemScore.as_view(), name="system-scores"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="research-api:schema"), name="docs"),
+    # Anything else under /api/ answers a JSON 404 (so no slash-appending redirects here).
+    re_path(r"", api.not_found),
+]

@@ -1,0 +1,143 @@
+"""What an export is asked to do, and what it reports back."""
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import global_settings
+
+from collector.corpus_formats import LANGUAGE_ALIASES, LANGUAGE_CODES
+from research.selection import CorpusFilter
+from research.splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
+
+# How often (in descriptions) an export reports progress.
+PROGRESS_EVERY = 1000
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    format: str
+    filter: CorpusFilter = field(default_factory=CorpusFilter)
+    # Paraphrase pairs: how many other descriptions each sentence is paired with; None: all.
+    pairs_per_sentence: int | None = None
+    seed: int = DEFAULT_SEED
+    test_fraction: float = DEFAULT_TEST_FRACTION
+
+    def __post_init__(self):
+        if self.pairs_per_sentence is not None and self.pairs_per_sentence < 1:
+            raise ValueError("pairs_per_sentence must be at least 1 (or None for all)")
+        if not 0.0 <= self.test_fraction < 1.0:
+            raise ValueError("test_fraction must be at least 0 and below 1")
+
+    def as_dict(self) -> dict:
+        return {
+            "format": self.format,
+            "filter": self.filter.as_dict(),
+            "pairs_per_sentence": self.pairs_per_sentence,
+            "seed": self.seed,
+            "test_fraction": self.test_fraction,
+        }
+
+    @classmethod
+    def from_dict(cls, params: dict) -> "ExportOptions":
+        return cls(
+            format=params["format"],
+            filter=CorpusFilter.from_dict(params.get("filter") or {}),
+            pairs_per_sentence=params.get("pairs_per_sentence"),
+            seed=params.get("seed", DEFAULT_SEED),
+            test_fraction=params.get("test_fraction", DEFAULT_TEST_FRACTION),
+        )
+
+
+@dataclass
+class ExportReport:
+    """What an export wrote, and what the filters or the format left out (with why)."""
+
+    format: str
+    files: dict[str, int] = field(default_factory=dict)  # location → rows (lines, records)
+    descriptions: int = 0
+    clusters: int = 0
+    pairs: int = 0
+    aligned_pairs: int | None = None  # set by the alignment formats
+    left_out: Counter = field(default_factory=Counter)  # reason → descriptions
+
+    def lines(self) -> list[str]:
+        """The report in words, as the command prints it and an export job stores it."""
+        if self.aligned_pairs is not None:
+            done = [f"{self.aligned_pairs:,} aligned sentence pairs"]
+        else:
+            done = [f"{self.descriptions:,} descriptions in {self.clusters:,} clusters"]
+        if self.pairs:
+            done.append(f"{self.pairs:,} pairs")
+        lines = [f"Exported {', '.join(done)} ({self.format})."]
+        lines += [f"  {location}: {rows:,} rows" for location, rows in self.files.items()]
+        lines += [f"Left out: {n:,} {reason}" for reason, n in self.left_out.items() if n]
+        return lines
+
+    def as_dict(self) -> dict:
+        return {
+            "format": self.format,
+            "files": self.files,
+            "descriptions": self.descriptions,
+            "clusters": self.clusters,
+            "pairs": self.pairs,
+            "aligned_pairs": self.aligned_pairs,
+            "left_out": dict(self.left_out),
+        }
+
+
+class Progress:
+    """Calls ``report(n)`` every ``PROGRESS_EVERY`` steps, and once more at the end."""
+
+    def __init__(self, report=None):
+        self.report = report
+        self.pending = 0
+
+    def step(self, n: int = 1) -> None:
+        self.pending += n
+        if self.report and self.pending >= PROGRESS_EVERY:
+            self.report(self.pending)
+            self.pending = 0
+
+    def finish(self) -> None:
+        if self.report and self.pending:
+            self.report(self.pending)
+        self.pending = 0
+
+
+def seconds_text(value: Decimal) -> str:
+    """A segment time as the corpus writes it: "5", "4.5", "12.25"."""
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def duration_seconds(value: timedelta | None) -> float | None:
+    return None if value is None else value.total_seconds()
+
+
+def duration_text(value: timedelta | None) -> str:
+    """Seconds, exact to the microsecond and without trailing zeros; empty when unknown."""
+    if value is None:
+        return ""
+    seconds = value.days * 86400 + value.seconds
+    if value.microseconds:
+        return f"{seconds}.{value.microseconds:06d}".rstrip("0")
+    return str(seconds)
+
+
+# The language names the MSVD CSV uses ("English"), where the importer reads them back as the
+# same code; other codes are written as they are.
+_DJANGO_NAMES = {
+    code: name
+    for code, name in global_settings.LANGUAGES
+    if LANGUAGE_CODES.get(name.lower()) == code
+}
+LANGUAGE_NAMES = {
+    **{code: alias.title() for alias, code in LANGUAGE_ALIASES.items()},
+    **_DJANGO_NAMES,
+}
+
+
+def language_name(code: str) -> str:
+    return LANGUAGE_NAMES.get(code, code)

@@ -1,0 +1,35 @@
+"""The OpenAPI schema: every operation documents the errors it can answer with."""
+
+ERROR = {
+    "type": "object",
+    "properties": {"detail": {"type": "string"}},
+    "required": ["detail"],
+}
+FIELD_ERRORS = {
+    "type": "object",
+    "additionalProperties": {"anyOf": [{"type": "array"}, {"type": "object"}, {"type": "string"}]},
+    "description": "each parameter or field that cannot be used, with its messages (or a "
+    "detail, when the body is not JSON)",
+}
+ERROR_RESPONSES = {
+    "400": ("A parameter or field that cannot be used.", FIELD_ERRORS),
+    "401": ("No credentials, or a token that is not valid.", ERROR),
+    "403": ("Not a researcher.", ERROR),
+    "404": ("No such item (or not yours), or a page cursor that is not valid.", ERROR),
+}
+
+
+def document_errors(result, generator, request, public):
+    """drf-spectacular post-processing hook: add the error answers to every operation."""
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            responses = operation.setdefault("responses", {})
+            for status, (description, schema) in ERROR_RESPONSES.items():
+                responses.setdefault(
+                    status,
+                    {
+                        "description": description,
+                        "content": {"application/json": {"schema": schema}},
+                    },
+                )
+    return result

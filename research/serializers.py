@@ -1,0 +1,296 @@
+"""What the research API reads and writes. Output serializers mirror the export formats (a
+cluster here is exactly a line of the jsonl export), so the schema documents both."""
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from .exports import FORMATS, ExportOptions
+from .selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter, FilterError
+from .splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
+
+BIGINT_MAX = 2**63 - 1
+SEED_MAX = 2**31 - 1
+# A system is scored in the request; more pairs than this go through the score_system command.
+SYSTEM_PAIRS_MAX = 2000
+TEXT_MAX = 2000
+
+
+class CorpusFilterSerializer(serializers.Serializer):
+    """The corpus filters, as query parameters (repeat a parameter for several values) or as
+    a JSON object."""
+
+    language = serializers.ListField(
+        child=serializers.CharField(min_length=1, max_length=40),
+        required=False,
+        max_length=50,
+        help_text="declared language codes (e.g. en); repeatable",
+    )
+    tier = serializers.ListField(
+        child=serializers.ChoiceField(choices=TIER_CHOICES),
+        required=False,
+        max_length=3,
+        help_text="1, 2, or unrecorded (imported without a tier); repeatable",
+    )
+    status = serializers.ListField(
+        child=serializers.ChoiceField(choices=STATUS_CHOICES),
+        required=False,
+        max_length=4,
+        help_text="review status; default accepted; `all` for every status",
+    )
+    since = serializers.DateField(required=False, help_text="created on or after (UTC)")
+    until = serializers.DateField(required=False, help_text="created on or before (UTC)")
+    min_cluster_size = serializers.IntegerField(
+        required=False, min_value=1, max_value=100_000, help_text="descriptions per cluster"
+    )
+
+    # A date or a size given empty (?until=) is refused rather than read as "no filter".
+    SCALARS = ("since", "until", "min_cluster_size")
+
+    def to_internal_value(self, data):
+        getlist = getattr(data, "getlist", None)
+        for name in self.SCALARS:
+            given = getlist(name) if getlist else [data.get(name)] if hasattr(data, "get") else []
+            if "" in given:
+                raise serializers.ValidationError({name: ["Give a value, or leave it out."]})
+        return super().to_internal_value(data)
+
+    def validate(self, attrs):
+        params = {
+            key: [str(v) for v in value] if isinstance(value, list) else [str(value)]
+            for key, value in attrs.items()
+        }
+        try:
+            attrs["corpus_filter"] = CorpusFilter.from_params(lambda name: params.get(name, []))
+        except FilterError as error:
+            name, _, message = str(error).partition(": ")
+            raise serializers.ValidationError({name: [message]}) from None
+        return attrs
+
+
+def corpus_filter_from(data) -> CorpusFilter:
+    """The filter from query parameters or a JSON object; a bad value is a 400 naming it."""
+    filters = CorpusFilterSerializer(data=data)
+    filters.is_valid(raise_exception=True)
+    return filters.validated_data["corpus_filter"]
+
+
+class SegmentClusterSerializer(serializers.Serializer):
+    language = serializers.CharField()
+    size = serializers.IntegerField(help_text="selected descriptions in this language")
+
+
+class SegmentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    video = serializers.CharField(help_text="YouTube id, or the hosted file's name")
+    source = serializers.ChoiceField(choices=["youtube", "file"])
+    start = serializers.FloatField(help_text="seconds")
+    end = serializers.FloatField(help_text="seconds")
+    title = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+    clusters = SegmentClusterSerializer(many=True)
+
+
+class ClusterSegmentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    video = serializers.CharField()
+    source = serializers.ChoiceField(choices=["youtube", "file"])
+    start = serializers.FloatField()
+    end = serializers.FloatField()
+    title = serializers.CharField(allow_blank=True)
+
+
+class ClusterScoresSerializer(serializers.Serializer):
+    size = serializers.IntegerField(help_text="descriptions scored (all but rejected ones)")
+    corpus_bleu = serializers.FloatField(allow_null=True)
+    mean_bleu = serializers.FloatField(allow_null=True)
+    mean_pinc = serializers.FloatField(allow_null=True)
+    bleu_signature = serializers.CharField()
+    pinc_signature = serializers.CharField()
+
+
+class DescriptionScoresSerializer(serializers.Serializer):
+    bleu = serializers.FloatField(allow_null=True, help_text="leave-one-out sentence BLEU")
+    pinc = serializers.FloatField(allow_null=True, help_text="mean PINC against the others")
+    references = serializers.IntegerField()
+
+
+class DescriptionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    worker = serializers.CharField(allow_blank=True, help_text="an opaque worker label")
+    tier = serializers.IntegerField(allow_null=True)
+    status = serializers.CharField()
+    time_spent = serializers.FloatField(allow_null=True, help_text="seconds")
+    created_at = serializers.CharField(help_text="ISO 8601, UTC")
+    scores = DescriptionScoresSerializer(allow_null=True)
+
+
+class ClusterSerializer(serializers.Serializer):
+    """One segment's selected descriptions in one language (a line of the jsonl export)."""
+
+    segment = ClusterSegmentSerializer()
+    language = serializers.CharField()
+    size = serializers.IntegerField()
+    scores = ClusterScoresSerializer(allow_null=True)
+    descriptions = DescriptionSerializer(many=True)
+
+
+class PairSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    origin = serializers.CharField()
+    tokens_a = serializers.ListField(child=serializers.CharField())
+    tokens_b = serializers.ListField(child=serializers.CharField())
+    description_a = serializers.IntegerField(allow_null=True, source="description_a_id")
+    description_b = serializers.IntegerField(allow_null=True, source="description_b_id")
+
+
+class AlignmentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    pair = PairSerializer()
+    annotator = serializers.SerializerMethodField()
+    tier = serializers.IntegerField(allow_null=True, source="assignment.hit.tier", default=None)
+    links = serializers.CharField(allow_blank=True, help_text="Pharaoh form: 0-0 1-2 3p4")
+    created_at = serializers.DateTimeField()
+
+    def get_annotator(self, alignment) -> str:
+        return alignment.annotator or alignment.worker_label
+
+
+class CorpusCountsSerializer(serializers.Serializer):
+    segments = serializers.IntegerField()
+    descriptions = serializers.IntegerField()
+    mean_per_segment = serializers.FloatField(allow_null=True)
+    reached_by_95_percent = serializers.IntegerField(
+        allow_null=True, help_text="descriptions that 95% of segments have at least"
+    )
+
+
+class StatusCountsSerializer(serializers.Serializer):
+    pending = serializers.IntegerField()
+    accepted = serializers.IntegerField()
+    rejected = serializers.IntegerField()
+
+
+class LanguageCountSerializer(serializers.Serializer):
+    language = serializers.CharField()
+    descriptions = serializers.IntegerField()
+    segments = serializers.IntegerField()
+
+
+class StatisticsSerializer(serializers.Serializer):
+    filter = serializers.DictField()
+    overall = CorpusCountsSerializer()
+    tier2 = CorpusCountsSerializer()
+    status_counts = StatusCountsSerializer(
+        help_text="descriptions of each status under the other filters, selected or not"
+    )
+    languages = LanguageCountSerializer(many=True)
+
+
+class ExportRequestSerializer(serializers.Serializer):
+    format = serializers.ChoiceField(choices=list(FORMATS))
+    filter = CorpusFilterSerializer(required=False)
+    pairs_per_sentence = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=100_000,
+        help_text="pairs and split: other descriptions per sentence; null for all",
+    )
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_MAX)
+    test_fraction = serializers.FloatField(
+        required=False, min_value=0.0, max_value=0.99, help_text="split and parquet"
+    )
+
+    def validate(self, attrs):
+        corpus_filter = (attrs.get("filter") or {}).get("corpus_filter", CorpusFilter())
+        attrs["options"] = ExportOptions(
+            format=attrs["format"],
+            filter=corpus_filter,
+            pairs_per_sentence=attrs.get("pairs_per_sentence"),
+            seed=attrs.get("seed", DEFAULT_SEED),
+            test_fraction=attrs.get("test_fraction", DEFAULT_TEST_FRACTION),
+        )
+        return attrs
+
+
+class ExportFileSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    url = serializers.CharField(help_text="download link, for whoever started the export")
+
+
+class ExportJobSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    format = serializers.CharField()
+    parameters = serializers.DictField()
+    state = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    report = serializers.DictField(allow_null=True)
+    error = serializers.CharField(allow_blank=True)
+    files = serializers.SerializerMethodField()
+
+    @extend_schema_field(ExportFileSerializer(many=True))
+    def get_files(self, job) -> list[dict]:
+        if job.state != job.State.DONE:
+            return []
+        request = self.context["request"]
+        return [
+            {
+                "name": name,
+                "url": request.build_absolute_uri(
+                    reverse("research-api:export-file", args=[job.pk, name])
+                ),
+            }
+            for name in job.files
+        ]
+
+
+class SystemPairSerializer(serializers.Serializer):
+    source = serializers.CharField(max_length=TEXT_MAX, trim_whitespace=False)
+    output = serializers.CharField(max_length=TEXT_MAX, trim_whitespace=False, allow_blank=True)
+    segment_id = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=BIGINT_MAX
+    )
+
+
+class SystemScoreRequestSerializer(serializers.Serializer):
+    pairs = SystemPairSerializer(many=True, min_length=1, max_length=SYSTEM_PAIRS_MAX)
+    filter = CorpusFilterSerializer(required=False)
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_MAX)
+    test_fraction = serializers.FloatField(required=False, min_value=0.01, max_value=0.99)
+    centre = serializers.FloatField(required=False, min_value=-1000.0, max_value=1000.0)
+    slope = serializers.FloatField(required=False, min_value=-1000.0, max_value=1000.0)
+    per_pair = serializers.BooleanField(required=False, default=False)
+
+
+class PairScoreSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="position in the request, from 1")
+    segment_id = serializers.IntegerField()
+    language = serializers.CharField()
+    references = serializers.IntegerField()
+    bleu = serializers.FloatField()
+    pinc = serializers.FloatField()
+    combined = serializers.FloatField()
+
+
+class UnscoredSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    reason = serializers.CharField()
+
+
+class SystemScoreSerializer(serializers.Serializer):
+    pairs = serializers.IntegerField()
+    scored = serializers.IntegerField()
+    bleu = serializers.FloatField(allow_null=True, help_text="corpus BLEU of the outputs")
+    mean_bleu = serializers.FloatField(allow_null=True)
+    pinc = serializers.FloatField(allow_null=True)
+    combined = serializers.FloatField(allow_null=True, help_text="mean PINC × sigmoid(BLEU)")
+    centre = serializers.FloatField()
+    slope = serializers.FloatField()
+    bleu_signature = serializers.CharField(allow_blank=True)
+    pinc_signature = serializers.CharField(allow_blank=True)
+    unscored = UnscoredSerializer(many=True)
+    scores = PairScoreSerializer(many=True, required=False)

@@ -1,0 +1,116 @@
+"""Writes for researchers: export jobs and API tokens."""
+
+import logging
+import uuid
+from pathlib import PurePosixPath
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from paracrowd.celery import enqueue_on_commit
+
+from .destinations import Destination
+from .exports import FORMATS, ExportOptions, corpus_export, snapshot
+from .models import ExportJob
+from .permissions import RESEARCHERS_GROUP
+
+logger = logging.getLogger(__name__)
+
+EXPORTS_FOLDER = "exports"
+
+
+def export_job_create(*, user, options: ExportOptions) -> ExportJob:
+    """Record an export for ``user`` and queue it once the record is committed. If the broker
+    is down the job stays queued, and the periodic sweep queues it later."""
+    from .tasks import run_export_job
+
+    with transaction.atomic():
+        job = ExportJob.objects.create(
+            requested_by=user,
+            format=options.format,
+            parameters=options.as_dict(),
+            folder=f"{EXPORTS_FOLDER}/{uuid.uuid4().hex}",
+        )
+        enqueue_on_commit(run_export_job, job.pk)
+    return job
+
+
+def export_job_run(*, job_id: int) -> ExportJob | None:
+    """Run export job ``job_id``; safe to call twice or at the same time.
+
+    The job is marked running where everyone can see it, then its row is locked for the whole
+    export: a second caller finds it locked and returns at once, and a finished job is left
+    alone. If a worker dies mid-export its lock goes with its connection, so the job (still
+    running, no longer locked) is run again from the start and its files overwritten. Returns
+    the job when this call finished it, else None.
+    """
+    ExportJob.objects.filter(pk=job_id, state=ExportJob.State.QUEUED).update(
+        state=ExportJob.State.RUNNING, started_at=timezone.now()
+    )
+    try:
+        with snapshot():
+            job = (
+                ExportJob.objects.select_for_update(skip_locked=True)
+                .filter(pk=job_id, state=ExportJob.State.RUNNING)
+                .first()
+            )
+            if job is None:
+                return None  # another worker holds it, or it is finished
+            options = ExportOptions.from_dict(job.parameters)
+            folder = Destination.in_storage(job.folder)
+            file_name = FORMATS[options.format].file_name
+            destination = folder.inside(file_name) if file_name else folder
+            report = corpus_export(destination=destination, options=options)
+            # Files by their names in the job's folder: where storage keeps them stays private.
+            base = folder.path().rstrip("/") + "/"
+            report.files = {where.removeprefix(base): rows for where, rows in report.files.items()}
+            job.files = list(report.files)
+            job.report = report.as_dict() | {"lines": report.lines()}
+            job.state = ExportJob.State.DONE
+            job.finished_at = timezone.now()
+            job.save(update_fields=["files", "report", "state", "finished_at"])
+            return job
+    except Exception as error:
+        logger.exception("Export job %s failed", job_id)
+        ExportJob.objects.filter(pk=job_id, state=ExportJob.State.RUNNING).update(
+            state=ExportJob.State.FAILED,
+            error=f"{type(error).__name__}: {error}"[:2000],
+            finished_at=timezone.now(),
+        )
+        return None
+
+
+def export_jobs_stalled(*, older_than) -> list[int]:
+    """Jobs still queued after ``older_than`` (their message was lost, say Redis was down)."""
+    return list(
+        ExportJob.objects.filter(
+            state=ExportJob.State.QUEUED, created_at__lt=timezone.now() - older_than
+        ).values_list("pk", flat=True)
+    )
+
+
+def export_file_name(job: ExportJob, name: str) -> str | None:
+    """The storage name of one of the job's files, or None when the job has no such file."""
+    if job.state != ExportJob.State.DONE or name not in job.files:
+        return None
+    return str(PurePosixPath(job.folder) / name)
+
+
+def researcher_create(*, username: str, password: str, email: str = ""):
+    """An account in the researchers group: it may use the researcher page and the API."""
+    with transaction.atomic():
+        user = get_user_model().objects.create_user(
+            username=username, password=password, email=email
+        )
+        user.groups.add(Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0])
+    return user
+
+
+def researcher_token_reset(*, user) -> Token:
+    """A new API token for ``user``; the old one, if any, stops working at once."""
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return Token.objects.create(user=user)

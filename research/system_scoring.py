@@ -1,0 +1,189 @@
+"""Scoring a researcher's paraphrase system the way Chen & Dolan (2011) evaluate one: each
+output against the other descriptions of its source's cluster (BLEU), against the source itself
+(PINC), and the combined score PINC × sigmoid(BLEU).
+
+Sources must come from the test split of an export (the same seed, test fraction and filters):
+a source is found by its exact text among the test clusters' descriptions, or, when the same
+sentence was written for several segments, by the segment id given with it.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import islice
+
+from scoring import metrics
+
+from .selection import CorpusFilter
+from .splits import in_test_split
+
+# Sources looked up in one query.
+LOOKUP_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class SystemPair:
+    source: str
+    output: str
+    segment_id: int | None = None
+
+
+@dataclass
+class PairScore:
+    index: int  # position in the input, from 1
+    segment_id: int
+    language: str
+    references: int
+    bleu: float
+    pinc: float
+    combined: float
+
+
+@dataclass
+class SystemScore:
+    pairs: int = 0
+    scored: int = 0
+    # Corpus BLEU over every scored output (None when outputs need different tokenizers).
+    bleu: float | None = None
+    mean_bleu: float | None = None
+    pinc: float | None = None
+    combined: float | None = None
+    centre: float = 0.0
+    slope: float = 0.0
+    bleu_signature: str = ""
+    pinc_signature: str = ""
+    # (position from 1, why the pair was not scored)
+    unscored: list[tuple[int, str]] = field(default_factory=list)
+    scores: list[PairScore] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        def number(value):
+            return "—" if value is None else f"{value:.2f}"
+
+        lines = [
+            f"Pairs: {self.pairs}, scored: {self.scored}",
+            f"BLEU (corpus, against each source's cluster): {number(self.bleu)}",
+            f"BLEU (mean of sentences): {number(self.mean_bleu)}",
+            f"PINC (mean, against the source): {number(self.pinc)}",
+            f"PINC × sigmoid(BLEU) (mean; centre {self.centre:g}, slope {self.slope:g}): "
+            f"{number(self.combined)}",
+        ]
+        if self.bleu_signature:
+            lines.append(f"Signatures: {self.bleu_signature} / {self.pinc_signature}")
+        lines += [f"Not scored: pair {index}: {reason}" for index, reason in self.unscored]
+        return lines
+
+
+def system_score(
+    *,
+    pairs: Iterable[SystemPair],
+    corpus_filter: CorpusFilter,
+    seed: int,
+    test_fraction: float,
+    centre: float,
+    slope: float,
+) -> SystemScore:
+    """Score each (source, output) pair whose source is a test-split description."""
+    result = SystemScore(centre=centre, slope=slope)
+    references: dict[tuple[int, str], list[tuple[int, str]]] = {}
+    hypotheses, reference_lists, tokenizers = [], [], set()
+    iterator = iter(enumerate(pairs, start=1))
+    while batch := list(islice(iterator, LOOKUP_BATCH)):
+        matches = _test_descriptions(
+            {pair.source for _, pair in batch}, corpus_filter, seed, test_fraction
+        )
+        for index, pair in batch:
+            result.pairs += 1
+            found = [m for m in matches.get(pair.source, []) if _same_segment(m, pair)]
+            clusters = {(segment_id, language) for _, segment_id, language in found}
+            if not found:
+                result.unscored.append((index, _not_found(pair, corpus_filter, seed)))
+                continue
+            if len(clusters) > 1:
+                result.unscored.append(
+                    (index, f"the source is in {len(clusters)} test clusters; give its segment_id")
+                )
+                continue
+            description_id, segment_id, language = found[0]
+            cluster = (segment_id, language)
+            if cluster not in references:
+                references[cluster] = list(
+                    corpus_filter.descriptions()
+                    .filter(segment_id=segment_id, language=language)
+                    .order_by("id")
+                    .values_list("id", "text")
+                )
+            others = [text for pk, text in references[cluster] if pk != description_id]
+            if not others:
+                result.unscored.append((index, "the source's cluster has no other description"))
+                continue
+            settings = metrics.ClusterSettings(tokenize=metrics.default_tokenize(language))
+            bleu = metrics.sentence_bleu(
+                pair.output, others, tokenize=settings.tokenize, max_order=settings.max_order
+            )
+            pinc = metrics.pinc(
+                pair.source,
+                pair.output,
+                tokenize=settings.tokenize,
+                max_order=settings.pinc_max_order,
+            )
+            result.scores.append(
+                PairScore(
+                    index=index,
+                    segment_id=segment_id,
+                    language=language,
+                    references=len(others),
+                    bleu=bleu,
+                    pinc=pinc,
+                    combined=metrics.combined(bleu, pinc, centre=centre, slope=slope),
+                )
+            )
+            hypotheses.append(pair.output)
+            reference_lists.append(others)
+            tokenizers.add(settings)
+    _summarise(result, hypotheses, reference_lists, tokenizers)
+    return result
+
+
+def _summarise(result: SystemScore, hypotheses, reference_lists, tokenizers) -> None:
+    scores = result.scores
+    result.scored = len(scores)
+    if not scores:
+        return
+    result.mean_bleu = sum(s.bleu for s in scores) / len(scores)
+    result.pinc = sum(s.pinc for s in scores) / len(scores)
+    result.combined = sum(s.combined for s in scores) / len(scores)
+    if len(tokenizers) == 1:
+        (settings,) = tokenizers
+        result.bleu = metrics.corpus_bleu(
+            hypotheses, reference_lists, tokenize=settings.tokenize, max_order=settings.max_order
+        )
+        result.bleu_signature = settings.bleu_signature("var")
+        result.pinc_signature = settings.pinc_signature(1)
+
+
+def _test_descriptions(sources: set[str], corpus_filter, seed, test_fraction):
+    """{text: [(description id, segment id, language)]} for test-split descriptions."""
+    found = {}
+    rows = (
+        corpus_filter.descriptions()
+        .filter(text__in=sources)
+        .order_by("segment_id", "id")
+        .values_list("text", "id", "segment_id", "language")
+    )
+    for text, description_id, segment_id, language in rows:
+        if in_test_split(seed, segment_id, test_fraction):
+            found.setdefault(text, []).append((description_id, segment_id, language))
+    return found
+
+
+def _same_segment(match, pair: SystemPair) -> bool:
+    return pair.segment_id is None or match[1] == pair.segment_id
+
+
+def _not_found(pair: SystemPair, corpus_filter: CorpusFilter, seed: int) -> str:
+    elsewhere = corpus_filter.descriptions().filter(text=pair.source)
+    if pair.segment_id is not None:
+        elsewhere = elsewhere.filter(segment_id=pair.segment_id)
+    if elsewhere.exists():
+        return f"the source is in the training split (seed {seed}), not the test split"
+    return "the source is not a description in the selection"

@@ -1,0 +1,25 @@
+"""Background work for researchers. Tasks take ids and are idempotent."""
+
+from datetime import timedelta
+
+from celery import shared_task
+
+from . import services
+
+# A queued job nobody picked up for this long lost its message: queue it again.
+STALLED_AFTER = timedelta(minutes=5)
+
+
+@shared_task(acks_late=True)
+def run_export_job(job_id: int) -> bool:
+    """Run one export job (safe twice: a held or finished job is left alone)."""
+    return services.export_job_run(job_id=job_id) is not None
+
+
+@shared_task
+def sweep_export_jobs() -> int:
+    """Periodic: queue again the export jobs whose message was lost (say, Redis was down)."""
+    stalled = services.export_jobs_stalled(older_than=STALLED_AFTER)
+    for job_id in stalled:
+        run_export_job.delay(job_id)
+    return len(stalled)

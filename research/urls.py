@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import views
+
+app_name = "research"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("exports/", views.export_start, name="export_start"),
+    path("token/", views.token_reset, name="token_reset"),
+]
