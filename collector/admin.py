@@ -196,7 +196,7 @@ class SegmentProposalAdmin(admin.ModelAdmin):
 
     @admin.display(description="review")
     def review_link(self, proposal):
-        url = reverse("review:proposal", args=[proposal.pk])
+        url = reverse("segment_review:proposal", args=[proposal.pk])
         return format_html('<a href="{}">open</a>', url)
 
 
@@ -209,7 +209,7 @@ class VideoFileAdmin(admin.ModelAdmin):
 
     @admin.display(description="segments")
     def cut_link(self, video):
-        url = reverse("review:video", args=[video.pk])
+        url = reverse("segment_review:video", args=[video.pk])
         return format_html('<a href="{}">cut segments</a>', url)
 
 

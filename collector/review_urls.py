@@ -2,7 +2,7 @@ from django.urls import path
 
 from . import review_views
 
-app_name = "review"
+app_name = "segment_review"
 urlpatterns = [
     path("segments/", review_views.queue, name="queue"),
     path("segments/<int:pk>/", review_views.proposal, name="proposal"),

@@ -41,7 +41,7 @@ def queue(request):
         ],
         "page": Paginator(proposals, PAGE_SIZE).get_page(request.GET.get("page")),
     }
-    return render(request, "review/queue.html", context)
+    return render(request, "segment_review/queue.html", context)
 
 
 @staff_member_required
@@ -80,8 +80,8 @@ def proposal(request, pk):
             pending = SegmentProposal.objects.pending().exclude(pk=pk)
             following = pending.order_by("created_at", "id").first()
             if following:
-                return redirect("review:proposal", following.pk)
-            return redirect("review:queue")
+                return redirect("segment_review:proposal", following.pk)
+            return redirect("segment_review:queue")
     context = {
         "proposal": proposal,
         "form": form,
@@ -93,7 +93,7 @@ def proposal(request, pk):
         .exclude(pk=pk)
         .order_by("start"),
     }
-    return render(request, "review/proposal.html", context)
+    return render(request, "segment_review/proposal.html", context)
 
 
 @staff_member_required
@@ -107,7 +107,7 @@ def videos(request):
             uploaded_by=request.user,
         )
         messages.success(request, f"Uploaded “{video.title}”. Now cut segments from it.")
-        return redirect("review:video", video.pk)
+        return redirect("segment_review:video", video.pk)
     segments = (
         Segment.objects.filter(source=Segment.Source.FILE, video_file=OuterRef("file"))
         .order_by()
@@ -124,7 +124,7 @@ def videos(request):
             request.GET.get("page")
         ),
     }
-    return render(request, "review/videos.html", context)
+    return render(request, "segment_review/videos.html", context)
 
 
 @staff_member_required
@@ -149,7 +149,7 @@ def video(request, pk):
                 f"Added {format_time(segment.start)}–{format_time(segment.end)}: it is now "
                 "offered for description.",
             )
-            return redirect("review:video", pk)
+            return redirect("segment_review:video", pk)
     context = {
         "video": video,
         "form": form,
@@ -158,4 +158,4 @@ def video(request, pk):
         ),
         "rules": LengthRule.from_settings().as_json(),
     }
-    return render(request, "review/video.html", context)
+    return render(request, "segment_review/video.html", context)

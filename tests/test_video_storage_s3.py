@@ -62,7 +62,7 @@ def test_an_uploaded_video_goes_to_s3_and_segments_are_cut_from_it(client, s3_me
     client.force_login(make_staff())
     with CLIP.open("rb") as clip:
         client.post(
-            reverse("review:videos"),
+            reverse("segment_review:videos"),
             {"title": "On S3", "file": SimpleUploadedFile("clip.webm", clip.read())},
         )
     video = VideoFile.objects.get()
@@ -72,12 +72,12 @@ def test_an_uploaded_video_goes_to_s3_and_segments_are_cut_from_it(client, s3_me
     # The cut page plays it from a signed S3 address, which answers with the file.
     url = video.file.url
     assert "Signature" in url or "X-Amz-Signature" in url
-    page = client.get(reverse("review:video", args=[video.pk])).content.decode()
+    page = client.get(reverse("segment_review:video", args=[video.pk])).content.decode()
     assert url.replace("&", "&amp;") in page
     with urllib.request.urlopen(url) as response:  # noqa: S310 (the local S3 endpoint)
         assert response.read() == CLIP.read_bytes()
 
-    client.post(reverse("review:video", args=[video.pk]), {"start": "2", "end": "8"})
+    client.post(reverse("segment_review:video", args=[video.pk]), {"start": "2", "end": "8"})
     segment = Segment.objects.get()
     assert segment.video_file.name == video.file.name
     assert segment.video_file.url.split("?")[0] == url.split("?")[0]

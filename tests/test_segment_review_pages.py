@@ -29,23 +29,23 @@ def proposal():
 
 def decide(client, proposal, decision, **fields):
     data = {"decision": decision, **fields}
-    return client.post(reverse("review:proposal", args=[proposal.pk]), data)
+    return client.post(reverse("segment_review:proposal", args=[proposal.pk]), data)
 
 
 def test_the_queue_lists_pending_proposals_oldest_first(client, admin):
     first = make_proposal(event="First one")
     second = make_proposal(event="Second one")
-    page = client.get(reverse("review:queue")).content.decode()
+    page = client.get(reverse("segment_review:queue")).content.decode()
     assert page.index("First one") < page.index("Second one")
     assert "Pending review (2)" in page and "Rejected (0)" in page
-    assert reverse("review:proposal", args=[first.pk]) in page
-    assert reverse("review:proposal", args=[second.pk]) in page
+    assert reverse("segment_review:proposal", args=[first.pk]) in page
+    assert reverse("segment_review:proposal", args=[second.pk]) in page
 
 
 def test_approving_creates_the_segment_and_goes_to_the_next_proposal(client, admin, proposal):
     following = make_proposal()
     response = decide(client, proposal, "approve")
-    assert response["Location"] == reverse("review:proposal", args=[following.pk])
+    assert response["Location"] == reverse("segment_review:proposal", args=[following.pk])
     proposal.refresh_from_db()
     assert (proposal.status, proposal.reviewed_by, proposal.pay_cents) == ("approved", admin, 5)
     segment = proposal.segment
@@ -55,14 +55,14 @@ def test_approving_creates_the_segment_and_goes_to_the_next_proposal(client, adm
 
 def test_the_last_decision_goes_back_to_the_queue(client, admin, proposal):
     response = decide(client, proposal, "reject", reasons=["text", "inappropriate"])
-    assert response["Location"] == reverse("review:queue")
+    assert response["Location"] == reverse("segment_review:queue")
     proposal.refresh_from_db()
     assert proposal.status == "rejected" and proposal.reasons == ["inappropriate", "text"]
 
 
 def test_rejected_proposals_stay_listed_with_their_reasons(client, admin, proposal):
     decide(client, proposal, "reject", reasons=["language"], note="Needs <the> dialogue")
-    page = client.get(reverse("review:queue"), {"status": "rejected"}).content.decode()
+    page = client.get(reverse("segment_review:queue"), {"status": "rejected"}).content.decode()
     assert "Rejected (1)" in page and "by ada" in page
     assert "Needs a particular language or culture to understand" in page
     assert "Needs &lt;the&gt; dialogue" in page
@@ -82,7 +82,7 @@ def test_approving_with_reasons_ticked_is_refused(client, admin, proposal):
 
 def test_a_decided_proposal_shows_the_decision_and_no_form(client, admin, proposal):
     decide(client, proposal, "approve", note="Lovely")
-    page = client.get(reverse("review:proposal", args=[proposal.pk])).content.decode()
+    page = client.get(reverse("segment_review:proposal", args=[proposal.pk])).content.decode()
     assert "Approved by ada" in page and "Lovely" in page and "$0.05" in page
     assert 'value="approve"' not in page
     assert "A dog &lt;jumps&gt;" in page and "A dog <jumps>" not in page
@@ -90,7 +90,10 @@ def test_a_decided_proposal_shows_the_decision_and_no_form(client, admin, propos
 
 def test_a_worker_cannot_see_the_queue_or_decide(client, proposal):
     client.force_login(make_worker().user)
-    for url in [reverse("review:queue"), reverse("review:proposal", args=[proposal.pk])]:
+    for url in [
+        reverse("segment_review:queue"),
+        reverse("segment_review:proposal", args=[proposal.pk]),
+    ]:
         response = client.get(url)
         assert response.status_code == 302 and "/admin/login/" in response["Location"]
     decide(client, proposal, "approve")
@@ -110,7 +113,7 @@ def test_a_decision_needs_the_csrf_token(admin, proposal):
 
 
 def test_a_decision_is_a_post(client, admin, proposal):
-    client.get(reverse("review:proposal", args=[proposal.pk]), {"decision": "approve"})
+    client.get(reverse("segment_review:proposal", args=[proposal.pk]), {"decision": "approve"})
     assert SegmentProposal.objects.get().status == "pending"
 
 
@@ -118,11 +121,11 @@ def test_a_decision_is_a_post(client, admin, proposal):
 def uploaded(client, admin, media_root):
     with CLIP.open("rb") as clip:
         response = client.post(
-            reverse("review:videos"),
+            reverse("segment_review:videos"),
             {"title": "Demo <clip>", "file": SimpleUploadedFile("clip.webm", clip.read())},
         )
     video = VideoFile.objects.get()
-    assert response["Location"] == reverse("review:video", args=[video.pk])
+    assert response["Location"] == reverse("segment_review:video", args=[video.pk])
     return video
 
 
@@ -133,7 +136,7 @@ def test_an_uploaded_video_is_kept_in_the_media_storage(uploaded, media_root):
 
 def test_only_video_files_are_accepted(client, admin, media_root):
     response = client.post(
-        reverse("review:videos"),
+        reverse("segment_review:videos"),
         {"title": "Notes", "file": SimpleUploadedFile("notes.txt", b"hello")},
     )
     assert "File extension “txt” is not allowed." in response.content.decode()
@@ -141,7 +144,7 @@ def test_only_video_files_are_accepted(client, admin, media_root):
 
 
 def test_cutting_adds_a_segment_of_the_file_offered_for_description(client, uploaded):
-    url = reverse("review:video", args=[uploaded.pk])
+    url = reverse("segment_review:video", args=[uploaded.pk])
     page = client.get(url).content.decode()
     assert "Mark start" in page and uploaded.file.url in page and page.count("<h1") == 1
     response = client.post(url, {"start": "0:02", "end": "8", "title": ""})
@@ -155,7 +158,7 @@ def test_cutting_adds_a_segment_of_the_file_offered_for_description(client, uplo
 
 
 def test_cuts_of_one_file_follow_the_length_and_overlap_rules(client, uploaded):
-    url = reverse("review:video", args=[uploaded.pk])
+    url = reverse("segment_review:video", args=[uploaded.pk])
     client.post(url, {"start": "2", "end": "8"})
     page = client.post(url, {"start": "3", "end": "9"}).content.decode()
     assert "overlaps 0:02–0:08 of the same video, in the corpus, by 5 seconds" in page
@@ -165,29 +168,29 @@ def test_cuts_of_one_file_follow_the_length_and_overlap_rules(client, uploaded):
     # The same times in another file, or of a YouTube video, are no conflict.
     make_segment(youtube_id="dQw4w9WgXcQ", start=3, end=9)
     other = VideoFile.objects.create(file=uploaded.file.name.replace("clip", "other"), title="x")
-    assert client.post(reverse("review:video", args=[other.pk]), {"start": "3", "end": "9"})[
-        "Location"
-    ] == reverse("review:video", args=[other.pk])
+    assert client.post(
+        reverse("segment_review:video", args=[other.pk]), {"start": "3", "end": "9"}
+    )["Location"] == reverse("segment_review:video", args=[other.pk])
 
 
 def test_worker_cannot_upload_or_cut(client, uploaded):
     client.force_login(make_worker().user)
     with CLIP.open("rb") as clip:
         client.post(
-            reverse("review:videos"),
+            reverse("segment_review:videos"),
             {"title": "Mine", "file": SimpleUploadedFile("clip.webm", clip.read())},
         )
-    client.post(reverse("review:video", args=[uploaded.pk]), {"start": "2", "end": "8"})
+    client.post(reverse("segment_review:video", args=[uploaded.pk]), {"start": "2", "end": "8"})
     assert VideoFile.objects.count() == 1 and not Segment.objects.exists()
 
 
 def test_every_staff_page_has_exactly_one_h1(client, uploaded, proposal):
     for url in [
-        reverse("review:queue"),
-        reverse("review:queue") + "?status=approved",
-        reverse("review:proposal", args=[proposal.pk]),
-        reverse("review:videos"),
-        reverse("review:video", args=[uploaded.pk]),
+        reverse("segment_review:queue"),
+        reverse("segment_review:queue") + "?status=approved",
+        reverse("segment_review:proposal", args=[proposal.pk]),
+        reverse("segment_review:videos"),
+        reverse("segment_review:video", args=[uploaded.pk]),
     ]:
         assert client.get(url).content.decode().count("<h1") == 1, url
 
@@ -196,7 +199,7 @@ def test_the_admin_lists_proposals_read_only_and_links_to_the_review(client, adm
     admin.is_superuser = True
     admin.save()
     page = client.get(reverse("admin:collector_segmentproposal_changelist")).content.decode()
-    assert reverse("review:proposal", args=[proposal.pk]) in page
+    assert reverse("segment_review:proposal", args=[proposal.pk]) in page
     assert "A dog &lt;jumps&gt;" in page
     change = reverse("admin:collector_segmentproposal_change", args=[proposal.pk])
     client.post(change, {"status": "approved"})
