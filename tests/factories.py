@@ -36,3 +36,13 @@ def make_segment(*, targets: tuple[int, int] | None = None, **fields) -> Segment
 
 def description_hit_type() -> HitType:
     return HitType.for_kind(HitType.Kind.DESCRIPTION)
+
+
+def make_description(worker: Worker, text: str, *, language: str = "en", tier: int = Tier.ONE):
+    """``worker`` describes a segment they have not described yet (a new one is offered)."""
+    make_segment()
+    assignment = services.assignment_claim(worker=worker, tier=tier)
+    description, _ = services.description_submit(
+        assignment_id=assignment.pk, worker=worker, text=text, language=language
+    )
+    return description

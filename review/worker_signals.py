@@ -1,0 +1,579 @@
+"""Signals about one worker's descriptions, each with a plain-language explanation.
+
+Plain Python over plain records (no database): ``worker_signals(submissions)`` takes every
+description a worker wrote and returns one ``Signal`` per check. An admin reads them to decide
+whether to promote a worker; none of them decides anything alone.
+
+The language tools ship their data (nothing is downloaded): py3langid identifies the language,
+pyspellchecker's dictionaries count unknown words, lemminflect's tables tell English verb forms.
+"""
+
+import re
+import statistics
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from math import ceil
+
+from django.conf.locale import LANG_INFO
+
+from scoring.metrics import default_tokenize
+
+# Above these, a signal is flagged. Rates are fractions of what could be checked.
+SPELLING_FLAG = 0.05  # unknown words; the MSVD corpus as a whole has about 1.2%
+SHAPE_FLAG = 0.30  # descriptions that are not one plain sentence
+LANGUAGE_FLAG = 0.25  # descriptions that do not read as the declared language
+DUPLICATE_FLAG = 0.10  # descriptions repeating one written for another segment…
+DUPLICATE_MINIMUM = 3  # …and at least this many of them
+NEAR_DUPLICATE = 0.7  # Jaccard similarity of the word sets
+BLEU_FLAG_RATIO = 0.5  # mean BLEU below half the mean of the same clusters
+PINC_FLAG_RATIO = 0.5  # mean PINC below half the mean of the same clusters
+SCORED_MINIMUM = 3  # scored descriptions needed before BLEU or PINC is judged
+SPEED_FLAG = 1.0  # median time spent, in segment lengths
+REJECTION_FLAG = 0.20
+EXAMPLES = 5
+
+SIGNALS = {
+    "spelling": "Spelling",
+    "shape": "Sentence shape",
+    "language": "Language",
+    "duplicates": "Copied text",
+    "bleu": "Agreement with other descriptions",
+    "pinc": "Own wording",
+    "speed": "Time spent",
+    "rejections": "Rejections",
+}
+
+# Languages that a short sentence cannot tell apart; identifying one of a group as another of
+# the same group is not a mismatch.
+CONFUSABLE = [
+    {"no", "nb", "nn", "da"},
+    {"hr", "bs", "sr"},
+    {"ms", "id"},
+    {"zh", "yue", "wuu"},
+    {"es", "gl", "ext"},
+    {"pt", "gl"},
+    {"ar", "ary", "arz"},
+    {"uz", "uzs"},
+    {"nl", "af", "fy"},
+]
+# The declared language must be among the identifier's first few guesses, and not its first.
+LANGUAGE_TOP = 3
+
+WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+# English words after which the next word is a noun or adjective, not the sentence's verb.
+# fmt: off
+NOT_BEFORE_VERB = {
+    "a", "an", "the", "this", "that", "these", "those", "some", "any", "every", "each", "no",
+    "another", "his", "her", "its", "their", "my", "your", "our", "one", "two", "three", "four",
+    "five", "six", "seven", "eight", "nine", "ten", "several", "many", "few", "of", "in", "on",
+    "at", "with", "by", "for", "from", "to", "into", "onto", "over", "under", "near", "behind",
+    "beside", "between", "through", "about", "around", "across", "along", "against", "without",
+}
+AUXILIARIES = {
+    "am", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "does", "do",
+    "did", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "isn't",
+    "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "can't", "won't", "he's",
+    "she's", "it's", "there's", "that's", "they're", "we're", "you're", "i'm",
+}
+PLURAL_SUBJECTS = {
+    "they", "we", "you", "i", "people", "men", "women", "children", "kids", "persons", "folks",
+}
+# fmt: on
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One description as the signals see it."""
+
+    id: int
+    segment_id: int
+    text: str
+    language: str
+    status: str = "pending"
+    seconds: float | None = None  # time spent on the task
+    segment_seconds: float | None = None
+    bleu: float | None = None  # leave-one-out BLEU against its cluster
+    pinc: float | None = None
+    cluster_bleu: float | None = None  # mean BLEU of the members of its cluster
+    cluster_pinc: float | None = None
+
+
+@dataclass
+class Signal:
+    key: str
+    value: float | None  # the figure the queue sorts on; None when nothing could be checked
+    flagged: bool
+    explanation: str
+    examples: list[dict] = field(default_factory=list)  # {"id": description id, "note": …}
+
+    @property
+    def label(self) -> str:
+        return SIGNALS[self.key]
+
+
+def worker_signals(submissions: list[Submission]) -> list[Signal]:
+    """Every signal for one worker's descriptions, in the order of SIGNALS."""
+    return [
+        spelling(submissions),
+        sentence_shape(submissions),
+        language_match(submissions),
+        duplicates(submissions),
+        cluster_bleu(submissions),
+        pinc(submissions),
+        speed(submissions),
+        rejections(submissions),
+    ]
+
+
+def declared_languages(submissions: list[Submission]) -> list[str]:
+    """Declared languages, the most used first."""
+    counts = Counter(s.language for s in submissions)
+    return [language for language, _ in counts.most_common()]
+
+
+def language_code(declared: str) -> str:
+    """The ISO 639 code of a declared language: 'en-gb' → 'en', 'Hindi' → 'hi', '' if unknown."""
+    declared = declared.strip().lower()
+    if declared in LANG_INFO or re.fullmatch(r"[a-z]{2,3}", declared):
+        return declared.split("-")[0]
+    if re.fullmatch(r"[a-z]{2,3}-[a-z]+", declared):
+        return declared.split("-")[0]
+    return _language_names().get(declared, "")
+
+
+@lru_cache(maxsize=1)
+def _language_names() -> dict[str, str]:
+    names = {}
+    for code, info in LANG_INFO.items():
+        if "name" in info:
+            names.setdefault(info["name"].lower(), code.split("-")[0])
+            names.setdefault(info["name_local"].lower(), code.split("-")[0])
+    names.update({"tagalog": "tl", "filipino": "tl", "swahili": "sw", "yoruba": "yo"})
+    return names
+
+
+def language_name(code: str) -> str:
+    info = LANG_INFO.get(code)
+    return info["name"] if info and "name" in info else code
+
+
+def _percent(rate: float) -> str:
+    return f"{rate * 100:.0f}%" if rate >= 0.01 or rate == 0 else f"{rate * 100:.1f}%"
+
+
+def _rate(bad: int, checked: int) -> float | None:
+    return bad / checked if checked else None
+
+
+# Spelling ---------------------------------------------------------------------------------
+
+# pyspellchecker's bundled dictionaries.
+SPELLING_LANGUAGES = {"en", "es", "fr", "it", "pt", "de", "ru", "ar", "eu", "lv", "nl", "fa"}
+
+
+@cache
+def _spellchecker(code: str):
+    from spellchecker import SpellChecker
+
+    return SpellChecker(language=code)
+
+
+def misspelt_words(text: str, code: str) -> list[str]:
+    """Words of ``text`` the dictionary of ``code`` does not know. Capitalised words inside
+    the sentence are taken for names and skipped."""
+    words = [
+        match.group()
+        for position, match in enumerate(WORD.finditer(text))
+        if position == 0 or not match.group()[:1].isupper()
+    ]
+    checker = _spellchecker(code)
+    unknown = checker.unknown(words)
+    return [word for word in words if word.lower() in unknown]
+
+
+def spelling(submissions: list[Submission]) -> Signal:
+    words = wrong = 0
+    examples, unchecked = [], Counter()
+    for submission in submissions:
+        code = language_code(submission.language)
+        if code not in SPELLING_LANGUAGES:
+            unchecked[submission.language] += 1
+            continue
+        count = sum(1 for match in WORD.finditer(submission.text))
+        misspelt = misspelt_words(submission.text, code)
+        words += count
+        wrong += len(misspelt)
+        if misspelt and len(examples) < EXAMPLES:
+            examples.append({"id": submission.id, "note": "unknown: " + ", ".join(misspelt)})
+    rate = _rate(wrong, words)
+    if rate is None:
+        languages = ", ".join(language_name(language_code(x) or x) for x in unchecked) or "—"
+        return Signal(
+            "spelling",
+            None,
+            False,
+            f"Not checked: there is no spelling dictionary for {languages}.",
+        )
+    explanation = (
+        f"{wrong} of {words} words ({_percent(rate)}) are not in the dictionary of the "
+        "declared language."
+    )
+    if rate > SPELLING_FLAG:
+        explanation += f" Careful writers stay under {_percent(SPELLING_FLAG)}."
+    if unchecked:
+        explanation += (
+            f" {sum(unchecked.values())} descriptions in languages without a dictionary were "
+            "not checked."
+        )
+    return Signal("spelling", rate, rate > SPELLING_FLAG, explanation, examples)
+
+
+# Sentence shape ---------------------------------------------------------------------------
+
+MIN_WORDS, MAX_WORDS = 2, 35
+MIN_CHARACTERS, MAX_CHARACTERS = 4, 80  # for languages written without spaces
+
+
+def shape_problems(text: str, language: str) -> list[tuple[str, str]]:
+    """What keeps ``text`` from being one plain sentence, as (kind, note) pairs: its length,
+    its capitals and, in English, the lack of a verb."""
+    problems = []
+    code = language_code(language)
+    text = text.strip()
+    if default_tokenize(code or language) == "char":
+        length = sum(1 for c in text if not c.isspace() and unicodedata.category(c)[0] != "P")
+        if length < MIN_CHARACTERS:
+            problems.append(("too short", f"only {length} characters"))
+        elif length > MAX_CHARACTERS:
+            problems.append(("too long", f"{length} characters"))
+    else:
+        words = len(text.split())
+        if words < MIN_WORDS:
+            problems.append(("too short", f"only {words} word{'' if words == 1 else 's'}"))
+        elif words > MAX_WORDS:
+            problems.append(("too long", f"{words} words"))
+    letters = [c for c in text if c.lower() != c.upper()]
+    if len(letters) > 3 and all(c.isupper() for c in letters):
+        problems.append(("in capitals", "written in capitals"))
+    elif text.lstrip("\"'“‘¿¡(")[:1].islower():
+        problems.append(("small first letter", "starts with a small letter"))
+    if code == "en" and not has_english_verb(text):
+        problems.append(("no verb", "no verb"))
+    return problems
+
+
+def has_english_verb(text: str) -> bool:
+    """Whether an English sentence seems to have a verb: an auxiliary; a word that can be read
+    as an inflected verb where it stands ("slices", "sat", "running"); or a base form after a
+    plural subject ("people dance"). A heuristic without a tagger, meant to catch fragments
+    such as "a man on a horse" or "nice video"."""
+    from lemminflect import getAllLemmas
+
+    words = [word.lower() for word in WORD.findall(text)]
+    for position, word in enumerate(words):
+        if word in AUXILIARIES:
+            return True
+        previous = words[position - 1] if position else ""
+        # After "a", "the", "with", "his", "man's"… comes a noun or an adjective.
+        if previous in NOT_BEFORE_VERB or previous.endswith(("'s", "’s")):
+            continue
+        lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
+        if not lemmas:
+            continue
+        if any(lemma != word for lemma in lemmas) and (position > 0 or word.endswith("ing")):
+            return True
+        if previous in PLURAL_SUBJECTS or (position > 1 and previous.endswith("s")):
+            return True
+    return False
+
+
+def sentence_shape(submissions: list[Submission]) -> Signal:
+    bad, examples, kinds = 0, [], Counter()
+    for submission in submissions:
+        problems = shape_problems(submission.text, submission.language)
+        if problems:
+            bad += 1
+            kinds.update(kind for kind, _ in problems)
+            if len(examples) < EXAMPLES:
+                examples.append(
+                    {"id": submission.id, "note": "; ".join(note for _, note in problems)}
+                )
+    rate = _rate(bad, len(submissions))
+    if rate is None:
+        return Signal("shape", None, False, "No descriptions yet.")
+    explanation = (
+        f"{bad} of {len(submissions)} descriptions ({_percent(rate)}) are not one plain "
+        "sentence (a capital at the start, a sensible length and, in English, a verb)."
+    )
+    if kinds:
+        commonest = ", ".join(f"{kind} ({n})" for kind, n in kinds.most_common(3))
+        explanation += f" Most often: {commonest}."
+    return Signal("shape", rate, rate > SHAPE_FLAG, explanation, examples)
+
+
+# Language identification ------------------------------------------------------------------
+
+
+def _ranked_languages(text: str) -> list[str]:
+    import py3langid
+
+    return [code for code, _ in py3langid.rank(text)[:LANGUAGE_TOP]]
+
+
+def _same_language(a: str, b: str) -> bool:
+    return a == b or any(a in group and b in group for group in CONFUSABLE)
+
+
+def identified_language(text: str, declared_code: str) -> str | None:
+    """None when ``text`` plausibly is in ``declared_code``; else the language it reads as."""
+    ranked = _ranked_languages(text)
+    if _same_language(ranked[0], declared_code):
+        return None
+    if any(_same_language(code, declared_code) for code in ranked[1:]):
+        return None
+    return ranked[0]
+
+
+@lru_cache(maxsize=1)
+def _identifiable() -> frozenset[str]:
+    from py3langid.langid import _get_identifier
+
+    return frozenset(_get_identifier().labels) | {"nb"}
+
+
+def language_match(submissions: list[Submission]) -> Signal:
+    checked = mismatched = 0
+    examples, unchecked, seen_as = [], Counter(), Counter()
+    for submission in submissions:
+        code = language_code(submission.language)
+        if code not in _identifiable():
+            unchecked[submission.language] += 1
+            continue
+        checked += 1
+        other = identified_language(submission.text, code)
+        if other:
+            mismatched += 1
+            seen_as[other] += 1
+            if len(examples) < EXAMPLES:
+                examples.append(
+                    {
+                        "id": submission.id,
+                        "note": f"declared {language_name(code)}, reads as {language_name(other)}",
+                    }
+                )
+    rate = _rate(mismatched, checked)
+    if rate is None:
+        names = ", ".join(unchecked) or "—"
+        return Signal("language", None, False, f"Not checked: {names} cannot be identified.")
+    explanation = (
+        f"{mismatched} of {checked} descriptions ({_percent(rate)}) do not read as the language "
+        "the worker declared"
+    )
+    if seen_as:
+        explanation += (
+            " (they read as "
+            + ", ".join(f"{language_name(code)}: {n}" for code, n in seen_as.most_common(3))
+            + ")"
+        )
+    explanation += "."
+    if rate > LANGUAGE_FLAG:
+        explanation += " Workers who declare the wrong language get paid for work we cannot use."
+    return Signal("language", rate, rate > LANGUAGE_FLAG, explanation, examples)
+
+
+# Copied text ------------------------------------------------------------------------------
+
+
+def _normalised(text: str) -> str:
+    return " ".join(WORD.findall(text.lower())) or text.strip().lower()
+
+
+def similar_pairs(word_sets: list[frozenset], threshold: float) -> list[tuple[int, int]]:
+    """Index pairs whose Jaccard similarity is at least ``threshold``, found by prefix
+    filtering: with words in a fixed order (rarest first), two sets that similar must share a
+    word among the first |s| − ⌈threshold·|s|⌉ + 1 of each, so only those are indexed."""
+    frequency = Counter(word for words in word_sets for word in words)
+    order = sorted(range(len(word_sets)), key=lambda i: len(word_sets[i]))
+    index: dict[str, list[int]] = defaultdict(list)
+    pairs = []
+    for i in order:
+        words = sorted(word_sets[i], key=lambda w: (frequency[w], w))
+        if not words:
+            continue
+        prefix = len(words) - ceil(threshold * len(words)) + 1
+        candidates = set()
+        for word in words[:prefix]:
+            for j in index[word]:
+                if len(word_sets[j]) >= threshold * len(words):
+                    candidates.add(j)
+            index[word].append(i)
+        for j in candidates:
+            union = len(word_sets[i] | word_sets[j])
+            if len(word_sets[i] & word_sets[j]) >= threshold * union:
+                pairs.append((min(i, j), max(i, j)))
+    return pairs
+
+
+def duplicates(submissions: list[Submission]) -> Signal:
+    if not submissions:
+        return Signal("duplicates", None, False, "No descriptions yet.")
+    texts = [_normalised(s.text) for s in submissions]
+    word_sets = [frozenset(t.split()) for t in texts]
+    parent = list(range(len(submissions)))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in similar_pairs(word_sets, NEAR_DUPLICATE):
+        exact = texts[i] == texts[j]
+        if submissions[i].segment_id == submissions[j].segment_id:
+            continue
+        if exact or (len(word_sets[i]) >= 4 and len(word_sets[j]) >= 4):
+            parent[root(i)] = root(j)
+    groups = defaultdict(list)
+    for i in range(len(submissions)):
+        groups[root(i)].append(i)
+    copied = [members for members in groups.values() if len(members) > 1]
+    repeated = sum(len(members) for members in copied)
+    exact = sum(
+        count for members in copied
+        for count in Counter(texts[i] for i in members).values() if count > 1
+    )  # fmt: skip
+    rate = repeated / len(submissions)
+    flagged = rate > DUPLICATE_FLAG and repeated >= DUPLICATE_MINIMUM
+    copied.sort(key=len, reverse=True)
+    examples = [
+        {
+            "id": submissions[members[0]].id,
+            "note": "the same or nearly the same text on "
+            f"{len({submissions[i].segment_id for i in members})} segments",
+        }
+        for members in copied[:EXAMPLES]
+    ]
+    if not repeated:
+        explanation = "No text is repeated across different segments."
+    else:
+        explanation = (
+            f"{repeated} of {len(submissions)} descriptions ({_percent(rate)}) repeat text the "
+            f"worker wrote for another segment ({exact} word for word, {repeated - exact} nearly)."
+        )
+        if copied:
+            explanation += f" The largest group has {len(copied[0])} descriptions."
+        if flagged:
+            explanation += " Pasting one sentence on many videos is the commonest way to cheat."
+    return Signal("duplicates", rate, flagged, explanation, examples)
+
+
+# Agreement with the cluster ---------------------------------------------------------------
+
+
+def _cluster_comparison(submissions, key, cluster_key):
+    scored = [s for s in submissions if getattr(s, key) is not None]
+    clusters = [getattr(s, cluster_key) for s in scored if getattr(s, cluster_key) is not None]
+    mean = statistics.fmean(getattr(s, key) for s in scored) if scored else None
+    cluster_mean = statistics.fmean(clusters) if clusters else None
+    return scored, mean, cluster_mean
+
+
+def cluster_bleu(submissions: list[Submission]) -> Signal:
+    scored, mean, cluster_mean = _cluster_comparison(submissions, "bleu", "cluster_bleu")
+    if mean is None:
+        return Signal(
+            "bleu", None, False, "Not scored yet: no other descriptions of the same segments."
+        )
+    worst = sorted(scored, key=lambda s: s.bleu)[:EXAMPLES]
+    examples = [{"id": s.id, "note": f"BLEU {s.bleu:.1f}"} for s in worst]
+    flagged = (
+        len(scored) >= SCORED_MINIMUM
+        and cluster_mean is not None
+        and mean < BLEU_FLAG_RATIO * cluster_mean
+    )
+    explanation = (
+        f"Mean leave-one-out BLEU {mean:.1f} over {len(scored)} descriptions, against "
+        f"{cluster_mean:.1f} for everyone's descriptions of the same segments. "
+        if cluster_mean is not None
+        else f"Mean leave-one-out BLEU {mean:.1f} over {len(scored)} descriptions. "
+    )
+    explanation += (
+        "Far below: the sentences share little with what others wrote about the same videos "
+        "(off-topic, or not watching)."
+        if flagged
+        else "BLEU measures how much a sentence shares with the others written for the same video."
+    )
+    return Signal("bleu", mean, flagged, explanation, examples)
+
+
+def pinc(submissions: list[Submission]) -> Signal:
+    scored, mean, cluster_mean = _cluster_comparison(submissions, "pinc", "cluster_pinc")
+    if mean is None:
+        return Signal(
+            "pinc", None, False, "Not scored yet: no other descriptions of the same segments."
+        )
+    lowest = sorted(scored, key=lambda s: s.pinc)[:EXAMPLES]
+    examples = [{"id": s.id, "note": f"PINC {s.pinc:.1f}"} for s in lowest]
+    flagged = (
+        len(scored) >= SCORED_MINIMUM
+        and cluster_mean is not None
+        and mean < PINC_FLAG_RATIO * cluster_mean
+    )
+    explanation = f"Mean PINC {mean:.1f} over {len(scored)} descriptions" + (
+        f", against {cluster_mean:.1f} for everyone's descriptions of the same segments. "
+        if cluster_mean is not None
+        else ". "
+    )
+    explanation += (
+        "Far below: the sentences repeat others' wording almost word for word (copied from "
+        "somewhere?)."
+        if flagged
+        else "PINC measures how differently a sentence is worded from the others (higher: more "
+        "of its own words)."
+    )
+    return Signal("pinc", mean, flagged, explanation, examples)
+
+
+# Time spent -------------------------------------------------------------------------------
+
+
+def speed(submissions: list[Submission]) -> Signal:
+    timed = [s for s in submissions if s.seconds is not None and s.segment_seconds]
+    if not timed:
+        return Signal("speed", None, False, "No timings recorded.")
+    ratios = sorted(((s.seconds / s.segment_seconds, s) for s in timed), key=lambda pair: pair[0])
+    median = statistics.median(ratio for ratio, _ in ratios)
+    median_seconds = statistics.median(s.seconds for s in timed)
+    median_length = statistics.median(s.segment_seconds for s in timed)
+    flagged = median < SPEED_FLAG
+    examples = [
+        {"id": s.id, "note": f"{s.seconds:.0f} s on a {s.segment_seconds:g} s segment"}
+        for ratio, s in ratios[:EXAMPLES]
+        if ratio < SPEED_FLAG
+    ]
+    explanation = (
+        f"Median time on a task {median_seconds:.0f} s for segments of {median_length:g} s "
+        f"(median {median:.1f} times the segment's length)."
+    )
+    if flagged:
+        explanation += " Faster than the segment plays: the worker cannot have watched it."
+    return Signal("speed", median, flagged, explanation, examples)
+
+
+# Rejections -------------------------------------------------------------------------------
+
+
+def rejections(submissions: list[Submission]) -> Signal:
+    reviewed = [s for s in submissions if s.status in ("accepted", "rejected")]
+    rejected = [s for s in reviewed if s.status == "rejected"]
+    rate = _rate(len(rejected), len(reviewed))
+    if rate is None:
+        return Signal("rejections", None, False, "None of their work has been reviewed yet.")
+    explanation = (
+        f"{len(rejected)} of {len(reviewed)} reviewed descriptions ({_percent(rate)}) were "
+        "rejected."
+    )
+    examples = [{"id": s.id, "note": "rejected"} for s in rejected[:EXAMPLES]]
+    return Signal("rejections", rate, rate > REJECTION_FLAG, explanation, examples)
