@@ -12,7 +12,8 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core import signing
-from django.db.models import Count
+from django.db.models import Count, Q, Sum
+from django.db.models.functions import Coalesce
 from django.http import Http404, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from . import services
 from .forms import DescriptionForm, SignUpForm
-from .models import Assignment, Description, Hit, HitType, Tier, Worker
+from .models import Assignment, Description, Hit, HitType, LedgerEntry, Qualification, Tier, Worker
 from .validators import SECOND_SENTENCE, URL
 
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -67,7 +68,8 @@ def signup(request):
 
 @worker_required
 def dashboard(request, worker):
-    """A worker's own counts, earnings per tier, recent work, and the next-task buttons."""
+    """A worker's own counts, earnings (from the ledger), bonuses, standing, recent work with
+    review reasons, and the next-task buttons. Only their own data."""
     hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
     alignment_type = HitType.for_kind(HitType.Kind.ALIGNMENT)
     tier = worker.current_tier
@@ -76,19 +78,39 @@ def dashboard(request, worker):
     rows = worker.descriptions.values("tier", "status").annotate(n=Count("id")).order_by()
     for row in rows:
         counts[row["status"]] += row["n"]
-        pay = hit_type.pay_cents(row["tier"]) * row["n"]
-        if row["status"] == Description.Status.ACCEPTED:
-            earnings[row["tier"]]["earned"] += pay
-        elif row["status"] == Description.Status.PENDING:
-            earnings[row["tier"]]["pending"] += pay
+        if row["status"] == Description.Status.PENDING and row["tier"]:
+            earnings[row["tier"]]["pending"] += hit_type.pay_cents(row["tier"]) * row["n"]
+    credited = (
+        worker.ledger_entries.filter(kind=LedgerEntry.Kind.TASK)
+        .values("tier")
+        .annotate(cents=Sum("amount_cents"))
+        .order_by()
+    )
+    for row in credited:
+        earnings[row["tier"]]["earned"] += row["cents"]
+    totals = worker.ledger_entries.aggregate(
+        total=Coalesce(Sum("amount_cents"), 0),
+        bonus=Coalesce(Sum("amount_cents", filter=Q(kind=LedgerEntry.Kind.BONUS)), 0),
+        paid=Coalesce(Sum("amount_cents", filter=Q(payout__isnull=False)), 0),
+    )
     context = {
         "worker": worker,
         "tier": tier,
+        "promotion": Qualification.objects.active()
+        .filter(worker=worker, tier=Tier.TWO)
+        .only("granted_at")
+        .first(),
         "counts": counts,
         "submitted": sum(counts.values()),
         "earnings": list(earnings.values()),
-        "tiers": [(t, hit_type.pay_cents(t)) for t in Tier.values if t <= tier],
-        "alignment_tiers": [(t, alignment_type.pay_cents(t)) for t in Tier.values if t <= tier]
+        "bonuses": worker.ledger_entries.filter(kind=LedgerEntry.Kind.BONUS).order_by(
+            "-created_at"
+        )[:10],
+        "totals": totals,
+        "tiers": [(t, hit_type.pay_cents(t)) for t in reversed(Tier.values) if t <= tier],
+        "alignment_tiers": [
+            (t, alignment_type.pay_cents(t)) for t in reversed(Tier.values) if t <= tier
+        ]
         if Hit.objects.filter(hit_type=alignment_type).exists()
         else [],
         "alignments": worker.alignments.count(),

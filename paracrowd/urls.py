@@ -8,6 +8,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("collector.account_urls")),
     path("scores/", include("scoring.urls")),
+    path("review/", include("review.urls")),
     path("", include("annotations.urls")),
     path("", include("collector.urls")),
 ]

@@ -38,6 +38,18 @@ class WorkerSignals(models.Model):
     through_description = models.BigIntegerField(default=0)
     computed_at = models.DateTimeField(default=timezone.now)
 
+    # Signal key (review.worker_signals.SIGNALS) → the column holding its figure.
+    COLUMNS = {
+        "spelling": "spelling_error_rate",
+        "shape": "shape_problem_rate",
+        "language": "language_mismatch_rate",
+        "duplicates": "duplicate_rate",
+        "bleu": "mean_bleu",
+        "pinc": "mean_pinc",
+        "speed": "median_time_ratio",
+        "rejections": "rejection_rate",
+    }
+
     class Meta:
         verbose_name_plural = "worker signals"
         indexes = [

@@ -14,18 +14,6 @@ from scoring.services import segments_score
 from . import worker_signals
 from .models import WorkerSignals
 
-# Signal key → the WorkerSignals column that holds its figure.
-COLUMNS = {
-    "spelling": "spelling_error_rate",
-    "shape": "shape_problem_rate",
-    "language": "language_mismatch_rate",
-    "duplicates": "duplicate_rate",
-    "bleu": "mean_bleu",
-    "pinc": "mean_pinc",
-    "speed": "median_time_ratio",
-    "rejections": "rejection_rate",
-}
-
 
 def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
     """Every description of the worker, with its timing, scores and its cluster's means."""
@@ -97,7 +85,7 @@ def worker_signals_refresh(*, worker_id: int) -> WorkerSignals | None:
         submissions = worker_submissions(worker_id)
         computed = worker_signals.worker_signals(submissions)
         for signal in computed:
-            setattr(stored, COLUMNS[signal.key], signal.value)
+            setattr(stored, WorkerSignals.COLUMNS[signal.key], signal.value)
         by_key = {signal.key: signal for signal in computed}
         stored.cluster_mean_bleu = _mean(s.cluster_bleu for s in submissions)
         stored.cluster_mean_pinc = _mean(s.cluster_pinc for s in submissions)
