@@ -159,8 +159,11 @@ def language_name(code: str) -> str:
     return info["name"] if info and "name" in info else code
 
 
-def _percent(rate: float) -> str:
-    return f"{rate * 100:.0f}%" if rate >= 0.01 or rate == 0 else f"{rate * 100:.1f}%"
+def percent(rate: float | None) -> str:
+    """A fraction as the review pages show it: 0.087 → "8.7%", 0.25 → "25%"."""
+    if rate is None:
+        return "—"
+    return f"{rate * 100:.1f}%" if rate < 0.1 else f"{rate * 100:.0f}%"
 
 
 def _rate(bad: int, checked: int) -> float | None:
@@ -217,11 +220,11 @@ def spelling(submissions: list[Submission]) -> Signal:
             f"Not checked: there is no spelling dictionary for {languages}.",
         )
     explanation = (
-        f"{wrong} of {words} words ({_percent(rate)}) are not in the dictionary of the "
+        f"{wrong} of {words} words ({percent(rate)}) are not in the dictionary of the "
         "declared language."
     )
     if rate > SPELLING_FLAG:
-        explanation += f" Careful writers stay under {_percent(SPELLING_FLAG)}."
+        explanation += f" Careful writers stay under {percent(SPELLING_FLAG)}."
     if unchecked:
         explanation += (
             f" {sum(unchecked.values())} descriptions in languages without a dictionary were "
@@ -304,7 +307,7 @@ def sentence_shape(submissions: list[Submission]) -> Signal:
     if rate is None:
         return Signal("shape", None, False, "No descriptions yet.")
     explanation = (
-        f"{bad} of {len(submissions)} descriptions ({_percent(rate)}) are not one plain "
+        f"{bad} of {len(submissions)} descriptions ({percent(rate)}) are not one plain "
         "sentence (a capital at the start, a sensible length and, in English, a verb)."
     )
     if kinds:
@@ -368,7 +371,7 @@ def language_match(submissions: list[Submission]) -> Signal:
         names = ", ".join(unchecked) or "—"
         return Signal("language", None, False, f"Not checked: {names} cannot be identified.")
     explanation = (
-        f"{mismatched} of {checked} descriptions ({_percent(rate)}) do not read as the language "
+        f"{mismatched} of {checked} descriptions ({percent(rate)}) do not read as the language "
         "the worker declared"
     )
     if seen_as:
@@ -459,7 +462,7 @@ def duplicates(submissions: list[Submission]) -> Signal:
         explanation = "No text is repeated across different segments."
     else:
         explanation = (
-            f"{repeated} of {len(submissions)} descriptions ({_percent(rate)}) repeat text the "
+            f"{repeated} of {len(submissions)} descriptions ({percent(rate)}) repeat text the "
             f"worker wrote for another segment ({exact} word for word, {repeated - exact} nearly)."
         )
         if copied:
@@ -572,8 +575,7 @@ def rejections(submissions: list[Submission]) -> Signal:
     if rate is None:
         return Signal("rejections", None, False, "None of their work has been reviewed yet.")
     explanation = (
-        f"{len(rejected)} of {len(reviewed)} reviewed descriptions ({_percent(rate)}) were "
-        "rejected."
+        f"{len(rejected)} of {len(reviewed)} reviewed descriptions ({percent(rate)}) were rejected."
     )
     examples = [{"id": s.id, "note": "rejected"} for s in rejected[:EXAMPLES]]
     return Signal("rejections", rate, rate > REJECTION_FLAG, explanation, examples)

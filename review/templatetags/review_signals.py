@@ -1,18 +1,14 @@
 from django import template
 
 from review.models import WorkerSignals
+from review.worker_signals import percent
 
 register = template.Library()
 
 PERCENT = {"spelling", "shape", "language", "duplicates", "rejections"}
 
 
-@register.filter
-def percent(rate) -> str:
-    """A fraction as a percentage: 0.053 → "5.3%"; None → "—"."""
-    if rate is None:
-        return "—"
-    return f"{rate * 100:.1f}%" if rate < 0.1 else f"{rate * 100:.0f}%"
+register.filter("percent", percent)
 
 
 @register.simple_tag
