@@ -59,3 +59,27 @@ class WorkerSignals(models.Model):
 
     def __str__(self):
         return f"signals of worker {self.worker_id}"
+
+
+class DescriptionCheck(models.Model):
+    """What the text checks found in one description (review.worker_signals.TextChecks),
+    kept so that a worker's signals are not recomputed from every sentence again: a text and
+    its declared language never change. Rows of an older ``version`` are computed again."""
+
+    description = models.OneToOneField(
+        "collector.Description",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="text_checks",
+    )
+    words = models.PositiveSmallIntegerField()
+    # Null when there is no dictionary for the declared language.
+    misspelt = ArrayField(models.CharField(max_length=200), null=True)
+    # [kind, note] of each problem with the sentence's shape.
+    shape = models.JSONField(default=list)
+    language_checked = models.BooleanField()
+    reads_as = models.CharField(max_length=10, blank=True)
+    version = models.PositiveSmallIntegerField()
+
+    def __str__(self):
+        return f"checks of description {self.description_id}"

@@ -6,11 +6,19 @@ from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, F, IntegerField, Q, Sum, Value
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Sum, Value
 from django.db.models.functions import Coalesce, Greatest, TruncDate, TruncMonth
 from django.utils import timezone
 
-from collector.models import Description, Hit, HitType, LedgerEntry, Tier, Worker
+from collector.models import (
+    Description,
+    Hit,
+    HitType,
+    LedgerEntry,
+    Qualification,
+    Tier,
+    Worker,
+)
 from scoring.reports import grouped_bars
 
 ENGLISH = Q(language="en") | Q(language__startswith="en-")
@@ -52,29 +60,63 @@ def qualification_queue(
     language: str = "",
     signal: str = "",
     include_blocked: bool = False,
-):
+) -> "RankedWorkers":
     """Tier-1 workers with submissions in the period, the most prolific first, with their
-    signals: one query (plus the paginator's count), however many workers there are."""
+    signals; for a Paginator. Ranking is one aggregate over the narrow description rows; the
+    page's workers are then loaded with their accounts and signals: three queries in all,
+    however many workers and descriptions there are."""
     period = period or Period()
-    workers = (
-        Worker.objects.with_tier()
-        .filter(tier=Tier.ONE)
-        .annotate(submitted=Count("descriptions", filter=period.q("descriptions__created_at")))
-        .filter(submitted__gt=0)
-        .select_related("user", "signals")
-        .order_by("-submitted", "pk")
-    )
+    # NOT EXISTS rather than with_tier()'s CASE: the planner estimates an anti-join well.
+    tier2 = Qualification.objects.active().filter(worker=OuterRef("pk"), tier=Tier.TWO)
+    eligible = Worker.objects.exclude(Exists(tier2))
     if not include_blocked:
-        workers = workers.filter(blocked_at__isnull=True)
+        eligible = eligible.filter(blocked_at__isnull=True)
     if language:
-        workers = workers.filter(signals__languages__contains=[language])
+        eligible = eligible.filter(signals__languages__contains=[language])
     if signal == "any":
-        workers = workers.exclude(signals__flags=[]).filter(signals__isnull=False)
+        eligible = eligible.exclude(signals__flags=[]).filter(signals__isnull=False)
     elif signal == "none":
-        workers = workers.filter(signals__flags=[])
+        eligible = eligible.filter(signals__flags=[])
     elif signal:
-        workers = workers.filter(signals__flags__contains=[signal])
-    return workers
+        eligible = eligible.filter(signals__flags__contains=[signal])
+    in_period = Description.objects.filter(period.q("created_at"))
+    ranking = (
+        in_period.filter(worker__in=eligible.values("pk"))
+        .values("worker")
+        .annotate(submitted=Count("id"))
+        .order_by("-submitted", "worker")
+    )
+    # Counting the ranked workers needs no counting of descriptions: one probe each.
+    ranked = eligible.filter(Exists(in_period.filter(worker=OuterRef("pk"))))
+    return RankedWorkers(ranking, ranked)
+
+
+class RankedWorkers:
+    """Workers in the order of a ranking of (worker, submitted) rows, loaded a page at a time
+    (Paginator counts it and slices it)."""
+
+    def __init__(self, ranking, ranked):
+        self.ranking, self.ranked = ranking, ranked
+
+    def count(self) -> int:
+        return self.ranked.count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            return self[index : index + 1][0]
+        rows = list(self.ranking[index])
+        workers = Worker.objects.select_related("user", "signals").in_bulk(
+            [row["worker"] for row in rows]
+        )
+        page = []
+        for row in rows:
+            worker = workers[row["worker"]]
+            worker.submitted = row["submitted"]
+            page.append(worker)
+        return page
 
 
 def table_one(*, period: Period | None = None) -> list[dict]:

@@ -12,11 +12,12 @@ from scoring.models import ClusterScore
 from scoring.services import segments_score
 
 from . import worker_signals
-from .models import WorkerSignals
+from .models import DescriptionCheck, WorkerSignals
 
 
 def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
-    """Every description of the worker, with its timing, scores and its cluster's means."""
+    """Every description of the worker, with its timing, scores, its cluster's means and its
+    text checks (computed and stored for descriptions that have none yet)."""
     rows = list(
         Description.objects.filter(worker_id=worker_id)
         .order_by("id")
@@ -31,17 +32,38 @@ def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
             "segment__end",
             "score__bleu",
             "score__pinc",
+            "text_checks__words",
+            "text_checks__misspelt",
+            "text_checks__shape",
+            "text_checks__language_checked",
+            "text_checks__reads_as",
+            "text_checks__version",
         )
     )
-    segment_ids = {row[1] for row in rows}
     clusters = {
         (segment_id, language): (bleu, pinc)
         for segment_id, language, bleu, pinc in ClusterScore.objects.filter(
-            segment_id__in=segment_ids
-        ).values_list("segment_id", "language", "mean_bleu", "mean_pinc")
+            segment__descriptions__worker_id=worker_id
+        )
+        .distinct()
+        .values_list("segment_id", "language", "mean_bleu", "mean_pinc")
     }
-    submissions = []
-    for pk, segment_id, text, language, status, spent, start, end, bleu, pinc in rows:
+    submissions, unchecked = [], []
+    for row in rows:
+        pk, segment_id, text, language, status, spent, start, end, bleu, pinc = row[:10]
+        words, misspelt, shape, language_checked, reads_as, version = row[10:]
+        checks = None
+        if version == worker_signals.CHECKS_VERSION:
+            checks = worker_signals.TextChecks(
+                words=words,
+                misspelt=None if misspelt is None else tuple(misspelt),
+                shape=tuple(tuple(problem) for problem in shape),
+                language_checked=language_checked,
+                reads_as=reads_as,
+            )
+        else:
+            checks = worker_signals.text_checks(text, language)
+            unchecked.append((pk, checks))
         cluster_bleu, cluster_pinc = clusters.get((segment_id, language), (None, None))
         submissions.append(
             worker_signals.Submission(
@@ -56,9 +78,32 @@ def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
                 pinc=pinc,
                 cluster_bleu=cluster_bleu,
                 cluster_pinc=cluster_pinc,
+                checks=checks,
             )
         )
+    _checks_store(unchecked)
     return submissions
+
+
+def _checks_store(computed) -> None:
+    DescriptionCheck.objects.bulk_create(
+        [
+            DescriptionCheck(
+                description_id=pk,
+                words=checks.words,
+                misspelt=None if checks.misspelt is None else list(checks.misspelt),
+                shape=[list(problem) for problem in checks.shape],
+                language_checked=checks.language_checked,
+                reads_as=checks.reads_as,
+                version=worker_signals.CHECKS_VERSION,
+            )
+            for pk, checks in computed
+        ],
+        update_conflicts=True,
+        unique_fields=["description"],
+        update_fields=["words", "misspelt", "shape", "language_checked", "reads_as", "version"],
+        batch_size=2000,
+    )
 
 
 def worker_signals_refresh(*, worker_id: int) -> WorkerSignals | None:

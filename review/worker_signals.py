@@ -12,7 +12,7 @@ import re
 import statistics
 import unicodedata
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from math import ceil
 
@@ -27,6 +27,9 @@ LANGUAGE_FLAG = 0.25  # descriptions that do not read as the declared language
 DUPLICATE_FLAG = 0.10  # descriptions repeating one written for another segment…
 DUPLICATE_MINIMUM = 3  # …and at least this many of them
 NEAR_DUPLICATE = 0.7  # Jaccard similarity of the word sets
+# Near-copies are looked for among this many of the worker's latest different texts (exact
+# copies among all): the comparison grows with the square of the texts compared.
+NEAR_DUPLICATE_WINDOW = 2000
 BLEU_FLAG_RATIO = 0.5  # mean BLEU below half the mean of the same clusters
 PINC_FLAG_RATIO = 0.5  # mean PINC below half the mean of the same clusters
 SCORED_MINIMUM = 3  # scored descriptions needed before BLEU or PINC is judged
@@ -83,7 +86,36 @@ PLURAL_SUBJECTS = {
 # fmt: on
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class TextChecks:
+    """What the checks of one description's text found. They depend on the text and the
+    declared language only, which never change, so they can be computed once and stored."""
+
+    words: int  # words checked for spelling (0 without a dictionary)
+    misspelt: tuple[str, ...] | None  # None: no dictionary for the declared language
+    shape: tuple[tuple[str, str], ...]  # (kind, note) of each problem with its shape
+    language_checked: bool  # False: the identifier does not know the declared language
+    reads_as: str = ""  # the language it reads as, when not plausibly the declared one
+
+
+# Raise when the checks change, so that stored ones are computed again.
+CHECKS_VERSION = 1
+
+
+def text_checks(text: str, language: str) -> TextChecks:
+    code = language_code(language)
+    has_dictionary = code in SPELLING_LANGUAGES
+    identifiable = code in _identifiable()
+    return TextChecks(
+        words=sum(1 for _ in WORD.finditer(text)) if has_dictionary else 0,
+        misspelt=tuple(misspelt_words(text, code)) if has_dictionary else None,
+        shape=tuple(shape_problems(text, language)),
+        language_checked=identifiable,
+        reads_as=(identified_language(text, code) or "") if identifiable else "",
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Submission:
     """One description as the signals see it."""
 
@@ -98,6 +130,11 @@ class Submission:
     pinc: float | None = None
     cluster_bleu: float | None = None  # mean BLEU of the members of its cluster
     cluster_pinc: float | None = None
+    checks: TextChecks | None = None  # computed when missing
+
+    @property
+    def checked(self) -> TextChecks:
+        return self.checks or text_checks(self.text, self.language)
 
 
 @dataclass
@@ -115,6 +152,9 @@ class Signal:
 
 def worker_signals(submissions: list[Submission]) -> list[Signal]:
     """Every signal for one worker's descriptions, in the order of SIGNALS."""
+    submissions = [
+        s if s.checks else replace(s, checks=text_checks(s.text, s.language)) for s in submissions
+    ]
     return [
         spelling(submissions),
         sentence_shape(submissions),
@@ -200,13 +240,12 @@ def spelling(submissions: list[Submission]) -> Signal:
     words = wrong = 0
     examples, unchecked = [], Counter()
     for submission in submissions:
-        code = language_code(submission.language)
-        if code not in SPELLING_LANGUAGES:
+        checks = submission.checked
+        if checks.misspelt is None:
             unchecked[submission.language] += 1
             continue
-        count = sum(1 for match in WORD.finditer(submission.text))
-        misspelt = misspelt_words(submission.text, code)
-        words += count
+        misspelt = checks.misspelt
+        words += checks.words
         wrong += len(misspelt)
         if misspelt and len(examples) < EXAMPLES:
             examples.append({"id": submission.id, "note": "unknown: " + ", ".join(misspelt)})
@@ -295,7 +334,7 @@ def has_english_verb(text: str) -> bool:
 def sentence_shape(submissions: list[Submission]) -> Signal:
     bad, examples, kinds = 0, [], Counter()
     for submission in submissions:
-        problems = shape_problems(submission.text, submission.language)
+        problems = submission.checked.shape
         if problems:
             bad += 1
             kinds.update(kind for kind, _ in problems)
@@ -350,13 +389,14 @@ def language_match(submissions: list[Submission]) -> Signal:
     checked = mismatched = 0
     examples, unchecked, seen_as = [], Counter(), Counter()
     for submission in submissions:
-        code = language_code(submission.language)
-        if code not in _identifiable():
+        checks = submission.checked
+        if not checks.language_checked:
             unchecked[submission.language] += 1
             continue
         checked += 1
-        other = identified_language(submission.text, code)
+        other = checks.reads_as
         if other:
+            code = language_code(submission.language)
             mismatched += 1
             seen_as[other] += 1
             if len(examples) < EXAMPLES:
@@ -396,25 +436,29 @@ def _normalised(text: str) -> str:
 def similar_pairs(word_sets: list[frozenset], threshold: float) -> list[tuple[int, int]]:
     """Index pairs whose Jaccard similarity is at least ``threshold``, found by prefix
     filtering: with words in a fixed order (rarest first), two sets that similar must share a
-    word among the first |s| − ⌈threshold·|s|⌉ + 1 of each, so only those are indexed."""
+    word among the first |s| − ⌈threshold·|s|⌉ + 1 of each, so only those are indexed. Each
+    set is also a bitmask of its words, so a candidate is checked with one AND."""
     frequency = Counter(word for words in word_sets for word in words)
-    order = sorted(range(len(word_sets)), key=lambda i: len(word_sets[i]))
+    ordered = sorted(frequency, key=lambda word: (frequency[word], word))
+    rank = {word: position for position, word in enumerate(ordered)}
+    masks = [sum(1 << rank[word] for word in words) for words in word_sets]
+    sizes = [len(words) for words in word_sets]
     index: dict[str, list[int]] = defaultdict(list)
     pairs = []
-    for i in order:
-        words = sorted(word_sets[i], key=lambda w: (frequency[w], w))
-        if not words:
+    for i in sorted(range(len(word_sets)), key=sizes.__getitem__):
+        size = sizes[i]
+        if not size:
             continue
-        prefix = len(words) - ceil(threshold * len(words)) + 1
+        words = sorted(word_sets[i], key=rank.__getitem__)
         candidates = set()
-        for word in words[:prefix]:
-            for j in index[word]:
-                if len(word_sets[j]) >= threshold * len(words):
-                    candidates.add(j)
+        for word in words[: size - ceil(threshold * size) + 1]:
+            candidates.update(index[word])
             index[word].append(i)
         for j in candidates:
-            union = len(word_sets[i] | word_sets[j])
-            if len(word_sets[i] & word_sets[j]) >= threshold * union:
+            if sizes[j] < threshold * size:  # sets come smallest first: only too small ones
+                continue
+            shared = (masks[i] & masks[j]).bit_count()
+            if shared >= threshold * (size + sizes[j] - shared):
                 pairs.append((min(i, j), max(i, j)))
     return pairs
 
@@ -422,9 +466,12 @@ def similar_pairs(word_sets: list[frozenset], threshold: float) -> list[tuple[in
 def duplicates(submissions: list[Submission]) -> Signal:
     if not submissions:
         return Signal("duplicates", None, False, "No descriptions yet.")
+    # Compare each distinct text once: a paster's hundred copies are one text.
     texts = [_normalised(s.text) for s in submissions]
-    word_sets = [frozenset(t.split()) for t in texts]
-    parent = list(range(len(submissions)))
+    distinct = list(dict.fromkeys(texts))
+    number = {text: n for n, text in enumerate(distinct)}
+    word_sets = [frozenset(text.split()) for text in distinct]
+    parent = list(range(len(distinct)))
 
     def root(i):
         while parent[i] != i:
@@ -432,16 +479,21 @@ def duplicates(submissions: list[Submission]) -> Signal:
             i = parent[i]
         return i
 
-    for i, j in similar_pairs(word_sets, NEAR_DUPLICATE):
-        exact = texts[i] == texts[j]
-        if submissions[i].segment_id == submissions[j].segment_id:
-            continue
-        if exact or (len(word_sets[i]) >= 4 and len(word_sets[j]) >= 4):
+    window = max(len(distinct) - NEAR_DUPLICATE_WINDOW, 0)
+    for i, j in similar_pairs(word_sets[window:], NEAR_DUPLICATE):
+        i, j = i + window, j + window
+        # Short sentences are too often alike by chance to call them near-copies.
+        if len(word_sets[i]) >= 4 and len(word_sets[j]) >= 4:
             parent[root(i)] = root(j)
     groups = defaultdict(list)
-    for i in range(len(submissions)):
-        groups[root(i)].append(i)
-    copied = [members for members in groups.values() if len(members) > 1]
+    for i, text in enumerate(texts):
+        groups[root(number[text])].append(i)
+    # A group counts when its descriptions are about more than one segment.
+    copied = [
+        members
+        for members in groups.values()
+        if len({submissions[i].segment_id for i in members}) > 1
+    ]
     repeated = sum(len(members) for members in copied)
     exact = sum(
         count for members in copied
@@ -467,6 +519,11 @@ def duplicates(submissions: list[Submission]) -> Signal:
         )
         if copied:
             explanation += f" The largest group has {len(copied[0])} descriptions."
+        if window:
+            explanation += (
+                f" Near-copies were looked for among their latest {NEAR_DUPLICATE_WINDOW:,} "
+                "different texts."
+            )
         if flagged:
             explanation += " Pasting one sentence on many videos is the commonest way to cheat."
     return Signal("duplicates", rate, flagged, explanation, examples)

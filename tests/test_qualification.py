@@ -4,8 +4,9 @@ import pytest
 
 from collector import services
 from collector.models import AuditEntry, Qualification, Tier
-from review.models import WorkerSignals
+from review.models import DescriptionCheck, WorkerSignals
 from review.services import worker_signals_refresh, workers_with_stale_signals
+from review.worker_signals import CHECKS_VERSION
 from scoring.models import DescriptionScore
 from tests.factories import make_description, make_segment, make_worker
 
@@ -196,3 +197,17 @@ def test_the_sweep_finds_workers_with_work_newer_than_their_signals():
     worker_signals_refresh(worker_id=stale.pk)
     make_description(stale, ENGLISH[1])
     assert workers_with_stale_signals(limit=10) == [stale.pk, never.pk]
+
+
+def test_text_checks_are_computed_once_and_kept():
+    worker = make_worker()
+    description = make_description(worker, "A man is plaing a gitar.")
+    worker_signals_refresh(worker_id=worker.pk)
+    stored = DescriptionCheck.objects.get(description=description)
+    assert stored.misspelt == ["plaing", "gitar"] and stored.version == CHECKS_VERSION
+    # What is stored is what counts (the text never changes)…
+    DescriptionCheck.objects.filter(pk=stored.pk).update(misspelt=[])
+    assert worker_signals_refresh(worker_id=worker.pk).spelling_error_rate == 0
+    # …until the checks themselves change.
+    DescriptionCheck.objects.filter(pk=stored.pk).update(version=CHECKS_VERSION - 1)
+    assert worker_signals_refresh(worker_id=worker.pk).spelling_error_rate == pytest.approx(2 / 6)

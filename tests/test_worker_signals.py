@@ -250,3 +250,20 @@ def test_every_signal_explains_itself_even_with_nothing_to_go_on():
 def test_declared_languages_are_listed_most_used_first():
     found = [submission("x", language="hi")] + [submission("y", language="en")] * 2
     assert signals.declared_languages(found) == ["en", "hi"]
+
+
+def test_near_copies_are_looked_for_among_the_latest_texts_and_exact_ones_among_all(
+    monkeypatch,
+):
+    monkeypatch.setattr(signals, "NEAR_DUPLICATE_WINDOW", 3)
+    found = [
+        submission("A man is doing something in the video."),
+        submission("A man is doing something in this video."),  # a near-copy, too old
+        submission(VARIED[0]),
+        submission(VARIED[1]),
+        submission(VARIED[2]),
+        submission("A man is doing something in the video."),  # an exact copy
+    ]
+    signal = signals.duplicates(found)
+    assert signal.value == pytest.approx(2 / 6)
+    assert "latest 3 different texts" in signal.explanation
