@@ -535,6 +535,33 @@ def descriptions_auto_accept(*, now=None, batch: int = 1000) -> int:
             return accepted
 
 
+def assignments_auto_pay(*, kind: str, now=None, batch: int = 1000) -> int:
+    """Pay the submitted assignments of a kind of HIT that has no review of its own (word
+    alignment), once its ``auto_accept_after`` has passed, as unreviewed descriptions are.
+    Returns how many were paid; paying is once per assignment, so running it again pays
+    nothing more."""
+    now = now or timezone.now()
+    hit_type = HitType.for_kind(kind)
+    days = hit_type.auto_accept_after / timedelta(days=1)
+    reason = f"Accepted automatically after {days:g} day{'' if days == 1 else 's'}."
+    paid = 0
+    while True:
+        due = list(
+            Assignment.objects.filter(
+                hit__hit_type=hit_type,
+                status=Assignment.Status.SUBMITTED,
+                submitted_at__lte=now - hit_type.auto_accept_after,
+                ledger_entry__isnull=True,
+            )
+            .select_related("hit__hit_type")
+            .order_by("pk")[:batch]
+        )
+        credited = ledger_pay_assignments(assignments=due, reason=reason) if due else 0
+        paid += credited
+        if not credited:
+            return paid
+
+
 def _locked_assignment(assignment_id: int, worker: Worker) -> Assignment:
     try:
         return (

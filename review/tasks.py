@@ -40,11 +40,12 @@ def sweep_stale_signals(limit: int = SWEEP_LIMIT) -> int:
 
 @shared_task(acks_late=True)
 def auto_accept() -> int:
-    """Periodic: accept, and pay, work left unreviewed past its HIT type's delay. Idempotent:
-    an accepted description is never accepted twice, nor paid twice."""
-    from collector.services import descriptions_auto_accept
+    """Periodic: accept, and pay, work left unreviewed past its HIT type's delay (descriptions,
+    and alignments, which have no review). Idempotent: nothing is accepted or paid twice."""
+    from collector.models import HitType
+    from collector.services import assignments_auto_pay, descriptions_auto_accept
 
-    return descriptions_auto_accept()
+    return descriptions_auto_accept() + assignments_auto_pay(kind=HitType.Kind.ALIGNMENT)
 
 
 def queue_signals_refresh(worker_id: int) -> None:

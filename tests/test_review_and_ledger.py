@@ -170,7 +170,9 @@ def test_a_payout_marks_what_is_unpaid_as_paid(alice, admin_user):
     assert AuditEntry.objects.get(action="payout").details["total_cents"] == 57
 
 
-def test_an_alignment_is_paid_through_the_same_ledger(alice):
+@pytest.fixture
+def alignment(alice):
+    """Alice's submitted alignment of a pair drawn from a two-description cluster."""
     for text in ["A man is playing a guitar.", "Someone strums a guitar."]:
         make_description(make_worker(), text)
     # Put both descriptions in one cluster so that a pair can be drawn from them.
@@ -180,8 +182,22 @@ def test_an_alignment_is_paid_through_the_same_ledger(alice):
     assert SentencePair.objects.count() == 1
     assignment = services.assignment_claim(worker=alice, tier=Tier.ONE, kind=HitType.Kind.ALIGNMENT)
     annotation_services.alignment_submit(assignment_id=assignment.pk, worker=alice, links="0-0")
-    paid = services.ledger_pay_assignments(assignments=[assignment], reason="Accepted.")
+    assignment.refresh_from_db()
+    return assignment
+
+
+def test_an_alignment_is_paid_through_the_same_ledger(alice, alignment):
+    paid = services.ledger_pay_assignments(assignments=[alignment], reason="Accepted.")
     assert paid == 1
-    assert services.ledger_pay_assignments(assignments=[assignment], reason="Accepted.") == 0
+    assert services.ledger_pay_assignments(assignments=[alignment], reason="Accepted.") == 0
     entry = LedgerEntry.objects.get(worker=alice)
     assert entry.amount_cents == HitType.for_kind(HitType.Kind.ALIGNMENT).pay_tier1_cents
+
+
+def test_alignments_are_paid_automatically_after_the_delay_once(alice, alignment):
+    kind = HitType.Kind.ALIGNMENT
+    assert services.assignments_auto_pay(kind=kind) == 0  # submitted just now
+    later = timezone.now() + timedelta(days=4)
+    assert services.assignments_auto_pay(kind=kind, now=later) == 1
+    assert services.assignments_auto_pay(kind=kind, now=later) == 0
+    assert LedgerEntry.objects.get().assignment == alignment
