@@ -498,8 +498,12 @@ def descriptions_review(*, description_ids, status: str, reviewed_by, reason: st
             )
             for worker_id, ids in by_worker.items()
         )
-        # Rejecting, or overturning a rejection, changes who is in a cluster.
-        for segment_id in sorted({d.segment_id for d in changing}):
+        # Rejecting, or overturning a rejection, changes who is in a cluster; accepting
+        # pending work does not (pending descriptions are scored already).
+        moved = {
+            d.segment_id for d in changing if Description.Status.REJECTED in (status, d.status)
+        }
+        for segment_id in sorted(moved):
             queue_scoring(segment_id)
         for worker_id in sorted(w for w in by_worker if w is not None):
             queue_signals_refresh(worker_id)

@@ -107,6 +107,9 @@ def standing(request, pk):
     if not form.is_valid():
         return _worker_page(request, pk, standing_form=form)
     action, reason = form.cleaned_data["action"], form.cleaned_data["reason"]
+    if action == "promote" and worker.current_tier == Tier.TWO:
+        messages.info(request, f"{worker} is already in Tier 2.")
+        return redirect("review:worker", pk)
     try:
         if action == "promote":
             services.qualification_grant(
@@ -338,7 +341,7 @@ def _signal_examples(signals) -> dict[int, Description]:
         for detail in signals.details.values()
         for example in detail.get("examples", [])
     }
-    return Description.objects.select_related("segment").in_bulk(ids)
+    return Description.objects.select_related("segment", "score").in_bulk(ids)
 
 
 def _signal_rows(signals, examples):

@@ -137,6 +137,21 @@ def test_the_queue_takes_the_same_number_of_queries_for_3_workers_as_for_30(clie
     assert queries() == few
 
 
+def test_the_worker_panel_takes_the_same_number_of_queries_however_many_examples(
+    client, staff, paster
+):
+    def queries():
+        with CaptureQueriesContext(connection) as captured:
+            client.get(reverse("review:worker", args=[paster.pk]))
+        return len(captured)
+
+    few = queries()
+    for text in ["A man is plaing a gitar.", "nice video", "A cat slepes.", "Guitar"]:
+        make_description(paster, text)
+    worker_signals_refresh(worker_id=paster.pk)
+    assert queries() == few
+
+
 def test_the_worker_panel_explains_each_signal_with_examples_escaped(client, staff, paster):
     page = client.get(reverse("review:worker", args=[paster.pk])).content.decode()
     assert 'id="signal-duplicates"' in page and "Pasting one sentence on many videos" in page
