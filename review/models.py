@@ -62,7 +62,7 @@ class WorkerSignals(models.Model):
 
 
 class DescriptionCheck(models.Model):
-    """What the text checks found in one description (review.worker_signals.TextChecks),
+    """What the text checks found in one description (review.text_checks.TextChecks),
     kept so that a worker's signals are not recomputed from every sentence again: a text and
     its declared language never change. Rows of an older ``version`` are computed again."""
 

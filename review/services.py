@@ -11,7 +11,7 @@ from collector.models import Description, Qualification, Tier, Worker
 from scoring.models import ClusterScore
 from scoring.services import segments_score
 
-from . import worker_signals
+from . import text_checks, worker_signals
 from .models import DescriptionCheck, WorkerSignals
 
 
@@ -53,8 +53,8 @@ def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
         pk, segment_id, text, language, status, spent, start, end, bleu, pinc = row[:10]
         words, misspelt, shape, language_checked, reads_as, version = row[10:]
         checks = None
-        if version == worker_signals.CHECKS_VERSION:
-            checks = worker_signals.TextChecks(
+        if version == text_checks.CHECKS_VERSION:
+            checks = text_checks.TextChecks(
                 words=words,
                 misspelt=None if misspelt is None else tuple(misspelt),
                 shape=tuple(tuple(problem) for problem in shape),
@@ -62,7 +62,7 @@ def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
                 reads_as=reads_as,
             )
         else:
-            checks = worker_signals.text_checks(text, language)
+            checks = text_checks.text_checks(text, language)
             unchecked.append((pk, checks))
         cluster_bleu, cluster_pinc = clusters.get((segment_id, language), (None, None))
         submissions.append(
@@ -95,7 +95,7 @@ def _checks_store(computed) -> None:
                 shape=[list(problem) for problem in checks.shape],
                 language_checked=checks.language_checked,
                 reads_as=checks.reads_as,
-                version=worker_signals.CHECKS_VERSION,
+                version=text_checks.CHECKS_VERSION,
             )
             for pk, checks in computed
         ],
@@ -162,7 +162,7 @@ def _promote_other_language_writer(worker_id: int, stored: WorkerSignals, langua
         return
     if stored.descriptions < settings.AUTO_PROMOTE_AFTER or language_signal.flagged:
         return
-    if any(worker_signals.language_code(language) == "en" for language in stored.languages):
+    if any(text_checks.language_code(language) == "en" for language in stored.languages):
         return
     worker = Worker.objects.get(pk=worker_id)
     if worker.blocked_at or worker.current_tier == Tier.TWO:
@@ -170,7 +170,7 @@ def _promote_other_language_writer(worker_id: int, stored: WorkerSignals, langua
     if Qualification.objects.filter(worker=worker, tier=Tier.TWO).exists():
         return  # granted before and revoked by an admin
     names = ", ".join(
-        worker_signals.language_name(worker_signals.language_code(language) or language)
+        text_checks.language_name(text_checks.language_code(language) or language)
         for language in stored.languages
     )
     collector_services.qualification_grant(

@@ -6,7 +6,7 @@ from collector import services
 from collector.models import AuditEntry, Qualification, Tier
 from review.models import DescriptionCheck, WorkerSignals
 from review.services import worker_signals_refresh, workers_with_stale_signals
-from review.worker_signals import CHECKS_VERSION
+from review.text_checks import CHECKS_VERSION
 from scoring.models import DescriptionScore
 from tests.factories import make_description, make_segment, make_worker
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from review import text_checks
 from review import worker_signals as signals
 from review.worker_signals import Submission
 
@@ -191,7 +192,7 @@ def test_spelling_is_not_checked_in_a_language_without_a_dictionary():
     ],
 )
 def test_sentence_shape_names_what_is_wrong(text, language, kinds):
-    assert [kind for kind, _ in signals.shape_problems(text, language)] == kinds
+    assert [kind for kind, _ in text_checks.shape_problems(text, language)] == kinds
 
 
 def test_a_worker_whose_descriptions_are_fragments_is_flagged_for_shape():
