@@ -36,6 +36,7 @@ import random
 import statistics
 import subprocess
 import time
+import warnings
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import quote
@@ -383,6 +384,8 @@ def main() -> int:
 
     django.setup()
     logging.getLogger("paracrowd.celery").setLevel(logging.ERROR)
+    # whitenoise looks for collected static files, which rendering pages here does not need.
+    warnings.filterwarnings("ignore", message="No directory at")
     from django.contrib.auth import get_user_model
     from django.db.models import Count
     from django.test import Client

@@ -124,6 +124,7 @@ class HitTypeAdmin(admin.ModelAdmin):
         "target_tier1",
         "target_tier2",
         "assignment_duration",
+        "auto_accept_after",
     ]
 
 

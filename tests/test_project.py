@@ -21,6 +21,9 @@ def test_there_are_no_pending_migrations():
         ({"DATABASE_URL": "mysql://x@localhost/db"}, "DATABASE_URL must point at PostgreSQL"),
         ({"DESCRIPTION_MAX_LENGTH": "many"}, "DESCRIPTION_MAX_LENGTH must be a whole number"),
         ({"DESCRIPTION_MAX_LENGTH": "5"}, "DESCRIPTION_MAX_LENGTH must be at least 20"),
+        ({"AUTO_PROMOTE_OTHER_LANGUAGES": "yes"}, "AUTO_PROMOTE_OTHER_LANGUAGES must be True"),
+        ({"AUTO_PROMOTE_AFTER": "0"}, "AUTO_PROMOTE_AFTER must be at least 1"),
+        ({"PLATFORM_FEE_PERCENT": "20%"}, "PLATFORM_FEE_PERCENT must be a whole number"),
     ],
 )
 def test_a_bad_setting_stops_start_up_with_a_message_naming_it(env, message):
