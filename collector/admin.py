@@ -5,15 +5,32 @@ from django.utils.html import format_html
 
 from .models import (
     Assignment,
+    AuditEntry,
     Description,
     Hit,
     HitType,
+    LedgerEntry,
+    Payout,
     Qualification,
     Segment,
     SegmentProposal,
     VideoFile,
     Worker,
 )
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records written only by the services (so that every change is audited and paid once):
+    the admin shows them and never changes them. Decisions are taken on the review pages."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Segment)
@@ -43,6 +60,15 @@ class QualificationInline(admin.TabularInline):
     model = Qualification
     fk_name = "worker"
     extra = 0
+    can_delete = False
+
+    # Promote and demote on the review pages, which write the audit log.
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
     fields = [
         "tier",
         "granted_by",
@@ -61,6 +87,7 @@ class WorkerAdmin(admin.ModelAdmin):
     list_filter = ["platform", "created_at"]
     search_fields = ["user__username", "external_id", "user__email"]
     raw_id_fields = ["user"]
+    readonly_fields = ["blocked_at"]
     inlines = [QualificationInline]
 
     def get_queryset(self, request):
@@ -82,7 +109,7 @@ class WorkerAdmin(admin.ModelAdmin):
 
 
 @admin.register(Qualification)
-class QualificationAdmin(admin.ModelAdmin):
+class QualificationAdmin(ReadOnlyAdmin):
     list_display = ["worker", "tier", "granted_by", "granted_at", "revoked_at"]
     list_filter = ["tier", "granted_at", "revoked_at"]
     search_fields = ["worker__user__username", "worker__external_id", "reason"]
@@ -99,6 +126,7 @@ class HitTypeAdmin(admin.ModelAdmin):
         "target_tier1",
         "target_tier2",
         "assignment_duration",
+        "auto_accept_after",
     ]
 
 
@@ -145,6 +173,8 @@ class DescriptionAdmin(admin.ModelAdmin):
     list_filter = ["status", "tier", "language", "created_at"]
     search_fields = ["text", "worker__user__username", "worker__external_id", "segment__youtube_id"]
     raw_id_fields = ["segment", "assignment", "worker"]
+    # Accept and reject on the review pages, which pay and audit.
+    readonly_fields = ["status", "reviewed_by", "reviewed_at", "review_reason"]
     list_select_related = ["worker__user", "segment", "score"]
     date_hierarchy = "created_at"
 
@@ -216,3 +246,27 @@ class VideoFileAdmin(admin.ModelAdmin):
 def _score(description, name):
     value = getattr(getattr(description, "score", None), name, None)
     return "—" if value is None else f"{value:.1f}"
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(ReadOnlyAdmin):
+    list_display = ["at", "actor", "action", "worker", "reason"]
+    list_filter = ["action", "at"]
+    search_fields = ["reason", "worker__user__username", "worker__external_id"]
+    list_select_related = ["actor", "worker__user"]
+    date_hierarchy = "at"
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "worker", "kind", "tier", "amount_cents", "source", "payout"]
+    list_filter = ["kind", "tier", "created_at"]
+    search_fields = ["source", "reason", "worker__user__username", "worker__external_id"]
+    list_select_related = ["worker__user", "payout"]
+    date_hierarchy = "created_at"
+
+
+@admin.register(Payout)
+class PayoutAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "created_by", "through", "total_cents", "reason"]
+    search_fields = ["reason"]

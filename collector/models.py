@@ -93,6 +93,8 @@ class Worker(models.Model):
     platform = models.CharField(max_length=10, choices=Platform.choices, default=Platform.LOCAL)
     external_id = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # A blocked worker takes no new tasks; who blocked them and why is in the audit log.
+    blocked_at = models.DateTimeField(null=True, blank=True)
 
     objects = WorkerQuerySet.as_manager()
 
@@ -169,6 +171,8 @@ class HitType(models.Model):
     target_tier1 = models.PositiveIntegerField()
     target_tier2 = models.PositiveIntegerField()
     assignment_duration = models.DurationField()
+    # Work nobody has reviewed after this long is accepted (and paid), as crowd platforms do.
+    auto_accept_after = models.DurationField(default=timedelta(days=3))
 
     # Which field of a HIT holds the item this kind of task is about.
     ITEM_FIELDS = {Kind.DESCRIPTION: "segment", Kind.ALIGNMENT: "sentence_pair"}
@@ -361,16 +365,29 @@ class Description(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     # Position within an imported corpus, so that re-running an import changes nothing.
     import_key = models.CharField(max_length=100, blank=True)
+    # The last review: by whom (nobody when accepted automatically), when, and the reason the
+    # worker is shown.
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_reason = models.TextField(blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
                 fields=["import_key"], condition=~Q(import_key=""), name="description_import_once"
-            )
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="pending") | Q(reviewed_at__isnull=True),
+                name="description_pending_is_unreviewed",
+            ),
         ]
         indexes = [
             models.Index(fields=["segment", "status"]),
             models.Index(fields=["worker", "status"]),
+            models.Index(fields=["status", "created_at"]),
+            models.Index(fields=["created_at"]),
         ]
 
     def __str__(self):
@@ -505,3 +522,99 @@ class SegmentProposal(models.Model):
     def get_reasons_display(self) -> list[str]:
         labels = dict(self.Reason.choices)
         return [labels.get(reason, reason) for reason in self.reasons]
+
+
+class AuditEntry(models.Model):
+    """One admin action, or one action of an automatic rule (``actor`` null): who, when, what,
+    why. Written by the service that makes the change, in the same transaction. Never edited."""
+
+    class Action(models.TextChoices):
+        PROMOTE = "promote", "Promoted"
+        DEMOTE = "demote", "Demoted"
+        BLOCK = "block", "Blocked"
+        UNBLOCK = "unblock", "Unblocked"
+        ACCEPT = "accept", "Accepted work"
+        REJECT = "reject", "Rejected work"
+        BONUS = "bonus", "Paid a bonus"
+        PAYOUT = "payout", "Recorded a payout"
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    at = models.DateTimeField(default=timezone.now)
+    action = models.CharField(max_length=10, choices=Action.choices)
+    worker = models.ForeignKey(
+        Worker, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries"
+    )
+    reason = models.TextField()
+    # What exactly changed: the tier, the descriptions reviewed, the amount paid, …
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="audit_entry_has_a_reason")
+        ]
+        indexes = [models.Index(fields=["worker", "at"]), models.Index(fields=["at"])]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self):
+        return f"{self.get_action_display()} {self.worker or ''} ({self.at:%Y-%m-%d %H:%M})"
+
+
+class Payout(models.Model):
+    """A payment run: the unpaid ledger entries up to ``through`` were paid out together."""
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    through = models.DateTimeField()
+    reason = models.TextField()
+    total_cents = models.PositiveBigIntegerField()
+
+    def __str__(self):
+        return f"payout of {self.created_at:%Y-%m-%d} through {self.through:%Y-%m-%d}"
+
+
+class LedgerEntry(models.Model):
+    """Money a worker has earned: one credit per accepted task (any kind of HIT) or bonus.
+
+    Amounts are integer cents. ``source`` names what the credit is for ("assignment:12",
+    "bonus:…") and is unique, so crediting the same thing twice stores one entry.
+    """
+
+    class Kind(models.TextChoices):
+        TASK = "task", "Accepted task"
+        BONUS = "bonus", "Bonus"
+
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="ledger_entries")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    amount_cents = models.PositiveIntegerField()
+    # The tier of the work paid for (null for bonuses).
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices, null=True, blank=True)
+    assignment = models.OneToOneField(
+        Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_entry"
+    )
+    source = models.CharField(max_length=100, unique=True)
+    reason = models.TextField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    payout = models.ForeignKey(
+        Payout, null=True, blank=True, on_delete=models.PROTECT, related_name="entries"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount_cents__gt=0), name="ledger_entry_positive"),
+            models.CheckConstraint(condition=~Q(source=""), name="ledger_entry_has_a_source"),
+        ]
+        indexes = [
+            models.Index(fields=["worker", "created_at"]),
+            models.Index(fields=["created_at"]),
+        ]
+        verbose_name_plural = "ledger entries"
+
+    def __str__(self):
+        return f"{self.worker}: {self.amount_cents}¢ for {self.source}"

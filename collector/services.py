@@ -1,28 +1,36 @@
-"""Writes that span models: opening HITs, handing out work, taking it back in.
+"""Writes that span models: opening HITs, handing out work, taking it back in, qualifying
+workers, reviewing and paying their work.
 
 Every function here is safe under concurrency. The database enforces the invariants (one
-assignment per worker per HIT, never more submissions than a HIT's target); the code checks them
-too so that a lost race ends in a clear ``WorkRefused``, not in bad data.
+assignment per worker per HIT, never more submissions than a HIT's target, one payment per
+task); the code checks them too so that a lost race ends in a clear ``WorkRefused``, not in bad
+data. Every change an admin (or an automatic rule) makes to a worker's standing or work is
+written to the audit log in the same transaction.
 """
 
 import logging
-from datetime import timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Sum
 from django.utils import timezone
 
+from review.tasks import queue_signals_refresh
 from scoring.tasks import queue_scoring
 
 from .models import (
     Assignment,
+    AuditEntry,
     Description,
     Hit,
     HitType,
+    LedgerEntry,
+    Payout,
     Qualification,
     Segment,
     SegmentProposal,
@@ -66,17 +74,92 @@ def worker_from_platform(*, platform: str, external_id: str) -> Worker:
         return Worker.objects.get(platform=platform, external_id=external_id)
 
 
+def audit_record(
+    *, actor, action: str, reason: str, worker: Worker | None = None, details=None
+) -> AuditEntry:
+    """One line of the audit log. Call it inside the transaction that makes the change."""
+    if not reason.strip():
+        raise WorkRefused("Give a reason; it goes into the audit log.")
+    return AuditEntry.objects.create(
+        actor=actor, action=action, worker=worker, reason=reason.strip(), details=details or {}
+    )
+
+
 def qualification_grant(*, worker: Worker, tier: int, granted_by, reason: str) -> Qualification:
-    """Grant ``tier`` to ``worker``; granting a tier already held returns the existing grant."""
+    """Grant ``tier`` to ``worker`` (a promotion), audit-logged; ``granted_by`` None means an
+    automatic rule. Granting a tier already held returns the existing grant, unchanged."""
     if not reason.strip():
         raise WorkRefused("A qualification needs a reason.")
     try:
         with transaction.atomic():
-            return Qualification.objects.create(
-                worker=worker, tier=tier, granted_by=granted_by, reason=reason
+            qualification = Qualification.objects.create(
+                worker=worker, tier=tier, granted_by=granted_by, reason=reason.strip()
             )
+            audit_record(
+                actor=granted_by,
+                action=AuditEntry.Action.PROMOTE,
+                worker=worker,
+                reason=reason,
+                details={"tier": tier, "qualification": qualification.pk},
+            )
+            return qualification
     except IntegrityError:
         return Qualification.objects.active().get(worker=worker, tier=tier)
+
+
+def qualification_revoke(*, worker: Worker, tier: int, revoked_by, reason: str) -> Qualification:
+    """Take ``tier`` away from ``worker`` (a demotion), audit-logged. The grant is kept, marked
+    revoked. Tasks they already hold in that tier may still be submitted."""
+    if not reason.strip():
+        raise WorkRefused("A demotion needs a reason.")
+    with transaction.atomic():
+        qualification = (
+            Qualification.objects.active()
+            .select_for_update()
+            .filter(worker=worker, tier=tier)
+            .first()
+        )
+        if qualification is None:
+            raise WorkRefused(f"{worker} does not hold the Tier-{tier} qualification.")
+        qualification.revoked_by = revoked_by
+        qualification.revoked_at = timezone.now()
+        qualification.revoke_reason = reason.strip()
+        qualification.save(update_fields=["revoked_by", "revoked_at", "revoke_reason"])
+        audit_record(
+            actor=revoked_by,
+            action=AuditEntry.Action.DEMOTE,
+            worker=worker,
+            reason=reason,
+            details={"tier": tier, "qualification": qualification.pk},
+        )
+    return qualification
+
+
+def worker_block(*, worker: Worker, blocked_by, reason: str) -> None:
+    """Stop ``worker`` from taking new tasks, audit-logged. Tasks they hold may still be
+    submitted (and reviewed) so that no finished work is lost."""
+    with transaction.atomic():
+        if Worker.objects.filter(pk=worker.pk, blocked_at__isnull=True).update(
+            blocked_at=timezone.now()
+        ):
+            audit_record(
+                actor=blocked_by, action=AuditEntry.Action.BLOCK, worker=worker, reason=reason
+            )
+        else:
+            raise WorkRefused(f"{worker} is already blocked.")
+    worker.refresh_from_db(fields=["blocked_at"])
+
+
+def worker_unblock(*, worker: Worker, unblocked_by, reason: str) -> None:
+    """Let a blocked worker take tasks again, audit-logged."""
+    with transaction.atomic():
+        if Worker.objects.filter(pk=worker.pk, blocked_at__isnull=False).update(blocked_at=None):
+            audit_record(
+                actor=unblocked_by, action=AuditEntry.Action.UNBLOCK, worker=worker, reason=reason
+            )
+        else:
+            raise WorkRefused(f"{worker} is not blocked.")
+    worker.refresh_from_db(fields=["blocked_at"])
 
 
 def hits_open(*, items, kind: str = HitType.Kind.DESCRIPTION) -> int:
@@ -124,7 +207,14 @@ def assignment_claim(
     hit_type = HitType.for_kind(kind)
     with transaction.atomic():
         # Serialise one worker's own claims; different workers never wait on each other here.
-        Worker.objects.select_for_update(no_key=True).filter(pk=worker.pk).exists()
+        blocked = (
+            Worker.objects.select_for_update(no_key=True)
+            .filter(pk=worker.pk)
+            .values_list("blocked_at", flat=True)
+            .get()
+        )
+        if blocked:
+            raise WorkRefused("Your account can no longer take new tasks.")
         held = Assignment.objects.filter(
             worker=worker,
             hit__hit_type=hit_type,
@@ -269,6 +359,7 @@ def description_submit(
             created_at=now,
         )
         queue_scoring(hit.segment_id)
+        queue_signals_refresh(worker.pk)
         return description
 
     return assignment_submit(
@@ -333,8 +424,8 @@ def proposal_submit(
 def proposal_approve(*, proposal_id: int, reviewer, note: str = "") -> SegmentProposal:
     """Approve a pending proposal: its segment is created and offered for description in both
     tiers with the description HIT type's targets, and the video-collection pay for the
-    proposer's tier is recorded on the proposal. Approving twice changes nothing; a rejected
-    proposal stays rejected."""
+    proposer's tier is recorded on the proposal and credited in the ledger. Approving twice
+    changes nothing; a rejected proposal stays rejected."""
     with transaction.atomic():
         proposal = _pending_proposal(proposal_id, SegmentProposal.Status.APPROVED)
         if proposal.status == SegmentProposal.Status.APPROVED:
@@ -360,7 +451,20 @@ def proposal_approve(*, proposal_id: int, reviewer, note: str = "") -> SegmentPr
         proposal.pay_cents = HitType.for_kind(HitType.Kind.VIDEO_COLLECTION).pay_cents(
             proposal.tier
         )
-        return _record_review(proposal, SegmentProposal.Status.APPROVED, reviewer, [], note)
+        approved = _record_review(proposal, SegmentProposal.Status.APPROVED, reviewer, [], note)
+        if proposal.pay_cents:
+            # Paid through the same ledger as every other task, once per assignment.
+            ledger_credit(
+                worker=proposal.worker,
+                amount_cents=proposal.pay_cents,
+                kind=LedgerEntry.Kind.TASK,
+                reason=f"Approved segment proposal {proposal.pk}",
+                source=f"assignment:{proposal.assignment_id}",
+                tier=proposal.tier,
+                assignment=proposal.assignment,
+                created_by=reviewer,
+            )
+        return approved
 
 
 def proposal_reject(
@@ -473,6 +577,250 @@ def _record_review(proposal, status, reviewer, reasons, note) -> SegmentProposal
     proposal.review_note = note.strip()
     proposal.save()
     return proposal
+
+
+def ledger_credit(
+    *,
+    worker: Worker,
+    amount_cents: int,
+    kind: str,
+    reason: str,
+    source: str,
+    tier: int | None = None,
+    assignment: Assignment | None = None,
+    created_by=None,
+) -> tuple[LedgerEntry, bool]:
+    """Credit ``worker`` with ``amount_cents`` (a positive whole number of cents), once per
+    ``source``: crediting a source again returns the stored entry with ``created`` False and
+    changes nothing. Any kind of work can be paid this way; name the source after what is
+    paid for ("assignment:12", "bonus:…")."""
+    if isinstance(amount_cents, bool) or not isinstance(amount_cents, int) or amount_cents <= 0:
+        raise WorkRefused("An amount must be a positive whole number of cents.")
+    if not reason.strip() or not source:
+        raise WorkRefused("A payment needs a reason and a source.")
+    try:
+        with transaction.atomic():
+            entry = LedgerEntry.objects.create(
+                worker=worker,
+                amount_cents=amount_cents,
+                kind=kind,
+                reason=reason.strip(),
+                source=source,
+                tier=tier,
+                assignment=assignment,
+                created_by=created_by,
+            )
+            return entry, True
+    except IntegrityError:
+        return LedgerEntry.objects.get(source=source), False
+
+
+def ledger_pay_assignments(*, assignments, reason: str, created_by=None) -> int:
+    """Credit each assignment's worker with its HIT type's pay in its tier, once per
+    assignment (whatever the kind of HIT). Assignments whose pay is zero earn nothing.
+    Returns how many were credited now. Pass assignments with ``hit__hit_type`` loaded."""
+    entries = [
+        LedgerEntry(
+            worker_id=assignment.worker_id,
+            kind=LedgerEntry.Kind.TASK,
+            amount_cents=assignment.hit.hit_type.pay_cents(assignment.hit.tier),
+            tier=assignment.hit.tier,
+            assignment=assignment,
+            source=f"assignment:{assignment.pk}",
+            reason=reason.strip(),
+            created_by=created_by,
+        )
+        for assignment in assignments
+    ]
+    entries = [entry for entry in entries if entry.amount_cents > 0]
+    if not entries:
+        return 0
+    sources = [entry.source for entry in entries]
+    before = LedgerEntry.objects.filter(source__in=sources).count()
+    LedgerEntry.objects.bulk_create(entries, ignore_conflicts=True, batch_size=1000)
+    return LedgerEntry.objects.filter(source__in=sources).count() - before
+
+
+def bonus_pay(
+    *, worker: Worker, amount_cents: int, reason: str, paid_by, token: str
+) -> tuple[LedgerEntry, bool]:
+    """Pay ``worker`` a bonus, audit-logged. ``token`` comes from the bonus form, so that a
+    form sent twice pays once."""
+    with transaction.atomic():
+        entry, created = ledger_credit(
+            worker=worker,
+            amount_cents=amount_cents,
+            kind=LedgerEntry.Kind.BONUS,
+            reason=reason,
+            source=f"bonus:{token}",
+            created_by=paid_by,
+        )
+        if created:
+            audit_record(
+                actor=paid_by,
+                action=AuditEntry.Action.BONUS,
+                worker=worker,
+                reason=reason,
+                details={"amount_cents": amount_cents, "ledger_entry": entry.pk},
+            )
+    return entry, created
+
+
+def payout_record(*, through: datetime, paid_by, reason: str) -> Payout | None:
+    """Mark every unpaid ledger entry made up to ``through`` as paid, in one payout,
+    audit-logged. None when there is nothing unpaid."""
+    with transaction.atomic():
+        unpaid = LedgerEntry.objects.select_for_update().filter(
+            payout__isnull=True, created_at__lte=through
+        )
+        ids = list(unpaid.values_list("pk", flat=True))
+        if not ids:
+            return None
+        total = LedgerEntry.objects.filter(pk__in=ids).aggregate(total=Sum("amount_cents"))
+        payout = Payout.objects.create(
+            created_by=paid_by, through=through, reason=reason.strip(), total_cents=total["total"]
+        )
+        LedgerEntry.objects.filter(pk__in=ids).update(payout=payout)
+        audit_record(
+            actor=paid_by,
+            action=AuditEntry.Action.PAYOUT,
+            reason=reason,
+            details={"payout": payout.pk, "entries": len(ids), "total_cents": total["total"]},
+        )
+    return payout
+
+
+@dataclass
+class ReviewOutcome:
+    changed: list[int] = field(default_factory=list)
+    # Descriptions left as they were: already in that state, or accepted (which is final).
+    unchanged: list[int] = field(default_factory=list)
+
+
+def descriptions_review(*, description_ids, status: str, reviewed_by, reason: str) -> ReviewOutcome:
+    """Accept or reject descriptions as one admin action, with a reason the worker is shown.
+
+    Pending work may be accepted or rejected, and a rejection may be overturned; an accepted
+    description is final (it has been paid), as on crowd platforms. Accepting a collected
+    description credits its pay to the ledger, once. Rejected descriptions are kept, marked,
+    and leave the corpus's scores. Each worker concerned gets one audit entry listing their
+    descriptions; ``reviewed_by`` None means the automatic acceptance.
+    """
+    if status not in (Description.Status.ACCEPTED, Description.Status.REJECTED):
+        raise WorkRefused("A review accepts or rejects.")
+    if not reason.strip():
+        raise WorkRefused("Give a reason; the worker sees it.")
+    outcome = ReviewOutcome()
+    now = timezone.now()
+    with transaction.atomic():
+        descriptions = list(
+            Description.objects.select_for_update(of=("self",))
+            .filter(pk__in=list(description_ids))
+            .select_related("assignment__hit__hit_type")
+            .order_by("pk")
+        )
+        changing = []
+        for description in descriptions:
+            if description.status in (status, Description.Status.ACCEPTED):
+                outcome.unchanged.append(description.pk)
+            else:
+                changing.append(description)
+        if not changing:
+            return outcome
+        Description.objects.filter(pk__in=[d.pk for d in changing]).update(
+            status=status, reviewed_by=reviewed_by, reviewed_at=now, review_reason=reason.strip()
+        )
+        if status == Description.Status.ACCEPTED:
+            ledger_pay_assignments(
+                assignments=[d.assignment for d in changing if d.assignment_id],
+                reason=f"Accepted: {reason.strip()}",
+                created_by=reviewed_by,
+            )
+        by_worker = {}
+        for description in changing:
+            by_worker.setdefault(description.worker_id, []).append(description.pk)
+        action = (
+            AuditEntry.Action.ACCEPT
+            if status == Description.Status.ACCEPTED
+            else AuditEntry.Action.REJECT
+        )
+        AuditEntry.objects.bulk_create(
+            AuditEntry(
+                actor=reviewed_by,
+                action=action,
+                worker_id=worker_id,
+                reason=reason.strip(),
+                details={"descriptions": ids},
+                at=now,
+            )
+            for worker_id, ids in by_worker.items()
+        )
+        # Rejecting, or overturning a rejection, changes who is in a cluster; accepting
+        # pending work does not (pending descriptions are scored already).
+        moved = {
+            d.segment_id for d in changing if Description.Status.REJECTED in (status, d.status)
+        }
+        for segment_id in sorted(moved):
+            queue_scoring(segment_id)
+        for worker_id in sorted(w for w in by_worker if w is not None):
+            queue_signals_refresh(worker_id)
+        outcome.changed = [d.pk for d in changing]
+    return outcome
+
+
+def descriptions_auto_accept(*, now=None, batch: int = 1000) -> int:
+    """Accept, and pay, collected descriptions nobody reviewed within their HIT type's
+    ``auto_accept_after``, as crowd platforms do. Returns how many were accepted."""
+    now = now or timezone.now()
+    hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
+    days = hit_type.auto_accept_after / timedelta(days=1)
+    reason = f"Accepted automatically after {days:g} day{'' if days == 1 else 's'} without review."
+    accepted = 0
+    while True:
+        due = list(
+            Description.objects.filter(
+                status=Description.Status.PENDING,
+                assignment__isnull=False,
+                created_at__lte=now - hit_type.auto_accept_after,
+            )
+            .order_by("pk")
+            .values_list("pk", flat=True)[:batch]
+        )
+        if not due:
+            return accepted
+        outcome = descriptions_review(
+            description_ids=due, status=Description.Status.ACCEPTED, reviewed_by=None, reason=reason
+        )
+        accepted += len(outcome.changed)
+        if not outcome.changed:
+            return accepted
+
+
+def assignments_auto_pay(*, kind: str, now=None, batch: int = 1000) -> int:
+    """Pay the submitted assignments of a kind of HIT that has no review of its own (word
+    alignment), once its ``auto_accept_after`` has passed, as unreviewed descriptions are.
+    Returns how many were paid; paying is once per assignment, so running it again pays
+    nothing more."""
+    now = now or timezone.now()
+    hit_type = HitType.for_kind(kind)
+    days = hit_type.auto_accept_after / timedelta(days=1)
+    reason = f"Accepted automatically after {days:g} day{'' if days == 1 else 's'}."
+    paid = 0
+    while True:
+        due = list(
+            Assignment.objects.filter(
+                hit__hit_type=hit_type,
+                status=Assignment.Status.SUBMITTED,
+                submitted_at__lte=now - hit_type.auto_accept_after,
+                ledger_entry__isnull=True,
+            )
+            .select_related("hit__hit_type")
+            .order_by("pk")[:batch]
+        )
+        credited = ledger_pay_assignments(assignments=due, reason=reason) if due else 0
+        paid += credited
+        if not credited:
+            return paid
 
 
 def _locked_assignment(assignment_id: int, worker: Worker) -> Assignment:

@@ -13,7 +13,8 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Sum
+from django.db.models import Count, Q, Sum
+from django.db.models.functions import Coalesce
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -23,7 +24,17 @@ from django.views.decorators.http import require_POST
 
 from . import services
 from .forms import DescriptionForm, ProposalForm, SignUpForm
-from .models import Assignment, Description, Hit, HitType, SegmentProposal, Tier, Worker
+from .models import (
+    Assignment,
+    Description,
+    Hit,
+    HitType,
+    LedgerEntry,
+    Qualification,
+    SegmentProposal,
+    Tier,
+    Worker,
+)
 from .spans import LengthRule, format_time
 from .validators import SECOND_SENTENCE, URL
 from .youtube import parse_youtube_link
@@ -70,7 +81,8 @@ def signup(request):
 
 @worker_required
 def dashboard(request, worker):
-    """A worker's own counts, earnings per tier, recent work, and the next-task buttons."""
+    """A worker's own counts, earnings (from the ledger), bonuses, standing, recent work with
+    review reasons, and the next-task buttons. Only their own data."""
     hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
     alignment_type = HitType.for_kind(HitType.Kind.ALIGNMENT)
     collection_type = HitType.for_kind(HitType.Kind.VIDEO_COLLECTION)
@@ -80,31 +92,45 @@ def dashboard(request, worker):
     rows = worker.descriptions.values("tier", "status").annotate(n=Count("id")).order_by()
     for row in rows:
         counts[row["status"]] += row["n"]
-        pay = hit_type.pay_cents(row["tier"]) * row["n"]
-        if row["status"] == Description.Status.ACCEPTED:
-            earnings[row["tier"]]["earned"] += pay
-        elif row["status"] == Description.Status.PENDING:
-            earnings[row["tier"]]["pending"] += pay
-    proposals = dict.fromkeys(SegmentProposal.Status.values, 0)
-    rows = (
-        worker.proposals.values("tier", "status")
-        .annotate(n=Count("id"), paid=Sum("pay_cents"))
+        if row["status"] == Description.Status.PENDING and row["tier"]:
+            earnings[row["tier"]]["pending"] += hit_type.pay_cents(row["tier"]) * row["n"]
+    credited = (
+        worker.ledger_entries.filter(kind=LedgerEntry.Kind.TASK)
+        .values("tier")
+        .annotate(cents=Sum("amount_cents"))
         .order_by()
     )
+    for row in credited:
+        earnings[row["tier"]]["earned"] += row["cents"]
+    totals = worker.ledger_entries.aggregate(
+        total=Coalesce(Sum("amount_cents"), 0),
+        bonus=Coalesce(Sum("amount_cents", filter=Q(kind=LedgerEntry.Kind.BONUS)), 0),
+        paid=Coalesce(Sum("amount_cents", filter=Q(payout__isnull=False)), 0),
+    )
+    proposals = dict.fromkeys(SegmentProposal.Status.values, 0)
+    rows = worker.proposals.values("tier", "status").annotate(n=Count("id")).order_by()
     for row in rows:
         proposals[row["status"]] += row["n"]
-        if row["status"] == SegmentProposal.Status.APPROVED:
-            earnings[row["tier"]]["earned"] += row["paid"]
-        elif row["status"] == SegmentProposal.Status.PENDING:
+        if row["status"] == SegmentProposal.Status.PENDING:
             earnings[row["tier"]]["pending"] += collection_type.pay_cents(row["tier"]) * row["n"]
     context = {
         "worker": worker,
         "tier": tier,
+        "promotion": Qualification.objects.active()
+        .filter(worker=worker, tier=Tier.TWO)
+        .only("granted_at")
+        .first(),
         "counts": counts,
         "submitted": sum(counts.values()),
         "earnings": list(earnings.values()),
-        "tiers": [(t, hit_type.pay_cents(t)) for t in Tier.values if t <= tier],
-        "alignment_tiers": [(t, alignment_type.pay_cents(t)) for t in Tier.values if t <= tier]
+        "bonuses": worker.ledger_entries.filter(kind=LedgerEntry.Kind.BONUS).order_by(
+            "-created_at"
+        )[:10],
+        "totals": totals,
+        "tiers": [(t, hit_type.pay_cents(t)) for t in reversed(Tier.values) if t <= tier],
+        "alignment_tiers": [
+            (t, alignment_type.pay_cents(t)) for t in reversed(Tier.values) if t <= tier
+        ]
         if Hit.objects.filter(hit_type=alignment_type).exists()
         else [],
         "alignments": worker.alignments.count(),

@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "django.contrib.postgres",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -85,6 +86,7 @@ INSTALLED_APPS = [
     "annotations",
     "scoring",
     "research",
+    "review",
 ]
 
 MIDDLEWARE = [
@@ -198,6 +200,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "research.tasks.sweep_export_jobs",
         "schedule": timedelta(minutes=5),
     },
+    "auto-accept": {
+        "task": "review.tasks.auto_accept",
+        "schedule": timedelta(minutes=10),
+    },
+    "refresh-stale-signals": {
+        "task": "review.tasks.sweep_stale_signals",
+        "schedule": timedelta(minutes=10),
+    },
 }
 
 # Description HITs. Pay, targets and assignment duration live on each HIT type (admin-editable).
@@ -225,6 +235,16 @@ PLATFORM_FRAME_ANCESTORS = env_list(
     "PLATFORM_FRAME_ANCESTORS",
     "https://www.mturk.com,https://workersandbox.mturk.com,https://worker.mturk.com",
 )
+
+# Qualification: promote every worker who writes only in languages other than English once
+# they have written this many descriptions (the study promoted them all: their quality could
+# not be checked). An admin's demotion or block is never overridden.
+AUTO_PROMOTE_OTHER_LANGUAGES = env_bool("AUTO_PROMOTE_OTHER_LANGUAGES", True)
+AUTO_PROMOTE_AFTER = env_int("AUTO_PROMOTE_AFTER", 5, minimum=1)
+# The crowd platform's fee on every payment, for cost estimates: a percentage of each payment,
+# at least a minimum per payment (Mechanical Turk: 20%, at least $0.01).
+PLATFORM_FEE_PERCENT = env_int("PLATFORM_FEE_PERCENT", 20)
+PLATFORM_FEE_MINIMUM_CENTS = env_int("PLATFORM_FEE_MINIMUM_CENTS", 1)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -8,6 +8,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("collector.account_urls")),
     path("scores/", include("scoring.urls")),
+    path("review/", include("review.urls")),
     path("review/", include("collector.review_urls")),
     path("api/", include("research.api_urls")),
     path("research/", include("research.urls")),

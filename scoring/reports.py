@@ -171,7 +171,9 @@ class GroupedBars:
     height: int = 180
 
 
-def grouped_bars(title, labels, series: dict[str, list[float | None]], *, top=1.0) -> GroupedBars:
+def grouped_bars(
+    title, labels, series: dict[str, list[float | None]], *, top=1.0, value_format="{:.3f}"
+) -> GroupedBars:
     """One group of bars per label, one bar per series (values 0..top; None draws nothing)."""
     chart = GroupedBars(title=title, groups=[], series=list(series))
     group_width = chart.width / max(len(labels), 1)
@@ -185,7 +187,7 @@ def grouped_bars(title, labels, series: dict[str, list[float | None]], *, top=1.
             bars.append(
                 Bar(
                     label=f"{label} {list(series)[s]}: "
-                    + ("—" if value is None else f"{value:.3f}"),
+                    + ("—" if value is None else value_format.format(value)),
                     count=0,
                     x=g * group_width + 4 + s * bar_width,
                     y=plot_height - height,

@@ -98,3 +98,15 @@ def make_researcher(username: str | None = None):
     return researcher_create(
         username=username or f"researcher{next(_sequence)}", password="correct horse battery"
     )
+
+
+def make_submitted_description(
+    worker: Worker, text: str, *, language: str = "en", tier: int = Tier.ONE
+):
+    """``worker`` describes a segment they have not described yet (a new one is offered)."""
+    make_segment()
+    assignment = services.assignment_claim(worker=worker, tier=tier)
+    description, _ = services.description_submit(
+        assignment_id=assignment.pk, worker=worker, text=text, language=language
+    )
+    return description

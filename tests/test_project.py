@@ -26,6 +26,9 @@ def test_there_are_no_pending_migrations():
         ({"PROPOSALS_PER_DAY": "0"}, "PROPOSALS_PER_DAY must be at least 1"),
         ({"COMBINED_SCORE_SLOPE": "steep"}, "COMBINED_SCORE_SLOPE must be a number"),
         ({"COMBINED_SCORE_CENTRE": "nan"}, "COMBINED_SCORE_CENTRE must be a finite number"),
+        ({"AUTO_PROMOTE_OTHER_LANGUAGES": "yes"}, "AUTO_PROMOTE_OTHER_LANGUAGES must be True"),
+        ({"AUTO_PROMOTE_AFTER": "0"}, "AUTO_PROMOTE_AFTER must be at least 1"),
+        ({"PLATFORM_FEE_PERCENT": "20%"}, "PLATFORM_FEE_PERCENT must be a whole number"),
     ],
 )
 def test_a_bad_setting_stops_start_up_with_a_message_naming_it(env, message):

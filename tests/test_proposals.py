@@ -9,7 +9,15 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from collector import services
-from collector.models import Assignment, Hit, HitType, Segment, SegmentProposal, Tier
+from collector.models import (
+    Assignment,
+    Hit,
+    HitType,
+    LedgerEntry,
+    Segment,
+    SegmentProposal,
+    Tier,
+)
 from tests.factories import make_proposal, make_segment, make_staff, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -409,3 +417,20 @@ def test_the_database_wants_a_decision_recorded_in_full():
         SegmentProposal.objects.filter(pk=proposal.pk).update(
             status="rejected", reviewed_at=timezone.now(), pay_cents=0
         )  # no reason
+
+
+def test_an_approved_proposal_is_paid_once_through_the_ledger():
+    admin = make_staff()
+    proposal = make_proposal(tier=Tier.TWO)
+    services.proposal_approve(proposal_id=proposal.pk, reviewer=admin)
+    services.proposal_approve(proposal_id=proposal.pk, reviewer=admin)
+    entry = LedgerEntry.objects.get(worker=proposal.worker)
+    expected = HitType.for_kind(HitType.Kind.VIDEO_COLLECTION).pay_cents(Tier.TWO)
+    assert (entry.amount_cents, entry.tier, entry.kind) == (expected, Tier.TWO, "task")
+    assert entry.assignment_id == proposal.assignment_id
+
+
+def test_a_rejected_proposal_earns_nothing():
+    proposal = make_proposal()
+    services.proposal_reject(proposal_id=proposal.pk, reviewer=make_staff(), reasons=["text"])
+    assert not LedgerEntry.objects.exists()

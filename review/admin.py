@@ -1,0 +1,12 @@
+from django.contrib import admin
+
+from collector.admin import ReadOnlyAdmin
+
+from .models import WorkerSignals
+
+
+@admin.register(WorkerSignals)
+class WorkerSignalsAdmin(ReadOnlyAdmin):
+    list_display = ["worker", "descriptions", "languages", "flags", "computed_at"]
+    search_fields = ["worker__user__username", "worker__external_id"]
+    list_select_related = ["worker__user"]

@@ -1,0 +1,151 @@
+from decimal import Decimal
+
+from django import forms
+from django.utils import timezone
+
+from collector.models import Description, Tier
+
+from .reports import Period
+from .worker_signals import SIGNALS
+
+REASON_HELP = "Required. It goes into the audit log."
+
+
+class PeriodForm(forms.Form):
+    """Filters by whole days; an empty form means all time."""
+
+    since = forms.DateField(
+        label="From", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    until = forms.DateField(
+        label="To", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        since, until = cleaned.get("since"), cleaned.get("until")
+        if since and until and since > until:
+            self.add_error("until", "The end of the period comes before its start.")
+        return cleaned
+
+    @property
+    def period(self) -> Period:
+        if not self.is_valid():
+            return Period()
+        return Period(self.cleaned_data["since"], self.cleaned_data["until"])
+
+
+class QueueFilterForm(PeriodForm):
+    language = forms.CharField(
+        label="Language (code)", required=False, max_length=40, help_text="For example hi or en."
+    )
+    signal = forms.ChoiceField(
+        label="Signal",
+        required=False,
+        choices=[
+            ("", "Any worker"),
+            ("any", "Flagged by any signal"),
+            ("none", "Flagged by none"),
+            *((key, f"Flagged: {label}") for key, label in SIGNALS.items()),
+        ],
+    )
+    blocked = forms.BooleanField(label="Include blocked workers", required=False)
+
+    def value(self, name, default=""):
+        return self.cleaned_data.get(name) or default if self.is_valid() else default
+
+
+class StandingForm(forms.Form):
+    """Promote, demote, block or unblock one worker."""
+
+    ACTIONS = {
+        "promote": "Promote to Tier 2",
+        "demote": "Demote to Tier 1",
+        "block": "Block",
+        "unblock": "Unblock",
+    }
+    action = forms.ChoiceField(choices=list(ACTIONS.items()), widget=forms.HiddenInput)
+    reason = forms.CharField(
+        label="Reason",
+        max_length=2000,
+        help_text=REASON_HELP,
+        widget=forms.TextInput(attrs={"list": "reason-suggestions", "autocomplete": "off"}),
+        error_messages={"required": "Give a reason; it goes into the audit log."},
+    )
+
+
+class BonusForm(forms.Form):
+    amount = forms.DecimalField(
+        label="Bonus in dollars",
+        min_value=Decimal("0.01"),
+        max_value=Decimal("1000"),
+        decimal_places=2,
+        widget=forms.NumberInput(attrs={"step": "0.01"}),
+    )
+    reason = forms.CharField(
+        label="Reason for the bonus",
+        max_length=2000,
+        help_text="Required. The worker sees it.",
+        error_messages={"required": "Give a reason; the worker sees it."},
+    )
+    token = forms.CharField(widget=forms.HiddenInput, max_length=64)
+
+    @property
+    def amount_cents(self) -> int:
+        return int(self.cleaned_data["amount"] * 100)
+
+
+class DescriptionFilterForm(PeriodForm):
+    status = forms.ChoiceField(
+        label="Status",
+        required=False,
+        choices=[("", "Any status"), *Description.Status.choices],
+        initial=Description.Status.PENDING,
+    )
+    worker = forms.IntegerField(label="Worker id", required=False, min_value=1)
+    tier = forms.TypedChoiceField(
+        label="Tier", required=False, coerce=int, choices=[("", "Both tiers"), *Tier.choices]
+    )
+    language = forms.CharField(label="Language (code)", required=False, max_length=40)
+
+
+class ReviewForm(forms.Form):
+    description = forms.TypedMultipleChoiceField(
+        coerce=int,
+        error_messages={"required": "Tick at least one description."},
+    )
+    decision = forms.ChoiceField(
+        label="Decision",
+        choices=[
+            (Description.Status.ACCEPTED, "Accept"),
+            (Description.Status.REJECTED, "Reject"),
+        ],
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose accept or reject."},
+    )
+    reason = forms.CharField(
+        label="Reason",
+        max_length=2000,
+        help_text="Required. The worker sees it.",
+        widget=forms.TextInput(attrs={"list": "review-suggestions", "autocomplete": "off"}),
+        error_messages={"required": "Give a reason; the worker sees it."},
+    )
+
+    def __init__(self, *args, ids=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        # Any id may be posted; the service decides what can change.
+        self.fields["description"].choices = [(i, i) for i in ids]
+
+
+class PayoutForm(forms.Form):
+    through = forms.DateField(
+        label="Pay everything credited up to and including",
+        widget=forms.DateInput(attrs={"type": "date"}),
+        initial=timezone.localdate,
+    )
+    reason = forms.CharField(
+        label="Reason",
+        max_length=2000,
+        help_text=REASON_HELP,
+        initial="Paid through the crowd platform.",
+    )

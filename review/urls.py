@@ -1,0 +1,17 @@
+from django.urls import path
+
+from . import views
+
+app_name = "review"
+urlpatterns = [
+    path("", views.overview, name="overview"),
+    path("workers/", views.queue, name="queue"),
+    path("workers/<int:pk>/", views.worker, name="worker"),
+    path("workers/<int:pk>/standing/", views.standing, name="standing"),
+    path("workers/<int:pk>/bonus/", views.bonus, name="bonus"),
+    path("descriptions/", views.descriptions, name="descriptions"),
+    path("ledger/", views.ledger, name="ledger"),
+    path("ledger/payments.csv", views.ledger_csv, name="ledger_csv"),
+    path("ledger/payout/", views.payout, name="payout"),
+    path("audit/", views.audit, name="audit"),
+]
