@@ -30,15 +30,13 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import quote
 
-import dj_database_url
 import psycopg2
-from psycopg2 import sql
+
+from bench._database import database_recreate, server_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_DATABASE = "paracrowd_bench6"
-NEVER_TOUCH = {"paracrowd", "test_paracrowd"}
 CLUSTER_SIZE = 40
 WORKERS = 1000
 FORMATS = ("msvd-csv", "parquet")
@@ -79,21 +77,6 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def server_settings() -> dict:
-    """The PostgreSQL server of DATABASE_URL (the project's default), with the bench database."""
-    config = dj_database_url.parse(
-        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd")
-    )
-    config.update(NAME=BENCH_DATABASE, PORT=str(config["PORT"] or 5432))
-    assert config["NAME"] not in NEVER_TOUCH
-    password = f":{quote(config['PASSWORD'], safe='')}" if config["PASSWORD"] else ""
-    config["URL"] = (
-        f"postgres://{quote(config['USER'], safe='')}{password}@{config['HOST']}:{config['PORT']}"
-        f"/{BENCH_DATABASE}"
-    )
-    return config
-
-
 def connect(server: dict, dbname: str):
     return psycopg2.connect(
         dbname=dbname,
@@ -104,14 +87,9 @@ def connect(server: dict, dbname: str):
     )
 
 
-def database_recreate(server: dict) -> None:
-    connection = connect(server, "postgres")
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        name = sql.Identifier(BENCH_DATABASE)
-        cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
-        cursor.execute(sql.SQL("CREATE DATABASE {}").format(name))
-    connection.close()
+def database_prepare(server: dict) -> None:
+    """A fresh bench database with the project's tables."""
+    database_recreate(server)
     env = {**os.environ, "DATABASE_URL": server["URL"], "DEBUG": "True"}
     migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
     subprocess.run(migrate, cwd=ROOT, env=env, check=True)
@@ -157,7 +135,7 @@ def grow_corpus(server: dict, descriptions: int) -> float:
             )
             INSERT INTO collector_description (segment_id, worker_id, tier, text, language,
                                                comment, time_spent, status, created_at,
-                                               import_key)
+                                               import_key, review_reason)
             SELECT seg.id,
                    (SELECT min(id) FROM collector_worker) + floor(random() * %(workers)s)::int,
                    CASE WHEN random() < 0.3 THEN 2 ELSE 1 END,
@@ -166,7 +144,7 @@ def grow_corpus(server: dict, descriptions: int) -> float:
                    w.o[1 + floor(random() * array_length(w.o, 1))::int] || ' ' ||
                    w.e[1 + floor(random() * array_length(w.e, 1))::int] || '.',
                    CASE WHEN random() < 0.9 THEN 'en' ELSE 'de' END,
-                   '', make_interval(secs => 5 + random() * 40), 'accepted', now(), ''
+                   '', make_interval(secs => 5 + random() * 40), 'accepted', now(), '', ''
             FROM segments seg CROSS JOIN generate_series(1, %(cluster)s) k CROSS JOIN words w;
 
             INSERT INTO scoring_descriptionscore (description_id, bleu, pinc, "references",
@@ -215,7 +193,7 @@ def measure(what: str, url: str, output: str) -> None:
     start_rss = peak_rss_mb()
     started = time.perf_counter()
     if what == "copy":
-        server = server_settings()
+        server = server_settings(BENCH_DATABASE)
         connection = connect(server, BENCH_DATABASE)
         with connection, connection.cursor() as cursor, open(output, "w") as file:
             cursor.copy_expert(REFERENCE_QUERY, file)
@@ -249,9 +227,9 @@ def main() -> None:
     if args.measure:
         measure(*args.measure)
         return
-    server = server_settings()
+    server = server_settings(BENCH_DATABASE)
     print(f"Export bench in {BENCH_DATABASE}: sizes {', '.join(f'{s:,}' for s in args.sizes)}")
-    database_recreate(server)
+    database_prepare(server)
     results = {}
     with tempfile.TemporaryDirectory(prefix="paracrowd-export-bench-") as folder:
         for size in args.sizes:

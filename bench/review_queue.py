@@ -39,13 +39,11 @@ import time
 import warnings
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from urllib.parse import quote
 
-import dj_database_url
-import psycopg2
-from psycopg2 import sql
+from bench._database import database_recreate, server_settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
 BENCH_DATABASE = "paracrowd_bench5"
 MSVD = ROOT.parent / "shared" / "data" / "msvd-s2vt-sents"
 SEED = 2011
@@ -92,35 +90,6 @@ def parse_args() -> argparse.Namespace:
     if args.workers < REFERENCE_SHARE or args.descriptions < args.workers * 10:
         parser.error("at least 100 workers and ten descriptions per worker")
     return args
-
-
-def server_settings() -> dict:
-    config = dj_database_url.parse(
-        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd")
-    )
-    config.update(NAME=BENCH_DATABASE, PORT=str(config["PORT"] or 5432))
-    password = f":{quote(config['PASSWORD'], safe='')}" if config["PASSWORD"] else ""
-    config["URL"] = (
-        f"postgres://{quote(config['USER'], safe='')}{password}@{config['HOST']}:{config['PORT']}"
-        f"/{BENCH_DATABASE}"
-    )
-    return config
-
-
-def database_recreate(server: dict) -> None:
-    connection = psycopg2.connect(
-        dbname="postgres",
-        user=server["USER"],
-        password=server["PASSWORD"],
-        host=server["HOST"],
-        port=server["PORT"],
-    )
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        name = sql.Identifier(BENCH_DATABASE)
-        cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
-        cursor.execute(sql.SQL("CREATE DATABASE {}").format(name))
-    connection.close()
 
 
 def english_clusters(count: int, rng: random.Random) -> list[list[str]]:
@@ -362,7 +331,7 @@ def signals_after_submission(worker_pk: int) -> tuple[float, float, int]:
 
 def main() -> int:
     args = parse_args()
-    server = server_settings()
+    server = server_settings(BENCH_DATABASE)
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "paracrowd.settings",

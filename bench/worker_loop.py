@@ -36,15 +36,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from pathlib import Path
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
-import dj_database_url
 import psycopg2
-from psycopg2 import sql
+
+from bench._database import database_recreate, server_settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
 BENCH_DATABASE = "paracrowd_bench"
-NEVER_TOUCH = {"paracrowd", "test_paracrowd"}
 # Redis database for the bench's Celery messages: not the app's (0) nor the tests' (15).
 BENCH_REDIS_DB = 14
 CELERY_QUEUE = "celery"
@@ -89,37 +89,6 @@ def parse_args() -> argparse.Namespace:
     if min(args.concurrency) < 1 or args.seconds < 1 or args.segments < 1 or args.target < 1:
         parser.error("concurrency, seconds, segments and target must be at least 1")
     return args
-
-
-def server_settings() -> dict:
-    """The PostgreSQL server of DATABASE_URL (the project's default), with the bench database."""
-    config = dj_database_url.parse(
-        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd")
-    )
-    config.update(NAME=BENCH_DATABASE, PORT=str(config["PORT"] or 5432))
-    assert config["NAME"] not in NEVER_TOUCH
-    password = f":{quote(config['PASSWORD'], safe='')}" if config["PASSWORD"] else ""
-    config["URL"] = (
-        f"postgres://{quote(config['USER'], safe='')}{password}@{config['HOST']}:{config['PORT']}"
-        f"/{BENCH_DATABASE}"
-    )
-    return config
-
-
-def database_recreate(server: dict) -> None:
-    connection = psycopg2.connect(
-        dbname="postgres",
-        user=server["USER"],
-        password=server["PASSWORD"],
-        host=server["HOST"],
-        port=server["PORT"],
-    )
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        name = sql.Identifier(BENCH_DATABASE)
-        cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
-        cursor.execute(sql.SQL("CREATE DATABASE {}").format(name))
-    connection.close()
 
 
 def seed(*, segments: int, groups: list[int], target: int) -> list[list[str]]:
@@ -528,7 +497,7 @@ def bench_redis_url() -> str:
 
 def main() -> int:
     args = parse_args()
-    server = server_settings()
+    server = server_settings(BENCH_DATABASE)
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "paracrowd.settings",
