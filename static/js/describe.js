@@ -38,13 +38,7 @@
     return "";
   }
 
-  function show(field, message) {
-    var error = document.getElementById(field.id + "_error");
-    error.textContent = message;
-    field.setAttribute("aria-invalid", message ? "true" : "false");
-    if (message) { field.setAttribute("aria-describedby", error.id); }
-    field.closest(".field").classList.toggle("invalid", Boolean(message));
-  }
+  var show = window.showFieldError;
 
   function toggleOther() {
     otherField.hidden = language.value !== "other";

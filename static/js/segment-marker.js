@@ -50,13 +50,7 @@
     return (Math.round(n * 100) / 100) + " second" + (n === 1 ? "" : "s");
   }
 
-  function show(field, message) {
-    var error = document.getElementById(field.id + "_error");
-    error.textContent = message;
-    field.setAttribute("aria-invalid", message ? "true" : "false");
-    if (message) { field.setAttribute("aria-describedby", error.id); }
-    field.closest(".field").classList.toggle("invalid", Boolean(message));
-  }
+  var show = window.showFieldError;
 
   function problemWithTime(field, missing) {
     if (!field.value.trim()) return missing;
