@@ -6,7 +6,12 @@ Kupper–Hafner, Cohen's and Fleiss' κ over links, and the same by sentence len
 what the agreement page shows are the same numbers.
 """
 
+import time
 from collections import defaultdict
+from datetime import timedelta
+
+from django.db.models import Max, Q
+from django.utils import timezone
 
 from scoring.metrics.alignment import (
     AnnotatedPair,
@@ -14,6 +19,8 @@ from scoring.metrics.alignment import (
     parse_pharaoh,
     train_aligner,
 )
+
+from .models import AgreementReport, Alignment, SentencePair
 
 COLUMNS = [
     ("items", "pairs", "{:d}"),
@@ -153,8 +160,6 @@ def annotated_pairs_from(
 
 def stored_annotated_pairs():
     """Every stored pair with two or more annotations, ready for ``agreement_table``."""
-    from .models import SentencePair
-
     pairs = SentencePair.objects.prefetch_related("alignments__worker__user")
     annotated = []
     for pair in pairs.filter(alignments__isnull=False).distinct().order_by("pk"):
@@ -178,3 +183,43 @@ def corpus_agreement(*, samples: int = 1000, seed: int = 0) -> dict | None:
     if not pairs:
         return None
     return table_rows(agreement_table(pairs, samples=samples, seed=seed))
+
+
+# A refresh that has claimed the report for this long is taken to have died (a killed worker).
+REFRESH_CLAIM_EXPIRES = timedelta(minutes=30)
+
+
+def agreement_refresh() -> bool:
+    """Recompute the corpus agreement table until it includes the newest alignment.
+
+    Returns False when another refresh holds the report: that one goes round again if
+    alignments arrived meanwhile, so the table always catches up. The claim is a timestamp on
+    the report row, so no transaction stays open through the Monte Carlo estimate.
+    """
+    AgreementReport.objects.get_or_create(pk=1)
+    reports = AgreementReport.objects.filter(pk=1)
+    while True:
+        now = timezone.now()
+        claimed = reports.filter(
+            Q(refreshing_since__isnull=True) | Q(refreshing_since__lt=now - REFRESH_CLAIM_EXPIRES)
+        ).update(refreshing_since=now)
+        if not claimed:
+            return False  # another refresh is computing
+        try:
+            newest = Alignment.objects.aggregate(newest=Max("pk"))["newest"] or 0
+            report = reports.get()
+            if newest != report.through_alignment or report.table is None:
+                started = time.monotonic()
+                table = corpus_agreement()
+                reports.update(
+                    table=table,
+                    through_alignment=newest,
+                    computed_at=timezone.now(),
+                    seconds=time.monotonic() - started,
+                )
+        finally:
+            reports.update(refreshing_since=None)
+        # An alignment stored while the claim was held may have had its refresh turned away.
+        latest = Alignment.objects.aggregate(newest=Max("pk"))["newest"] or 0
+        if latest == newest:
+            return True

@@ -10,6 +10,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from crowd.models import Offered
+
 
 class AlignerModel(models.Model):
     """An automatic aligner trained on the corpus: its translation tables, as JSON."""
@@ -25,7 +27,7 @@ class AlignerModel(models.Model):
         return f"aligner of {self.trained_at:%Y-%m-%d %H:%M} ({self.training_pairs} pairs)"
 
 
-class SentencePair(models.Model):
+class SentencePair(Offered):
     class Origin(models.TextChoices):
         CLUSTER = "cluster", "Two descriptions of one cluster"
         IMPORT = "import", "Imported"
@@ -70,14 +72,14 @@ class Alignment(models.Model):
 
     pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="alignments")
     assignment = models.OneToOneField(
-        "collector.Assignment",
+        "crowd.Assignment",
         null=True,
         blank=True,
         on_delete=models.PROTECT,
         related_name="alignment",
     )
     worker = models.ForeignKey(
-        "collector.Worker",
+        "crowd.Worker",
         null=True,
         blank=True,
         on_delete=models.PROTECT,
@@ -121,13 +123,15 @@ class AgreementReport(models.Model):
     """The corpus agreement table, recomputed in the background as alignments arrive.
 
     One row. ``through_alignment`` is the newest alignment the table includes, so a refresh
-    can tell whether anything arrived while it was computing.
+    can tell whether anything arrived while it was computing. ``refreshing_since`` is set while
+    a refresh computes: one refresh at a time, without holding a transaction open meanwhile.
     """
 
     table = models.JSONField(null=True)
     through_alignment = models.BigIntegerField(default=0)
     computed_at = models.DateTimeField(null=True)
     seconds = models.FloatField(null=True)
+    refreshing_since = models.DateTimeField(null=True)
 
     def __str__(self):
         return f"agreement through alignment {self.through_alignment}"

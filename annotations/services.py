@@ -7,15 +7,17 @@ from itertools import combinations
 
 from django.db import transaction
 
-from collector import services as collector_services
-from collector.models import Description, HitType, Worker
+from collector.models import Description
+from collector.selectors import cluster_descriptions
+from crowd import services as crowd
+from crowd.models import HitType, Worker
+from crowd.services import WorkRefused
+from paracrowd.celery import enqueue
 from scoring.metrics import default_tokenize, pinc
 from scoring.metrics.alignment import Aligner, format_pharaoh, parse_pharaoh, train_aligner
 from scoring.metrics.tokens import sentence_units
-from scoring.services import cluster_descriptions
 
 from .models import AlignerModel, Alignment, SentencePair
-from .tasks import queue_agreement_refresh
 
 # A pair of near-copies teaches nothing about paraphrase: below this PINC both ways, skip it.
 NEAR_IDENTICAL_PINC = 10.0
@@ -81,7 +83,9 @@ def pairs_store(pairs: list[SentencePair], *, open_hits: bool) -> list[SentenceP
         # ignore_conflicts leaves the primary keys unset: read back what is now stored.
         stored = _stored(pairs)
         if open_hits:
-            collector_services.hits_open(items=stored, kind=HitType.Kind.ALIGNMENT)
+            offered = SentencePair.objects.filter(pk__in=[pair.pk for pair in stored])
+            crowd.hits_open(rows=offered, kind=HitType.Kind.ALIGNMENT)
+            stored = list(offered.order_by("pk"))
     return stored
 
 
@@ -147,12 +151,10 @@ def links_parse(links: str, pair: SentencePair):
     try:
         alignment = parse_pharaoh(links)
     except ValueError as error:
-        raise collector_services.WorkRefused(f"The links could not be read: {error}") from None
+        raise WorkRefused(f"The links could not be read: {error}") from None
     for i, j in alignment.possible:
         if i >= len(pair.tokens_a) or j >= len(pair.tokens_b):
-            raise collector_services.WorkRefused(
-                f"Link {i}-{j} points past the end of a sentence; reload the task."
-            )
+            raise WorkRefused(f"Link {i}-{j} points past the end of a sentence; reload the task.")
     return alignment
 
 
@@ -170,9 +172,9 @@ def alignment_submit(*, assignment_id: int, worker: Worker, links: str) -> tuple
     """Store a worker's alignment for their assignment, exactly once."""
 
     def record(assignment, hit, now):
-        pair = hit.sentence_pair
+        pair = SentencePair.objects.get(item_id=hit.item_id)
         alignment = links_parse(links, pair)
-        queue_agreement_refresh()
+        enqueue("annotations.tasks.refresh_agreement")
         return Alignment.objects.create(
             pair=pair,
             assignment=assignment,
@@ -183,6 +185,6 @@ def alignment_submit(*, assignment_id: int, worker: Worker, links: str) -> tuple
             created_at=now,
         )
 
-    return collector_services.assignment_submit(
+    return crowd.assignment_submit(
         assignment_id=assignment_id, worker=worker, record=record, submission="alignment"
     )

@@ -9,11 +9,11 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from collector.models import Assignment, HitType
-from collector.services import WorkRefused
-from collector.views import own_assignment, worker_required
+from crowd.access import own_assignment, worker_required
+from crowd.models import Assignment, HitType
+from crowd.services import WorkRefused
+from paracrowd.charts import grouped_bars
 from scoring.metrics.alignment import parse_pharaoh
-from scoring.reports import grouped_bars
 
 from . import services
 from .models import AgreementReport, SentencePair
@@ -22,8 +22,10 @@ from .models import AgreementReport, SentencePair
 @worker_required
 def align(request, pk, worker):
     """Show the pair with its pre-alignment as an editable grid; POST stores the links."""
-    assignment = own_assignment(pk, worker, HitType.Kind.ALIGNMENT)
-    pair = assignment.hit.sentence_pair
+    assignment = own_assignment(
+        pk, worker, HitType.Kind.ALIGNMENT, related=("hit__item__sentencepair", "alignment")
+    )
+    pair = assignment.hit.item.sentencepair
     error = ""
     submitted = assignment.status == Assignment.Status.SUBMITTED
     # A submitted task reopens read-only, showing what was submitted.

@@ -49,7 +49,7 @@ REFERENCE_QUERY = """
                extract(epoch FROM d.time_spent), d.language, d.text
         FROM collector_description d
         JOIN collector_segment s ON s.id = d.segment_id
-        LEFT JOIN collector_worker w ON w.id = d.worker_id
+        LEFT JOIN crowd_worker w ON w.id = d.worker_id
         LEFT JOIN scoring_descriptionscore sc ON sc.description_id = d.id
         WHERE d.status = 'accepted'
         ORDER BY d.segment_id, d.language, d.id
@@ -101,7 +101,7 @@ def grow_corpus(server: dict, descriptions: int) -> float:
     connection = connect(server, BENCH_DATABASE)
     with connection, connection.cursor() as cursor:
         cursor.execute("SELECT setseed(0.2011)")
-        cursor.execute("SELECT count(*) FROM collector_worker")
+        cursor.execute("SELECT count(*) FROM crowd_worker")
         if cursor.fetchone()[0] == 0:
             cursor.execute(
                 """
@@ -109,7 +109,7 @@ def grow_corpus(server: dict, descriptions: int) -> float:
                                        email, is_staff, is_active, date_joined)
                 SELECT '!', false, 'import:' || n, '', '', '', false, true, now()
                 FROM generate_series(1, %(workers)s) n;
-                INSERT INTO collector_worker (user_id, platform, external_id, created_at)
+                INSERT INTO crowd_worker (user_id, platform, external_id, created_at)
                 SELECT id, 'import', substr(username, 8), now() FROM auth_user
                 WHERE username LIKE 'import:%%';
                 """,
@@ -137,7 +137,7 @@ def grow_corpus(server: dict, descriptions: int) -> float:
                                                comment, time_spent, status, created_at,
                                                import_key, review_reason)
             SELECT seg.id,
-                   (SELECT min(id) FROM collector_worker) + floor(random() * %(workers)s)::int,
+                   (SELECT min(id) FROM crowd_worker) + floor(random() * %(workers)s)::int,
                    CASE WHEN random() < 0.3 THEN 2 ELSE 1 END,
                    initcap(w.s[1 + floor(random() * array_length(w.s, 1))::int]) || ' ' ||
                    w.v[1 + floor(random() * array_length(w.v, 1))::int] || ' ' ||

@@ -128,7 +128,9 @@ def main() -> None:
     from django.db import connection
 
     from collector import services
-    from collector.models import HitType, Segment, SegmentProposal, Tier
+    from collector.models import Segment, SegmentProposal
+    from crowd import services as crowd
+    from crowd.models import HitType, Tier
     from paracrowd.celery import app
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -141,20 +143,20 @@ def main() -> None:
         Segment(source=Segment.Source.YOUTUBE, youtube_id=video, start=start, end=end)
         for video, start, end in spans
     )
-    services.hits_open(items=segments)
+    services.segments_offer(segments=Segment.objects.filter(pk__in=[s.pk for s in segments]))
     videos = sorted({video for video, _, _ in spans})
     print(
         f"corpus: {len(segments)} segments of {len(videos)} YouTube videos; "
         f"{operations} operations per measurement"
     )
     workers = [
-        services.worker_create(username=f"bench{n}", password="bench-password-1")  # noqa: S106
+        crowd.worker_create(username=f"bench{n}", password="bench-password-1")  # noqa: S106
         for n in range(max(operations, args.threads))
     ]
     vc = HitType.Kind.VIDEO_COLLECTION
 
     def describe(n):
-        assignment = services.assignment_claim(worker=workers[n], tier=Tier.ONE)
+        assignment = crowd.assignment_claim(worker=workers[n], tier=Tier.ONE)
         services.description_submit(
             assignment_id=assignment.pk,
             worker=workers[n],
@@ -165,7 +167,7 @@ def main() -> None:
     # Fresh spans of corpus videos, late in each video: each checks that video's segments.
     def propose_on(video_of, start_of):
         def propose(n):
-            assignment = services.assignment_claim(worker=workers[n], tier=Tier.ONE, kind=vc)
+            assignment = crowd.assignment_claim(worker=workers[n], tier=Tier.ONE, kind=vc)
             start = start_of(n)
             services.proposal_submit(
                 assignment_id=assignment.pk,
@@ -196,7 +198,7 @@ def main() -> None:
 
     def concurrent(video_of, offset) -> float:
         claimed = [
-            services.assignment_claim(worker=workers[n], tier=Tier.ONE, kind=vc)
+            crowd.assignment_claim(worker=workers[n], tier=Tier.ONE, kind=vc)
             for n in range(args.threads)
         ]
         per_thread = max(1, operations // args.threads)
@@ -217,9 +219,7 @@ def main() -> None:
                         end=start + 6,
                         event="x",
                     )
-                    assignment = services.assignment_claim(
-                        worker=workers[t], tier=Tier.ONE, kind=vc
-                    )
+                    assignment = crowd.assignment_claim(worker=workers[t], tier=Tier.ONE, kind=vc)
             except Exception as error:  # reported below
                 errors.append(error)
             finally:

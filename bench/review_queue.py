@@ -187,8 +187,9 @@ def grow(*, workers: int, descriptions: int, rng: random.Random, clusters_source
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
 
-    from collector import services
-    from collector.models import Qualification, Segment, Worker
+    from collector.models import Segment
+    from collector.services import segments_offer
+    from crowd.models import Qualification, Worker
     from review.services import worker_signals_refresh
     from scoring.services import segments_score
 
@@ -224,7 +225,7 @@ def grow(*, workers: int, descriptions: int, rng: random.Random, clusters_source
         ],
         batch_size=5000,
     )
-    services.hits_open(items=segments)
+    segments_offer(segments=Segment.objects.filter(pk__in=[s.pk for s in segments]))
     with transaction.atomic():
         rows = copy_corpus(
             connection,
@@ -306,14 +307,15 @@ def signals_after_submission(worker_pk: int) -> tuple[float, float, int]:
     """The worker describes one more segment; returns the time to refresh their signals
     (as the Celery task does), the time to rescore that one cluster, and their count."""
     from collector import services
-    from collector.models import Tier, Worker
+    from crowd import services as crowd
+    from crowd.models import Tier, Worker
     from review.services import worker_signals_refresh
     from scoring.services import segments_score
 
     worker = Worker.objects.get(pk=worker_pk)
     refresh, rescore = [], []
     for n in range(REPEATS):
-        assignment = services.assignment_claim(worker=worker, tier=Tier.ONE)
+        assignment = crowd.assignment_claim(worker=worker, tier=Tier.ONE)
         description, _ = services.description_submit(
             assignment_id=assignment.pk,
             worker=worker,
@@ -360,7 +362,7 @@ def main() -> int:
     from django.test import Client
     from django.urls import reverse
 
-    from collector.models import Worker
+    from crowd.models import Worker
 
     rng = random.Random(SEED)
     clusters = english_clusters(args.descriptions // CLUSTER, rng)

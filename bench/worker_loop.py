@@ -104,10 +104,12 @@ def seed(*, segments: int, groups: list[int], target: int) -> list[list[str]]:
     from django.db import connection
     from django.test.utils import override_settings
 
-    from collector import services
-    from collector.models import HitType, Segment
+    from collector.models import Segment
+    from collector.services import segments_offer
+    from crowd import services as crowd
+    from crowd.models import HitType
 
-    hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
+    hit_type = HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
     HitType.objects.filter(pk=hit_type.pk).update(target_tier1=target, target_tier2=target)
     created = Segment.objects.bulk_create(
         [
@@ -122,7 +124,7 @@ def seed(*, segments: int, groups: list[int], target: int) -> list[list[str]]:
         ],
         batch_size=1000,
     )
-    services.hits_open(items=created)
+    segments_offer(segments=Segment.objects.filter(pk__in=[s.pk for s in created]))
     with connection.cursor() as cursor:
         cursor.execute(
             "CREATE TABLE bench_insert (id bigserial PRIMARY KEY, worker int, text text,"
@@ -136,7 +138,7 @@ def seed(*, segments: int, groups: list[int], target: int) -> list[list[str]]:
         for level, size in enumerate(groups):
             keys = []
             for number in range(size):
-                worker = services.worker_create(
+                worker = crowd.worker_create(
                     username=f"bench-{level}-{number}",
                     password="bench-only-password",  # noqa: S106 (never used to log in)
                 )
@@ -458,7 +460,8 @@ def stored_data_problems(*, submitted: int, uncertain: int) -> list[str]:
     """Check the bench database after the run; an empty list means every invariant held."""
     from django.db.models import Count, F, Q
 
-    from collector.models import Assignment, Description, Hit
+    from collector.models import Description
+    from crowd.models import Assignment, Hit
 
     problems = []
     stored = Description.objects.count()
@@ -525,7 +528,7 @@ def main() -> int:
     from django.db import connections
     from django.urls import reverse
 
-    urls = {"next": reverse("collector:task_next"), "dashboard": reverse("collector:dashboard")}
+    urls = {"next": reverse("crowd:task_next"), "dashboard": reverse("collector:dashboard")}
     options = {"urls": urls, "with_dashboard": args.with_dashboard}
 
     print(f"Seeding {args.segments} segments…", file=log, flush=True)

@@ -13,9 +13,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
 
+from crowd.models import Worker
+
 from .corpus_formats import DescriptionRecord, MalformedRow, Row
-from .models import Description, Segment, Worker
-from .services import hits_open
+from .models import Description, Segment
+from .services import segments_offer
 
 BATCH_SIZE = 5000
 
@@ -73,8 +75,8 @@ def corpus_import(
             if progress:
                 progress(len(rows))
         if open_hits and loader.segment_ids:
-            segments = Segment.objects.filter(pk__in=loader.segment_ids.values()).only("pk")
-            loader.report.hits_opened = hits_open(items=segments)
+            segments = Segment.objects.filter(pk__in=loader.segment_ids.values())
+            loader.report.hits_opened = segments_offer(segments=segments)
     return loader.report
 
 

@@ -1,8 +1,7 @@
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
-from django.core.validators import FileExtensionValidator, MaxLengthValidator
+from django.core.validators import MaxLengthValidator
 
 from .models import SegmentProposal
 from .spans import LengthRule, parse_time
@@ -79,13 +78,6 @@ class DescriptionForm(forms.Form):
         return language
 
 
-class SignUpForm(UserCreationForm):
-    email = forms.EmailField(label="Email (optional)", required=False)
-
-    class Meta(UserCreationForm.Meta):
-        fields = ("username", "email")
-
-
 class TimeField(forms.CharField):
     """A time in a video, typed as seconds (75) or minutes and seconds (1:15); a Decimal."""
 
@@ -145,41 +137,3 @@ class ProposalForm(SegmentSpanForm):
 
     def clean_url(self):
         return parse_youtube_link(self.cleaned_data["url"])
-
-
-class SegmentCutForm(SegmentSpanForm):
-    title = forms.CharField(
-        label="Title (optional)",
-        required=False,
-        max_length=200,
-        help_text="For admins only; describers never see it. Defaults to the video's title.",
-    )
-
-
-class VideoUploadForm(forms.Form):
-    VIDEO_EXTENSIONS = ["mp4", "m4v", "webm", "ogv", "ogg", "mov"]
-
-    title = forms.CharField(label="Title", max_length=200)
-    file = forms.FileField(
-        label="Video file",
-        help_text="MP4, WebM, Ogg or QuickTime.",
-        validators=[FileExtensionValidator(VIDEO_EXTENSIONS)],
-        widget=forms.ClearableFileInput(attrs={"accept": "video/*"}),
-    )
-
-
-class ProposalReviewForm(forms.Form):
-    """A reviewer's reasons; which button was pressed (approve or reject) says the decision."""
-
-    reasons = forms.MultipleChoiceField(
-        label="Reasons for rejecting",
-        required=False,
-        choices=SegmentProposal.Reason.choices,
-        widget=forms.CheckboxSelectMultiple,
-    )
-    note = forms.CharField(
-        label="Note (optional when a reason is ticked)",
-        required=False,
-        max_length=2000,
-        widget=forms.Textarea(attrs={"rows": 2}),
-    )

@@ -1,9 +1,11 @@
+"""Background work on what is collected. Every task is idempotent."""
+
 from celery import shared_task
 
 from . import services
 
 
 @shared_task
-def expire_assignments() -> int:
-    """Periodic: mark overdue assignments expired (idempotent; nothing is deleted)."""
-    return services.assignments_expire()
+def auto_accept_descriptions() -> int:
+    """Periodic: accept, and pay, descriptions left unreviewed past their HIT type's delay."""
+    return services.descriptions_auto_accept()

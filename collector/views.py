@@ -5,36 +5,23 @@ Security behaviour, for every view here: a worker sees and acts on their own ass
 workers authenticate each submission with a signed token bound to that worker and assignment.
 """
 
-from functools import wraps
-
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q, Sum
-from django.db.models.functions import Coalesce
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 
-from . import services
-from .forms import DescriptionForm, ProposalForm, SignUpForm
-from .models import (
-    Assignment,
-    Description,
-    Hit,
-    HitType,
-    LedgerEntry,
-    Qualification,
-    SegmentProposal,
-    Tier,
-    Worker,
-)
+from crowd import services as crowd
+from crowd.access import own_assignment, worker_required
+from crowd.models import Assignment, Hit, HitType, Tier, Worker
+
+from . import selectors, services
+from .forms import DescriptionForm, ProposalForm
 from .spans import LengthRule, format_time
 from .validators import SECOND_SENTENCE, URL
 from .youtube import parse_youtube_link
@@ -44,20 +31,6 @@ PLATFORM_TOKEN_SALT = "collector.platform-task"  # noqa: S105 (a namespace, not 
 PLATFORM_TOKEN_MAX_AGE = 7 * 24 * 3600
 
 
-def worker_required(view):
-    """Logged in, with a worker profile; the view receives ``worker``."""
-
-    @login_required
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        worker = Worker.objects.filter(user=request.user).first()
-        if worker is None:
-            return HttpResponseForbidden("This account is not a worker account.")
-        return view(request, *args, worker=worker, **kwargs)
-
-    return wrapper
-
-
 def home(request):
     """Anyone. Signed-in workers go to their dashboard."""
     if request.user.is_authenticated:
@@ -65,122 +38,17 @@ def home(request):
     return render(request, "collector/home.html")
 
 
-def signup(request):
-    """Anyone may create a local worker account; they start in Tier 1."""
-    form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        worker = services.worker_create(
-            username=form.cleaned_data["username"],
-            password=form.cleaned_data["password1"],
-            email=form.cleaned_data["email"],
-        )
-        login(request, worker.user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect("collector:dashboard")
-    return render(request, "registration/signup.html", {"form": form})
-
-
 @worker_required
 def dashboard(request, worker):
     """A worker's own counts, earnings (from the ledger), bonuses, standing, recent work with
     review reasons, and the next-task buttons. Only their own data."""
-    hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
-    alignment_type = HitType.for_kind(HitType.Kind.ALIGNMENT)
-    collection_type = HitType.for_kind(HitType.Kind.VIDEO_COLLECTION)
-    tier = worker.current_tier
-    counts = dict.fromkeys(Description.Status.values, 0)
-    earnings = {t: {"tier": t, "earned": 0, "pending": 0} for t in Tier.values}
-    rows = worker.descriptions.values("tier", "status").annotate(n=Count("id")).order_by()
-    for row in rows:
-        counts[row["status"]] += row["n"]
-        if row["status"] == Description.Status.PENDING and row["tier"]:
-            earnings[row["tier"]]["pending"] += hit_type.pay_cents(row["tier"]) * row["n"]
-    credited = (
-        worker.ledger_entries.filter(kind=LedgerEntry.Kind.TASK)
-        .values("tier")
-        .annotate(cents=Sum("amount_cents"))
-        .order_by()
-    )
-    for row in credited:
-        earnings[row["tier"]]["earned"] += row["cents"]
-    totals = worker.ledger_entries.aggregate(
-        total=Coalesce(Sum("amount_cents"), 0),
-        bonus=Coalesce(Sum("amount_cents", filter=Q(kind=LedgerEntry.Kind.BONUS)), 0),
-        paid=Coalesce(Sum("amount_cents", filter=Q(payout__isnull=False)), 0),
-    )
-    proposals = dict.fromkeys(SegmentProposal.Status.values, 0)
-    rows = worker.proposals.values("tier", "status").annotate(n=Count("id")).order_by()
-    for row in rows:
-        proposals[row["status"]] += row["n"]
-        if row["status"] == SegmentProposal.Status.PENDING:
-            earnings[row["tier"]]["pending"] += collection_type.pay_cents(row["tier"]) * row["n"]
-    context = {
-        "worker": worker,
-        "tier": tier,
-        "promotion": Qualification.objects.active()
-        .filter(worker=worker, tier=Tier.TWO)
-        .only("granted_at")
-        .first(),
-        "counts": counts,
-        "submitted": sum(counts.values()),
-        "earnings": list(earnings.values()),
-        "bonuses": worker.ledger_entries.filter(kind=LedgerEntry.Kind.BONUS).order_by(
-            "-created_at"
-        )[:10],
-        "totals": totals,
-        "tiers": [(t, hit_type.pay_cents(t)) for t in reversed(Tier.values) if t <= tier],
-        "alignment_tiers": [
-            (t, alignment_type.pay_cents(t)) for t in reversed(Tier.values) if t <= tier
-        ]
-        if Hit.objects.filter(hit_type=alignment_type).exists()
-        else [],
-        "alignments": worker.alignments.count(),
-        "proposal_tiers": [(t, collection_type.pay_cents(t)) for t in Tier.values if t <= tier],
-        "proposals": proposals,
-        "proposed": sum(proposals.values()),
-        "recent_proposals": worker.proposals.order_by("-created_at")[:5],
-        "recent": worker.descriptions.select_related("segment", "score").order_by("-created_at")[
-            :10
-        ],
-    }
-    return render(request, "collector/dashboard.html", context)
-
-
-# Where each kind of task is done, and what runs out when there is none left.
-TASK_PAGES = {
-    HitType.Kind.DESCRIPTION: ("collector:describe", "segments to describe"),
-    HitType.Kind.ALIGNMENT: ("annotations:align", "sentence pairs to align"),
-    HitType.Kind.VIDEO_COLLECTION: ("collector:propose", "video-collection tasks"),
-}
-
-
-@require_POST
-@worker_required
-def task_next(request, worker):
-    """Claim the next task of the kind and tier asked for (the worker must hold the tier)."""
-    kind = request.POST.get("kind", HitType.Kind.DESCRIPTION)
-    try:
-        tier = int(request.POST.get("tier", Tier.ONE))
-        if tier not in Tier.values or kind not in TASK_PAGES:
-            raise ValueError
-    except ValueError:
-        messages.error(request, "There is no such task.")
-        return redirect("collector:dashboard")
-    page, items = TASK_PAGES[kind]
-    try:
-        assignment = services.assignment_claim(worker=worker, tier=tier, kind=kind)
-    except services.WorkRefused as refusal:
-        messages.error(request, str(refusal))
-        return redirect("collector:dashboard")
-    if assignment is None:
-        messages.info(request, f"There are no Tier-{tier} {items} left for you. Thank you!")
-        return redirect("collector:dashboard")
-    return redirect(page, assignment.pk)
+    return render(request, "collector/dashboard.html", selectors.worker_dashboard(worker))
 
 
 @worker_required
 def describe(request, pk, worker):
     """The description task for the worker's own assignment ``pk``; POST submits it."""
-    assignment = own_assignment(pk, worker, HitType.Kind.DESCRIPTION)
+    assignment = _own_task(pk, worker, HitType.Kind.DESCRIPTION)
     form = DescriptionForm(request.POST or None)
     if request.method == "POST":
         result = _submit(request, assignment, worker, form)
@@ -193,7 +61,7 @@ def describe(request, pk, worker):
 def propose(request, pk, worker):
     """The video-collection task for the worker's own assignment ``pk``: find a YouTube video,
     mark a segment, say what happens. POST submits it for review."""
-    assignment = own_assignment(pk, worker, HitType.Kind.VIDEO_COLLECTION)
+    assignment = _own_task(pk, worker, HitType.Kind.VIDEO_COLLECTION)
     submitted = assignment.status == Assignment.Status.SUBMITTED
     if request.method == "POST":
         form = ProposalForm(request.POST)
@@ -220,7 +88,7 @@ def propose(request, pk, worker):
                 end=form.cleaned_data["end"],
                 event=form.cleaned_data["event"],
             )
-        except services.WorkRefused as refusal:
+        except crowd.WorkRefused as refusal:
             form.add_error(None, str(refusal))
         else:
             messages.success(
@@ -257,19 +125,6 @@ def video_link(request):
     return JsonResponse({"videoId": link.video_id, "start": start, "url": link.url})
 
 
-@require_POST
-@worker_required
-def skip(request, pk, worker):
-    """Give the worker's own assignment back, without doing it."""
-    try:
-        services.assignment_return(assignment_id=own_assignment(pk, worker).pk, worker=worker)
-    except services.WorkRefused as refusal:
-        messages.error(request, str(refusal))
-        return redirect("collector:dashboard")
-    messages.info(request, "Skipped. You will not be shown that task again.")
-    return redirect("collector:dashboard")
-
-
 @xframe_options_exempt
 @csrf_exempt  # the signed platform token, bound to worker and assignment, does CSRF's job
 def platform_describe(request):
@@ -288,7 +143,7 @@ def platform_describe(request):
         except signing.BadSignature:
             return _framed(HttpResponseForbidden("This task link is not valid. Reload the HIT."))
         worker = get_object_or_404(Worker, pk=claims["worker"])
-        assignment = own_assignment(claims["assignment"], worker, HitType.Kind.DESCRIPTION)
+        assignment = _own_task(claims["assignment"], worker, HitType.Kind.DESCRIPTION)
         form = DescriptionForm(request.POST)
         if _submit(request, assignment, worker, form) is not None:
             return _framed(
@@ -306,7 +161,7 @@ def platform_describe(request):
     if not external_assignment or external_assignment == PREVIEW_ASSIGNMENT_ID or not worker_id:
         hit = (
             Hit.objects.filter(hit_type__kind=HitType.Kind.DESCRIPTION)
-            .select_related("segment", "hit_type")
+            .select_related("item__segment", "hit_type")
             .order_by("id")
             .first()
         )
@@ -319,15 +174,15 @@ def platform_describe(request):
                 _task_context(hit, DescriptionForm(), preview=True),
             )
         )
-    worker = services.worker_from_platform(platform=Worker.Platform.MTURK, external_id=worker_id)
+    worker = crowd.worker_from_platform(platform=Worker.Platform.MTURK, external_id=worker_id)
     try:
-        assignment = services.assignment_claim(
+        assignment = crowd.assignment_claim(
             worker=worker,
             tier=_tier_param(params),
             external_assignment_id=external_assignment,
             external_hit_id=params.get("hitId", ""),
         )
-    except services.WorkRefused as refusal:
+    except crowd.WorkRefused as refusal:
         return _framed(HttpResponseForbidden(str(refusal)))
     if assignment is None:
         return _framed(render(request, "collector/platform_done.html", {"nothing_left": True}))
@@ -338,13 +193,12 @@ def platform_describe(request):
     )
 
 
-def own_assignment(pk, worker, kind=None) -> Assignment:
-    assignments = Assignment.objects.select_related(
-        "hit__segment", "hit__sentence_pair", "hit__hit_type", "proposal"
-    )
-    if kind:
-        assignments = assignments.filter(hit__hit_type__kind=kind)
-    return get_object_or_404(assignments, pk=pk, worker=worker)
+def _own_task(pk, worker, kind):
+    related = {
+        HitType.Kind.DESCRIPTION: ("hit__item__segment",),
+        HitType.Kind.VIDEO_COLLECTION: ("proposal",),
+    }[kind]
+    return own_assignment(pk, worker, kind, related=related)
 
 
 def _submit(request, assignment, worker, form):
@@ -359,7 +213,7 @@ def _submit(request, assignment, worker, form):
             language=form.declared_language,
             comment=form.cleaned_data["comment"],
         )
-    except services.WorkRefused as refusal:
+    except crowd.WorkRefused as refusal:
         form.add_error(None, str(refusal))
         return None
     if created:
@@ -372,7 +226,7 @@ def _submit(request, assignment, worker, form):
 def _task_context(hit, form, *, assignment=None, preview=False, action="", hidden=None):
     return {
         "hit": hit,
-        "segment": hit.segment,
+        "segment": hit.item.segment,
         "assignment": assignment,
         "form": form,
         "pay_cents": hit.hit_type.pay_cents(hit.tier),

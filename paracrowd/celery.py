@@ -1,30 +1,53 @@
+"""The Celery app and the one task base every task of ours uses.
+
+A task is queued only once the transaction that asked for it commits (so it never reads rows
+that are not there yet), and a broker that cannot be reached never fails the request: what the
+request stored stays stored, the failure is logged, and each app's periodic sweep picks the work
+up later. Apps queue each other's work by task name, never by importing each other.
+"""
+
 import logging
 import os
 
-from celery import Celery
+from celery import Celery, Task
+from django.db import InterfaceError, OperationalError, transaction
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paracrowd.settings")
 
-app = Celery("paracrowd")
-app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
 logger = logging.getLogger(__name__)
 
 
-def enqueue_on_commit(task, *args) -> None:
-    """Queue ``task(*args)`` once the current transaction commits.
+class ParacrowdTask(Task):
+    """Late acknowledgement (a worker that dies mid-task leaves it to another) and retries with
+    backoff on database trouble. Every task is written to be idempotent, which both need; a
+    task that is not sets ``acks_late=False`` itself."""
 
-    What the request stored stays stored even when the broker is unreachable: the failure is
-    logged and the periodic sweep picks the work up later.
-    """
-    from django.db import transaction
+    acks_late = True
+    autoretry_for = (OperationalError, InterfaceError)
+    retry_backoff = True
+    retry_backoff_max = 300
+    max_retries = 8
+
+    def enqueue(self, *args) -> None:
+        """Queue this task with ``args`` once the current transaction commits."""
+        enqueue(self.name, *args)
+
+
+app = Celery("paracrowd", task_cls=ParacrowdTask)
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+def enqueue(task_name: str, *args) -> None:
+    """Queue the task called ``task_name`` with ``args`` once the current transaction commits
+    (at once outside a transaction). Never raises for a broker that is down."""
 
     def send():
         try:
-            task.apply_async(args=args, retry=False)
+            app.send_task(task_name, args=args, retry=False)
         except Exception:
             logger.warning(
-                "Could not queue %s%r; the sweep will catch up", task.name, args, exc_info=True
+                "Could not queue %s%r; the sweep will catch up", task_name, args, exc_info=True
             )
 
     transaction.on_commit(send)

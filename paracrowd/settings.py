@@ -82,6 +82,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "paracrowd",
+    "crowd",
     "collector",
     "annotations",
     "scoring",
@@ -185,7 +187,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "inter
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BEAT_SCHEDULE = {
     "expire-assignments": {
-        "task": "collector.tasks.expire_assignments",
+        "task": "crowd.tasks.expire_assignments",
         "schedule": timedelta(minutes=1),
     },
     "refresh-agreement": {
@@ -200,8 +202,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "research.tasks.sweep_export_jobs",
         "schedule": timedelta(minutes=5),
     },
-    "auto-accept": {
-        "task": "review.tasks.auto_accept",
+    "auto-accept-descriptions": {
+        "task": "collector.tasks.auto_accept_descriptions",
+        "schedule": timedelta(minutes=10),
+    },
+    "pay-unreviewed-work": {
+        "task": "crowd.tasks.pay_unreviewed",
         "schedule": timedelta(minutes=10),
     },
     "refresh-stale-signals": {

@@ -6,13 +6,14 @@ from .media import serve_media
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/", include("collector.account_urls")),
+    path("accounts/", include("crowd.account_urls")),
     path("scores/", include("scoring.urls")),
     path("review/", include("review.urls")),
-    path("review/", include("collector.review_urls")),
+    path("review/", include("review.segment_urls")),
     path("api/", include("research.api_urls")),
     path("research/", include("research.urls")),
     path("", include("annotations.urls")),
+    path("", include("crowd.urls")),
     path("", include("collector.urls")),
 ]
 

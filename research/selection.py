@@ -13,7 +13,8 @@ from django.db.models import Case, CharField, Count, F, Func, Q, QuerySet, Value
 from django.db.models.functions import Cast, Concat
 
 from annotations.models import Alignment
-from collector.models import Description, Segment, Worker
+from collector.models import Description, Segment
+from crowd.models import Worker
 
 # Tier filter value for imported descriptions whose source records no tier.
 TIER_UNRECORDED = "unrecorded"

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from paracrowd.celery import enqueue_on_commit
+from paracrowd.celery import enqueue
 
 from .destinations import Destination
 from .exports import FORMATS, ExportOptions, corpus_export, snapshot
@@ -25,8 +25,6 @@ EXPORTS_FOLDER = "exports"
 def export_job_create(*, user, options: ExportOptions) -> ExportJob:
     """Record an export for ``user`` and queue it once the record is committed. If the broker
     is down the job stays queued, and the periodic sweep queues it later."""
-    from .tasks import run_export_job
-
     with transaction.atomic():
         job = ExportJob.objects.create(
             requested_by=user,
@@ -34,7 +32,7 @@ def export_job_create(*, user, options: ExportOptions) -> ExportJob:
             parameters=options.as_dict(),
             folder=f"{EXPORTS_FOLDER}/{uuid.uuid4().hex}",
         )
-        enqueue_on_commit(run_export_job, job.pk)
+        enqueue("research.tasks.run_export_job", job.pk)
     return job
 
 

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from collector.admin import ReadOnlyAdmin
+from crowd.admin import ReadOnlyAdmin
 
 from .models import WorkerSignals
 

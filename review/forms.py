@@ -1,9 +1,12 @@
 from decimal import Decimal
 
 from django import forms
+from django.core.validators import FileExtensionValidator
 from django.utils import timezone
 
-from collector.models import Description, Tier
+from collector.forms import SegmentSpanForm
+from collector.models import Description, SegmentProposal
+from crowd.models import Tier
 
 from .reports import Period
 from .worker_signals import SIGNALS
@@ -148,4 +151,42 @@ class PayoutForm(forms.Form):
         max_length=2000,
         help_text=REASON_HELP,
         initial="Paid through the crowd platform.",
+    )
+
+
+class SegmentCutForm(SegmentSpanForm):
+    title = forms.CharField(
+        label="Title (optional)",
+        required=False,
+        max_length=200,
+        help_text="For admins only; describers never see it. Defaults to the video's title.",
+    )
+
+
+class VideoUploadForm(forms.Form):
+    VIDEO_EXTENSIONS = ["mp4", "m4v", "webm", "ogv", "ogg", "mov"]
+
+    title = forms.CharField(label="Title", max_length=200)
+    file = forms.FileField(
+        label="Video file",
+        help_text="MP4, WebM, Ogg or QuickTime.",
+        validators=[FileExtensionValidator(VIDEO_EXTENSIONS)],
+        widget=forms.ClearableFileInput(attrs={"accept": "video/*"}),
+    )
+
+
+class ProposalReviewForm(forms.Form):
+    """A reviewer's reasons; which button was pressed (approve or reject) says the decision."""
+
+    reasons = forms.MultipleChoiceField(
+        label="Reasons for rejecting",
+        required=False,
+        choices=SegmentProposal.Reason.choices,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    note = forms.CharField(
+        label="Note (optional when a reason is ticked)",
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 2}),
     )

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 class WorkerSignals(models.Model):
     worker = models.OneToOneField(
-        "collector.Worker", on_delete=models.CASCADE, primary_key=True, related_name="signals"
+        "crowd.Worker", on_delete=models.CASCADE, primary_key=True, related_name="signals"
     )
     descriptions = models.PositiveIntegerField()
     # Declared languages, the most used first.

@@ -10,16 +10,9 @@ from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Sum, V
 from django.db.models.functions import Coalesce, Greatest, TruncDate, TruncMonth
 from django.utils import timezone
 
-from collector.models import (
-    Description,
-    Hit,
-    HitType,
-    LedgerEntry,
-    Qualification,
-    Tier,
-    Worker,
-)
-from scoring.reports import grouped_bars
+from collector.models import Description, Segment
+from crowd.models import Hit, HitType, LedgerEntry, Qualification, Tier, Worker
+from paracrowd.charts import grouped_bars
 
 ENGLISH = Q(language="en") | Q(language__startswith="en-")
 
@@ -123,7 +116,7 @@ def table_one(*, period: Period | None = None) -> list[dict]:
     """The study's Table 1, per tier: pay, workers, descriptions submitted and accepted, in
     English and in total. Imported descriptions without a tier are left out."""
     period = period or Period()
-    hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
+    hit_type = HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
     accepted = Q(status=Description.Status.ACCEPTED)
     rows = (
         Description.objects.filter(period.q("created_at"), tier__isnull=False)
@@ -217,7 +210,8 @@ def segments_reaching_target(period: Period) -> dict[tuple[date, int], int]:
     The target-th description is found with a window function, in one query."""
     start, end = period.bounds()
     description, hit = Description._meta.db_table, Hit._meta.db_table
-    hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
+    segment = Segment._meta.db_table
+    hit_type = HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
     sql = f"""
         SELECT (ranked.created_at AT TIME ZONE %s)::date AS day, ranked.tier, count(*)
         FROM (
@@ -225,7 +219,8 @@ def segments_reaching_target(period: Period) -> dict[tuple[date, int], int]:
                    row_number() OVER (PARTITION BY d.segment_id, d.tier ORDER BY d.created_at, d.id)
                    AS position
             FROM {description} d
-            JOIN {hit} h ON h.segment_id = d.segment_id AND h.tier = d.tier AND h.hit_type_id = %s
+            JOIN {segment} s ON s.id = d.segment_id
+            JOIN {hit} h ON h.item_id = s.item_id AND h.tier = d.tier AND h.hit_type_id = %s
             WHERE d.assignment_id IS NOT NULL
         ) ranked
         WHERE ranked.position = ranked.max_assignments
@@ -322,7 +317,7 @@ def ledger_summary(*, period: Period | None = None) -> dict:
 def cost_estimate() -> list[dict]:
     """What the collection costs: accepted work (in the ledger), work awaiting review, and
     what the open description HITs still want, each with the platform's fee."""
-    hit_type = HitType.for_kind(HitType.Kind.DESCRIPTION)
+    hit_type = HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
     credited = LedgerEntry.objects.aggregate(
         cents=Coalesce(Sum("amount_cents"), 0), fee=Coalesce(Sum(platform_fee()), 0)
     )

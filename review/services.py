@@ -6,8 +6,9 @@ from django.db import transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
-from collector import services as collector_services
-from collector.models import Description, Qualification, Tier, Worker
+from collector.models import Description
+from crowd import services as crowd
+from crowd.models import Qualification, Tier, Worker
 from scoring.models import ClusterScore
 from scoring.services import segments_score
 
@@ -173,7 +174,7 @@ def _promote_other_language_writer(worker_id: int, stored: WorkerSignals, langua
         text_checks.language_name(text_checks.language_code(language) or language)
         for language in stored.languages
     )
-    collector_services.qualification_grant(
+    crowd.qualification_grant(
         worker=worker,
         tier=Tier.TWO,
         granted_by=None,

@@ -21,7 +21,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from collector import services
-from collector.models import AuditEntry, Description, Qualification, Tier, Worker
+from collector.models import Description
+from crowd import services as crowd
+from crowd.models import AuditEntry, Qualification, Tier, Worker
 
 from . import reports
 from .forms import (
@@ -112,17 +114,17 @@ def standing(request, pk):
         return redirect("review:worker", pk)
     try:
         if action == "promote":
-            services.qualification_grant(
+            crowd.qualification_grant(
                 worker=worker, tier=Tier.TWO, granted_by=request.user, reason=reason
             )
         elif action == "demote":
-            services.qualification_revoke(
+            crowd.qualification_revoke(
                 worker=worker, tier=Tier.TWO, revoked_by=request.user, reason=reason
             )
         elif action == "block":
-            services.worker_block(worker=worker, blocked_by=request.user, reason=reason)
+            crowd.worker_block(worker=worker, blocked_by=request.user, reason=reason)
         else:
-            services.worker_unblock(worker=worker, unblocked_by=request.user, reason=reason)
+            crowd.worker_unblock(worker=worker, unblocked_by=request.user, reason=reason)
     except services.WorkRefused as refusal:
         messages.error(request, str(refusal))
     else:
@@ -138,7 +140,7 @@ def bonus(request, pk):
     form = BonusForm(request.POST)
     if not form.is_valid():
         return _worker_page(request, pk, bonus_form=form)
-    _, created = services.bonus_pay(
+    _, created = crowd.bonus_pay(
         worker=worker,
         amount_cents=form.amount_cents,
         reason=form.cleaned_data["reason"],
@@ -284,7 +286,7 @@ def payout(request):
     form = PayoutForm(request.POST)
     if form.is_valid():
         next_day = reports.since_start(form.cleaned_data["through"] + timedelta(days=1))
-        recorded = services.payout_record(
+        recorded = crowd.payout_record(
             through=next_day - timedelta(microseconds=1),
             paid_by=request.user,
             reason=form.cleaned_data["reason"],

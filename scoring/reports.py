@@ -3,65 +3,16 @@
 import random
 from dataclasses import dataclass
 
-from django.db.models import Count, F, FloatField, Func, IntegerField, Sum, Value
+from django.db.models import Count, Sum
 
 from collector.models import Description
+from collector.selectors import cluster_descriptions
+from paracrowd.charts import Histogram, bar_chart, histogram
 
 from . import metrics
 from .models import ClusterScore, DescriptionScore
-from .services import cluster_descriptions
 
 REFERENCE_COUNTS = (1, 2, 4, 8, 16, None)  # None: every other member
-
-
-@dataclass(frozen=True)
-class Bar:
-    label: str
-    count: int
-    x: float
-    y: float
-    width: float
-    height: float
-
-
-@dataclass(frozen=True)
-class Histogram:
-    title: str
-    bars: list[Bar]
-    total: int
-    width: int = 600
-    height: int = 160
-
-
-def histogram(title, queryset, field, *, low: float, high: float, bins: int) -> Histogram:
-    """Counts of ``field`` in ``bins`` equal bins over [low, high), counted by PostgreSQL."""
-    bucket = Func(
-        F(field),
-        Value(low, output_field=FloatField()),
-        Value(high, output_field=FloatField()),
-        Value(bins),
-        function="width_bucket",
-        output_field=IntegerField(),
-    )
-    counts = dict.fromkeys(range(1, bins + 2), 0)
-    rows = queryset.exclude(**{f"{field}__isnull": True}).annotate(bucket=bucket)
-    for row in rows.values("bucket").annotate(n=Count("*")).order_by():
-        # width_bucket puts high itself (a perfect 100) past the last bin; keep it in the last.
-        counts[min(max(row["bucket"], 1), bins)] += row["n"]
-    heights = [counts[b] for b in range(1, bins + 1)]
-    return _bars(title, heights, [f"{low + (high - low) * b / bins:g}" for b in range(bins)])
-
-
-def _bars(title, counts, labels) -> Histogram:
-    chart = Histogram(title=title, bars=[], total=sum(counts))
-    tallest = max(counts, default=0) or 1
-    width = chart.width / max(len(counts), 1)
-    for i, (count, label) in enumerate(zip(counts, labels, strict=True)):
-        height = (chart.height - 20) * count / tallest
-        chart.bars.append(
-            Bar(label, count, i * width, chart.height - 20 - height, width - 2, height)
-        )
-    return chart
 
 
 def score_distributions(language: str | None = None) -> list[Histogram]:
@@ -83,7 +34,7 @@ def score_distributions(language: str | None = None) -> list[Histogram]:
             "Leave-one-out BLEU of each description", descriptions, "bleu", low=0, high=100, bins=20
         ),
         histogram("Mean PINC of each description", descriptions, "pinc", low=0, high=100, bins=20),
-        _bars(
+        bar_chart(
             "Cluster sizes (descriptions per segment and language)",
             size_bins,
             [str(start) for start in range(1, largest + 1, step)],
@@ -160,40 +111,3 @@ def corpus_summary() -> dict:
             .order_by("-clusters")[:20]
         ),
     }
-
-
-@dataclass(frozen=True)
-class GroupedBars:
-    title: str
-    groups: list[tuple[str, list[Bar]]]
-    series: list[str]
-    width: int = 600
-    height: int = 180
-
-
-def grouped_bars(
-    title, labels, series: dict[str, list[float | None]], *, top=1.0, value_format="{:.3f}"
-) -> GroupedBars:
-    """One group of bars per label, one bar per series (values 0..top; None draws nothing)."""
-    chart = GroupedBars(title=title, groups=[], series=list(series))
-    group_width = chart.width / max(len(labels), 1)
-    bar_width = (group_width - 8) / max(len(series), 1)
-    plot_height = chart.height - 20
-    for g, label in enumerate(labels):
-        bars = []
-        for s, values in enumerate(series.values()):
-            value = values[g]
-            height = 0 if value is None else plot_height * max(0.0, min(value, top)) / top
-            bars.append(
-                Bar(
-                    label=f"{label} {list(series)[s]}: "
-                    + ("—" if value is None else value_format.format(value)),
-                    count=0,
-                    x=g * group_width + 4 + s * bar_width,
-                    y=plot_height - height,
-                    width=bar_width - 1,
-                    height=height,
-                )
-            )
-        chart.groups.append((label, bars))
-    return chart

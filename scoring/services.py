@@ -1,28 +1,13 @@
 """Applying the metrics to the stored corpus."""
 
-from collections import defaultdict
-
 from django.db import transaction
 from django.utils import timezone
 
 from collector.models import Description, Segment
+from collector.selectors import cluster_descriptions
 
 from . import metrics
 from .models import ClusterScore, DescriptionScore
-
-
-def cluster_descriptions(segment_ids):
-    """Members of the clusters of ``segment_ids``: {(segment_id, language): [(id, text), …]}."""
-    clusters = defaultdict(list)
-    members = (
-        Description.objects.filter(segment_id__in=segment_ids)
-        .exclude(status=Description.Status.REJECTED)
-        .order_by("segment_id", "language", "id")
-        .values_list("segment_id", "language", "id", "text")
-    )
-    for segment_id, language, description_id, text in members:
-        clusters[segment_id, language].append((description_id, text))
-    return clusters
 
 
 def segments_score(*, segment_ids) -> int:

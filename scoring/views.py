@@ -8,6 +8,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import get_object_or_404, render
 
 from collector.models import Segment
+from paracrowd.charts import grouped_bars
 
 from . import reports
 from .models import ClusterScore
@@ -43,7 +44,7 @@ def corpus(request):
         "summary": reports.corpus_summary(),
         "histograms": reports.score_distributions(language),
         "curve": curve,
-        "curve_chart": reports.grouped_bars(
+        "curve_chart": grouped_bars(
             "Leave-one-out BLEU by number of references",
             [point.references for point in curve],
             {

@@ -6,17 +6,19 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 
 from collector import services
-from collector.models import Description, HitType, Segment, SegmentProposal, Tier, Worker
+from collector.models import Description, Segment, SegmentProposal
+from crowd import services as crowd
+from crowd.models import HitType, Tier, Worker
 
 _sequence = itertools.count(1)
 
 
 def make_worker(*, tier: int = Tier.ONE, username: str | None = None) -> Worker:
-    worker = services.worker_create(
+    worker = crowd.worker_create(
         username=username or f"worker{next(_sequence)}", password="correct horse battery"
     )
     if tier == Tier.TWO:
-        services.qualification_grant(worker=worker, tier=Tier.TWO, granted_by=None, reason="test")
+        crowd.qualification_grant(worker=worker, tier=Tier.TWO, granted_by=None, reason="test")
     return worker
 
 
@@ -38,7 +40,7 @@ def make_segment(*, targets: tuple[int, int] | None = None, **fields) -> Segment
 
 
 def description_hit_type() -> HitType:
-    return HitType.for_kind(HitType.Kind.DESCRIPTION)
+    return HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
 
 
 def make_staff(*, username: str | None = None):
@@ -55,7 +57,7 @@ def make_proposal(
 ) -> SegmentProposal:
     """A pending proposal of a fresh YouTube video, submitted through a video-collection HIT."""
     worker = worker or make_worker(tier=tier)
-    assignment = services.assignment_claim(
+    assignment = crowd.assignment_claim(
         worker=worker, tier=tier, kind=HitType.Kind.VIDEO_COLLECTION
     )
     fields = {
@@ -105,7 +107,7 @@ def make_submitted_description(
 ):
     """``worker`` describes a segment they have not described yet (a new one is offered)."""
     make_segment()
-    assignment = services.assignment_claim(worker=worker, tier=tier)
+    assignment = crowd.assignment_claim(worker=worker, tier=tier)
     description, _ = services.description_submit(
         assignment_id=assignment.pk, worker=worker, text=text, language=language
     )

@@ -9,7 +9,8 @@ import json
 from itertools import islice
 
 from collector.corpus_formats import CSV_COLUMNS
-from collector.models import Segment, Tier
+from collector.models import Segment
+from crowd.models import Tier
 from research.selection import Cluster, clusters
 from research.splits import cluster_random, in_test_split, paraphrase_partners
 from scoring.models import ClusterScore

@@ -9,7 +9,7 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from annotations.models import Alignment, SentencePair
-from collector.services import hits_open
+from crowd.services import hits_open
 from scoring.metrics.alignment import parse_pharaoh
 from tests.factories import make_worker
 
@@ -39,7 +39,7 @@ def open_pair(tokens_a, tokens_b, pre_alignment):
         tokens_b=tokens_b,
         pre_alignment=pre_alignment,
     )
-    hits_open(items=[pair], kind="alignment")
+    hits_open(rows=SentencePair.objects.filter(pk=pair.pk), kind="alignment")
     return pair
 
 

@@ -9,13 +9,14 @@ from django.core.files import File
 from playwright.sync_api import expect
 
 from collector import services
-from collector.models import Assignment, AuditEntry, Description, LedgerEntry, Segment, Tier
+from collector.models import Description, Segment
+from crowd.models import Assignment, AuditEntry, LedgerEntry, Tier
 from review.services import worker_signals_refresh
 from tests.factories import make_segment, make_submitted_description, make_worker
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CLIP = Path(__file__).resolve().parents[2] / "collector" / "demo" / "clip.webm"
+CLIP = Path(__file__).resolve().parents[2] / "paracrowd" / "demo" / "clip.webm"
 WANDA = ["A man is playing a guitar.", "A woman slices a tomato.", "Two dogs run in a field."]
 
 

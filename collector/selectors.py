@@ -1,0 +1,93 @@
+"""Reads that pages and other apps share: a worker's dashboard, the members of clusters."""
+
+from collections import defaultdict
+
+from django.db.models import Count, Q, Sum
+from django.db.models.functions import Coalesce
+
+from crowd.models import Assignment, Hit, HitType, LedgerEntry, Qualification, Tier, Worker
+
+from .models import Description, SegmentProposal
+
+
+def cluster_descriptions(segment_ids):
+    """Members of the clusters of ``segment_ids``: {(segment_id, language): [(id, text), …]}.
+    Rejected descriptions are not members."""
+    clusters = defaultdict(list)
+    members = (
+        Description.objects.filter(segment_id__in=segment_ids)
+        .exclude(status=Description.Status.REJECTED)
+        .order_by("segment_id", "language", "id")
+        .values_list("segment_id", "language", "id", "text")
+    )
+    for segment_id, language, description_id, text in members:
+        clusters[segment_id, language].append((description_id, text))
+    return clusters
+
+
+def worker_dashboard(worker: Worker) -> dict:
+    """What a worker's dashboard shows: counts of their work by status, earnings per tier
+    (credited from the ledger, pending at the current pay), bonuses and payouts, their standing,
+    recent work with review reasons, and which tasks they may take."""
+    hit_types = HitType.objects.by_kind()
+    describing = hit_types[HitType.Kind.DESCRIPTION]
+    aligning = hit_types[HitType.Kind.ALIGNMENT]
+    collecting = hit_types[HitType.Kind.VIDEO_COLLECTION]
+    tier = worker.current_tier
+    counts = dict.fromkeys(Description.Status.values, 0)
+    earnings = {t: {"tier": t, "earned": 0, "pending": 0} for t in Tier.values}
+    rows = worker.descriptions.values("tier", "status").annotate(n=Count("id")).order_by()
+    for row in rows:
+        counts[row["status"]] += row["n"]
+        if row["status"] == Description.Status.PENDING and row["tier"]:
+            earnings[row["tier"]]["pending"] += describing.pay_cents(row["tier"]) * row["n"]
+    credited = (
+        worker.ledger_entries.filter(kind=LedgerEntry.Kind.TASK)
+        .values("tier")
+        .annotate(cents=Sum("amount_cents"))
+        .order_by()
+    )
+    for row in credited:
+        earnings[row["tier"]]["earned"] += row["cents"]
+    totals = worker.ledger_entries.aggregate(
+        total=Coalesce(Sum("amount_cents"), 0),
+        bonus=Coalesce(Sum("amount_cents", filter=Q(kind=LedgerEntry.Kind.BONUS)), 0),
+        paid=Coalesce(Sum("amount_cents", filter=Q(payout__isnull=False)), 0),
+    )
+    proposals = dict.fromkeys(SegmentProposal.Status.values, 0)
+    rows = worker.proposals.values("tier", "status").annotate(n=Count("id")).order_by()
+    for row in rows:
+        proposals[row["status"]] += row["n"]
+        if row["status"] == SegmentProposal.Status.PENDING:
+            earnings[row["tier"]]["pending"] += collecting.pay_cents(row["tier"]) * row["n"]
+    tiers_open = [t for t in reversed(Tier.values) if t <= tier]
+    return {
+        "worker": worker,
+        "tier": tier,
+        "promotion": Qualification.objects.active()
+        .filter(worker=worker, tier=Tier.TWO)
+        .only("granted_at")
+        .first(),
+        "counts": counts,
+        "submitted": sum(counts.values()),
+        "earnings": list(earnings.values()),
+        "bonuses": worker.ledger_entries.filter(kind=LedgerEntry.Kind.BONUS).order_by(
+            "-created_at"
+        )[:10],
+        "totals": totals,
+        "tiers": [(t, describing.pay_cents(t)) for t in tiers_open],
+        "alignment_tiers": [(t, aligning.pay_cents(t)) for t in tiers_open]
+        if Hit.objects.filter(hit_type=aligning).exists()
+        else [],
+        "alignments": worker.assignments.filter(
+            hit__hit_type=aligning,
+            status__in=[Assignment.Status.SUBMITTED, Assignment.Status.REJECTED],
+        ).count(),
+        "proposal_tiers": [(t, collecting.pay_cents(t)) for t in Tier.values if t <= tier],
+        "proposals": proposals,
+        "proposed": sum(proposals.values()),
+        "recent_proposals": worker.proposals.order_by("-created_at")[:5],
+        "recent": worker.descriptions.select_related("segment", "score").order_by("-created_at")[
+            :10
+        ],
+    }

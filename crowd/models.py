@@ -1,0 +1,422 @@
+"""Who works on what, for how much: workers and their tiers, HIT types, HITs, assignments,
+the audit log and the ledger.
+
+Vocabulary follows the crowd platforms: a *HIT type* is a kind of task with its pay; a *HIT* is one
+item offered in one tier, wanting ``max_assignments`` submissions; an *assignment* binds one
+worker to one HIT. The database enforces the two promises the allocator makes: a worker holds at
+most one assignment per HIT, and a HIT never records more submissions than its target.
+
+What is offered (a segment to describe, a sentence pair to align, …) belongs to the app that
+collects it. Each such row points at an ``Item`` of this app, and HITs point at the item, so
+this app never refers to the apps built on it.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Exists, F, OuterRef, Q
+from django.utils import timezone
+
+
+class Tier(models.IntegerChoices):
+    ONE = 1, "Tier 1"
+    TWO = 2, "Tier 2"
+
+
+class WorkerQuerySet(models.QuerySet):
+    def with_tier(self):
+        """Annotate ``tier``: 2 for holders of an active Tier-2 qualification, else 1."""
+        tier2 = Qualification.objects.active().filter(worker=OuterRef("pk"), tier=Tier.TWO)
+        return self.annotate(
+            tier=models.Case(
+                models.When(Exists(tier2), then=models.Value(Tier.TWO)),
+                default=models.Value(Tier.ONE),
+            )
+        )
+
+
+class Worker(models.Model):
+    """Someone who does HITs. Local workers sign up here; platform workers arrive with an id."""
+
+    class Platform(models.TextChoices):
+        LOCAL = "local", "Local sign-up"
+        MTURK = "mturk", "Mechanical Turk"
+        IMPORT = "import", "Imported corpus"
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="worker"
+    )
+    platform = models.CharField(max_length=10, choices=Platform.choices, default=Platform.LOCAL)
+    external_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    # A blocked worker takes no new tasks; who blocked them and why is in the audit log.
+    blocked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = WorkerQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["platform", "external_id"],
+                condition=~Q(external_id=""),
+                name="worker_unique_external_id",
+            )
+        ]
+
+    def __str__(self):
+        return self.external_id or self.user.get_username()
+
+    @property
+    def current_tier(self) -> int:
+        held = Qualification.objects.active().filter(worker=self, tier=Tier.TWO).exists()
+        return Tier.TWO if held else Tier.ONE
+
+
+class QualificationQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(revoked_at__isnull=True)
+
+
+class Qualification(models.Model):
+    """A grant of a tier to a worker: who granted it, when and why. Revoked, never deleted."""
+
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="qualifications")
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    granted_at = models.DateTimeField(default=timezone.now)
+    reason = models.TextField()
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoke_reason = models.TextField(blank=True)
+
+    objects = QualificationQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["worker", "tier"],
+                condition=Q(revoked_at__isnull=True),
+                name="qualification_one_active_per_tier",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.worker} → tier {self.tier}"
+
+
+class HitTypeQuerySet(models.QuerySet):
+    def for_kind(self, kind: str) -> "HitType":
+        """The HIT type of ``kind``. The rows are seeded by a migration; one that was deleted
+        (or flushed, as tests do) is seeded again with the study's defaults."""
+        try:
+            return self.get(kind=kind)
+        except HitType.DoesNotExist:
+            self.seed()
+            return self.get(kind=kind)
+
+    def by_kind(self) -> dict[str, "HitType"]:
+        """Every HIT type, keyed by kind, in one query."""
+        types = self.in_bulk(field_name="kind")
+        if len(types) < len(HitType.Kind.values):
+            self.seed()
+            types = self.in_bulk(field_name="kind")
+        return types
+
+    def seed(self) -> None:
+        """Create the HIT types that are missing, with the study's defaults; never changes one
+        an admin has edited."""
+        self.bulk_create(
+            [HitType.with_defaults(kind) for kind in HitType.Kind.values], ignore_conflicts=True
+        )
+
+
+class HitType(models.Model):
+    """A kind of task with its pay per tier and how long an assignment may be held.
+
+    One row per kind, seeded with the study's defaults; admins edit them after.
+    """
+
+    class Kind(models.TextChoices):
+        DESCRIPTION = "description", "Video description"
+        VIDEO_COLLECTION = "video_collection", "Video collection"
+        ALIGNMENT = "alignment", "Word alignment"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices, unique=True)
+    title = models.CharField(max_length=200)
+    pay_tier1_cents = models.PositiveIntegerField()
+    pay_tier2_cents = models.PositiveIntegerField()
+    # Submissions wanted per item in each tier; copied onto each HIT when it is created.
+    target_tier1 = models.PositiveIntegerField()
+    target_tier2 = models.PositiveIntegerField()
+    assignment_duration = models.DurationField()
+    # Work nobody has reviewed after this long is accepted (and paid), as crowd platforms do.
+    auto_accept_after = models.DurationField(default=timedelta(days=3))
+
+    objects = HitTypeQuerySet.as_manager()
+
+    # The study's pay: $0.01 a description in Tier 1, five times that in Tier 2.
+    DEFAULTS = {
+        Kind.DESCRIPTION: ("Describe a short video segment in one sentence", 1, 5, 20, 20, 15),
+        Kind.VIDEO_COLLECTION: ("Find a short segment showing one clear action", 5, 25, 1, 1, 30),
+        Kind.ALIGNMENT: ("Align the words of two sentences", 5, 25, 2, 2, 30),
+    }
+
+    def __str__(self):
+        return self.title
+
+    @classmethod
+    def with_defaults(cls, kind: str) -> "HitType":
+        title, pay1, pay2, target1, target2, minutes = cls.DEFAULTS[kind]
+        return cls(
+            kind=kind,
+            title=title,
+            pay_tier1_cents=pay1,
+            pay_tier2_cents=pay2,
+            target_tier1=target1,
+            target_tier2=target2,
+            assignment_duration=timedelta(minutes=minutes),
+        )
+
+    def pay_cents(self, tier: int) -> int:
+        return self.pay_tier2_cents if tier == Tier.TWO else self.pay_tier1_cents
+
+    def target(self, tier: int) -> int:
+        return self.target_tier2 if tier == Tier.TWO else self.target_tier1
+
+
+class Item(models.Model):
+    """Something a HIT offers: a segment to describe, a sentence pair to align. The row that
+    holds it (``collector.Segment``, ``annotations.SentencePair``) points here one to one, so
+    HITs keep a real foreign key without this app knowing the apps above it."""
+
+    kind = models.CharField(max_length=20, choices=HitType.Kind.choices)
+
+    def __str__(self):
+        return f"{self.kind} item {self.pk}"
+
+
+class Offered(models.Model):
+    """What a collecting app offers through HITs (a segment, a sentence pair) inherits this:
+    its ``item`` is set when it is first offered, and its ``hits`` are the HITs offering it."""
+
+    item = models.OneToOneField(
+        Item, null=True, blank=True, on_delete=models.PROTECT, related_name="%(class)s"
+    )
+
+    class Meta:
+        abstract = True
+
+    @property
+    def hits(self):
+        return Hit.objects.filter(item_id=self.item_id) if self.item_id else Hit.objects.none()
+
+
+class HitQuerySet(models.QuerySet):
+    def open_to(self, worker):
+        """HITs under target that ``worker`` has not had and that have room for a new holder."""
+        now = timezone.now()
+        held = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker)
+        in_progress = (
+            Assignment.objects.filter(
+                hit=OuterRef("pk"), status=Assignment.Status.ASSIGNED, expires_at__gt=now
+            )
+            .order_by()
+            .values("hit")
+            .annotate(n=models.Count("pk"))
+            .values("n")
+        )
+        return (
+            self.annotate(in_progress=models.functions.Coalesce(models.Subquery(in_progress), 0))
+            .filter(submitted_count__lt=F("max_assignments") - F("in_progress"))
+            .exclude(Exists(held))
+        )
+
+
+class Hit(models.Model):
+    """One item offered in one tier, wanting ``max_assignments`` submissions.
+
+    A video-collection HIT has no item to share: the worker brings the video. Each one is opened
+    for one worker (``opened_for``) when they ask for the task, and takes one submission.
+    """
+
+    hit_type = models.ForeignKey(HitType, on_delete=models.PROTECT, related_name="hits")
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    item = models.ForeignKey(
+        Item, null=True, blank=True, on_delete=models.CASCADE, related_name="hits"
+    )
+    opened_for = models.ForeignKey(
+        Worker, null=True, blank=True, on_delete=models.PROTECT, related_name="own_hits"
+    )
+    max_assignments = models.PositiveIntegerField()
+    submitted_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = HitQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hit_type", "tier", "item"], name="hit_one_per_item_tier"
+            ),
+            models.CheckConstraint(
+                condition=Q(item__isnull=False, opened_for__isnull=True)
+                | Q(item__isnull=True, opened_for__isnull=False),
+                name="hit_has_one_item",
+            ),
+            models.CheckConstraint(
+                condition=Q(opened_for__isnull=True) | Q(max_assignments=1),
+                name="hit_opened_for_one_takes_one",
+            ),
+            models.CheckConstraint(
+                condition=Q(submitted_count__lte=F("max_assignments")),
+                name="hit_never_over_target",
+            ),
+        ]
+        indexes = [models.Index(fields=["hit_type", "tier", "submitted_count", "id"])]
+
+    def __str__(self):
+        return f"{self.hit_type.kind} tier {self.tier}: {self.item or self.opened_for}"
+
+    @property
+    def is_full(self) -> bool:
+        return self.submitted_count >= self.max_assignments
+
+
+class Assignment(models.Model):
+    """One worker holding one HIT. Never deleted: an expired assignment may still be submitted."""
+
+    class Status(models.TextChoices):
+        ASSIGNED = "assigned", "Assigned"
+        SUBMITTED = "submitted", "Submitted"
+        RETURNED = "returned", "Returned"
+        EXPIRED = "expired", "Expired"
+        REJECTED = "rejected", "Rejected"
+
+    hit = models.ForeignKey(Hit, on_delete=models.PROTECT, related_name="assignments")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ASSIGNED)
+    accepted_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    # The crowd platform's own ids, when the worker came from one.
+    external_assignment_id = models.CharField(max_length=64, blank=True)
+    external_hit_id = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["worker", "hit"], name="assignment_one_per_worker_hit")
+        ]
+        indexes = [
+            models.Index(fields=["hit", "status", "expires_at"]),
+            models.Index(fields=["worker", "status"]),
+        ]
+
+    def __str__(self):
+        return f"{self.worker} on {self.hit} ({self.status})"
+
+    @property
+    def is_expired(self) -> bool:
+        return self.status == self.Status.EXPIRED or (
+            self.status == self.Status.ASSIGNED and self.expires_at <= timezone.now()
+        )
+
+
+class AuditEntry(models.Model):
+    """One admin action, or one action of an automatic rule (``actor`` null): who, when, what,
+    why. Written by the service that makes the change, in the same transaction. Never edited."""
+
+    class Action(models.TextChoices):
+        PROMOTE = "promote", "Promoted"
+        DEMOTE = "demote", "Demoted"
+        BLOCK = "block", "Blocked"
+        UNBLOCK = "unblock", "Unblocked"
+        ACCEPT = "accept", "Accepted work"
+        REJECT = "reject", "Rejected work"
+        BONUS = "bonus", "Paid a bonus"
+        PAYOUT = "payout", "Recorded a payout"
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    at = models.DateTimeField(default=timezone.now)
+    action = models.CharField(max_length=10, choices=Action.choices)
+    worker = models.ForeignKey(
+        Worker, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries"
+    )
+    reason = models.TextField()
+    # What exactly changed: the tier, the descriptions reviewed, the amount paid, …
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="audit_entry_has_a_reason")
+        ]
+        indexes = [models.Index(fields=["worker", "at"]), models.Index(fields=["at"])]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self):
+        return f"{self.get_action_display()} {self.worker or ''} ({self.at:%Y-%m-%d %H:%M})"
+
+
+class Payout(models.Model):
+    """A payment run: the unpaid ledger entries up to ``through`` were paid out together."""
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    through = models.DateTimeField()
+    reason = models.TextField()
+    total_cents = models.PositiveBigIntegerField()
+
+    def __str__(self):
+        return f"payout of {self.created_at:%Y-%m-%d} through {self.through:%Y-%m-%d}"
+
+
+class LedgerEntry(models.Model):
+    """Money a worker has earned: one credit per accepted task (any kind of HIT) or bonus.
+
+    Amounts are integer cents. ``source`` names what the credit is for ("assignment:12",
+    "bonus:…") and is unique, so crediting the same thing twice stores one entry.
+    """
+
+    class Kind(models.TextChoices):
+        TASK = "task", "Accepted task"
+        BONUS = "bonus", "Bonus"
+
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="ledger_entries")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    amount_cents = models.PositiveIntegerField()
+    # The tier of the work paid for (null for bonuses).
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices, null=True, blank=True)
+    assignment = models.OneToOneField(
+        Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_entry"
+    )
+    source = models.CharField(max_length=100, unique=True)
+    reason = models.TextField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    payout = models.ForeignKey(
+        Payout, null=True, blank=True, on_delete=models.PROTECT, related_name="entries"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount_cents__gt=0), name="ledger_entry_positive"),
+            models.CheckConstraint(condition=~Q(source=""), name="ledger_entry_has_a_source"),
+        ]
+        indexes = [
+            models.Index(fields=["worker", "created_at"]),
+            models.Index(fields=["created_at"]),
+        ]
+        verbose_name_plural = "ledger entries"
+
+    def __str__(self):
+        return f"{self.worker}: {self.amount_cents}¢ for {self.source}"

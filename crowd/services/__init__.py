@@ -1,0 +1,59 @@
+"""Writes that span the crowd's models: workers and their standing, handing out and taking
+back work, and paying for it.
+
+Every function is safe under concurrency. The database enforces the invariants (one assignment
+per worker per HIT, never more submissions than a HIT's target, one payment per task); the code
+checks them too so that a lost race ends in a clear ``WorkRefused``, not in bad data. Every
+change an admin (or an automatic rule) makes to a worker's standing or pay is written to the
+audit log in the same transaction.
+"""
+
+from .allocation import (
+    assignment_claim,
+    assignment_reinstate,
+    assignment_reject,
+    assignment_return,
+    assignment_submit,
+    assignments_expire,
+    hits_open,
+)
+from .errors import WorkRefused
+from .ledger import (
+    assignments_auto_pay,
+    bonus_pay,
+    ledger_credit,
+    ledger_pay_assignments,
+    payout_record,
+)
+from .workers import (
+    audit_record,
+    qualification_grant,
+    qualification_revoke,
+    worker_block,
+    worker_create,
+    worker_from_platform,
+    worker_unblock,
+)
+
+__all__ = [
+    "WorkRefused",
+    "assignment_claim",
+    "assignment_reinstate",
+    "assignment_reject",
+    "assignment_return",
+    "assignment_submit",
+    "assignments_auto_pay",
+    "assignments_expire",
+    "audit_record",
+    "bonus_pay",
+    "hits_open",
+    "ledger_credit",
+    "ledger_pay_assignments",
+    "payout_record",
+    "qualification_grant",
+    "qualification_revoke",
+    "worker_block",
+    "worker_create",
+    "worker_from_platform",
+    "worker_unblock",
+]

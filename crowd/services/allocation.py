@@ -1,0 +1,248 @@
+"""Handing out work and taking it back: opening HITs, claiming, returning, expiring and
+submitting assignments, and reopening a slot when submitted work is rejected."""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Least
+from django.utils import timezone
+
+from ..models import Assignment, Hit, HitType, Item, Tier, Worker
+from .errors import WorkRefused
+
+# How many locked-then-full candidates the allocator steps past before giving up.
+CLAIM_ATTEMPTS = 5
+
+
+def hits_open(*, rows, kind: str) -> int:
+    """Offer each row of ``rows`` (a queryset of segments, sentence pairs, … : rows with an
+    ``item`` link to ``Item``) in both tiers with the HIT type's targets. Rows not offered before
+    get their item now. Re-running adds nothing; returns how many HITs were really opened."""
+    hit_type = HitType.objects.for_kind(kind)
+    with transaction.atomic():
+        # Locking the rows serialises two openings of the same rows, so the count is exact.
+        locked = list(rows.select_for_update().order_by("pk").only("pk", "item"))
+        new = [row for row in locked if row.item_id is None]
+        if new:
+            items = Item.objects.bulk_create([Item(kind=kind) for _ in new], batch_size=2000)
+            for row, item in zip(new, items, strict=True):
+                row.item = item
+            rows.model.objects.bulk_update(new, ["item"], batch_size=2000)
+        item_ids = [row.item_id for row in locked]
+        offered = Hit.objects.filter(hit_type=hit_type, item_id__in=item_ids)
+        before = offered.count()
+        Hit.objects.bulk_create(
+            [
+                Hit(
+                    hit_type=hit_type,
+                    tier=tier,
+                    item_id=item_id,
+                    max_assignments=hit_type.target(tier),
+                )
+                for item_id in item_ids
+                for tier in Tier.values
+            ],
+            ignore_conflicts=True,
+            batch_size=2000,
+        )
+        return offered.count() - before
+
+
+def assignment_claim(
+    *,
+    worker: Worker,
+    tier: int,
+    kind: str = HitType.Kind.DESCRIPTION,
+    external_assignment_id: str = "",
+    external_hit_id: str = "",
+) -> Assignment | None:
+    """Hand ``worker`` a HIT of ``kind`` in ``tier``, or None when nothing is left for them.
+
+    A worker who still holds a live assignment of that kind and tier gets it back, so reloading
+    or double-clicking never hoards work. Otherwise the HIT with the fewest submissions that the
+    worker has not had and that has room is locked with SKIP LOCKED, so concurrent claims spread
+    over different HITs instead of queueing on one.
+    """
+    if tier > worker.current_tier:
+        raise WorkRefused(f"You do not hold the Tier-{tier} qualification.")
+    hit_type = HitType.objects.for_kind(kind)
+    with transaction.atomic():
+        # Serialise one worker's own claims; different workers never wait on each other here.
+        blocked = (
+            Worker.objects.select_for_update(no_key=True)
+            .filter(pk=worker.pk)
+            .values_list("blocked_at", flat=True)
+            .get()
+        )
+        if blocked:
+            raise WorkRefused("Your account can no longer take new tasks.")
+        held = Assignment.objects.filter(
+            worker=worker,
+            hit__hit_type=hit_type,
+            hit__tier=tier,
+            status=Assignment.Status.ASSIGNED,
+            expires_at__gt=timezone.now(),
+        ).first()
+        if held:
+            return held
+        if hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
+            return _own_hit_open(
+                worker=worker,
+                hit_type=hit_type,
+                tier=tier,
+                external_assignment_id=external_assignment_id,
+                external_hit_id=external_hit_id,
+            )
+        passed_over = []
+        for _ in range(CLAIM_ATTEMPTS):
+            hit = (
+                Hit.objects.filter(hit_type=hit_type, tier=tier)
+                .exclude(pk__in=passed_over)
+                .open_to(worker)
+                .order_by("submitted_count", "id")
+                .select_for_update(skip_locked=True, of=("self",))
+                .first()
+            )
+            if hit is None:
+                return None
+            # The candidate query's snapshot predates the lock; count again now that we hold it.
+            if Hit.objects.filter(pk=hit.pk).open_to(worker).exists():
+                return Assignment.objects.create(
+                    hit=hit,
+                    worker=worker,
+                    expires_at=timezone.now() + hit_type.assignment_duration,
+                    external_assignment_id=external_assignment_id,
+                    external_hit_id=external_hit_id,
+                )
+            passed_over.append(hit.pk)
+    return None
+
+
+def _own_hit_open(*, worker, hit_type, tier, **external_ids) -> Assignment:
+    """A video-collection HIT opened for ``worker`` alone, with their assignment to it.
+
+    There is no shared item to hand out: the worker brings the video. So each claim opens a
+    one-submission HIT of their own (``hit_opened_for_one_takes_one``), and the usual machinery
+    then records the time spent, the deadline and the status, and stores the work once. The
+    caller holds the worker's row lock, so the daily allowance is counted without a race.
+    """
+    now = timezone.now()
+    taken = Assignment.objects.filter(
+        worker=worker,
+        hit__hit_type=hit_type,
+        accepted_at__gt=now - timedelta(hours=24),
+    ).count()
+    if taken >= settings.PROPOSALS_PER_DAY:
+        raise WorkRefused(
+            f"You have taken the {settings.PROPOSALS_PER_DAY} video-collection tasks allowed in "
+            "24 hours. Thank you! Please come back later."
+        )
+    hit = Hit.objects.create(hit_type=hit_type, tier=tier, opened_for=worker, max_assignments=1)
+    return Assignment.objects.create(
+        hit=hit,
+        worker=worker,
+        accepted_at=now,
+        expires_at=now + hit_type.assignment_duration,
+        **external_ids,
+    )
+
+
+def assignment_return(*, assignment_id: int, worker: Worker) -> Assignment:
+    """The worker gives the HIT back (Skip). Its slot frees at once; they will not see it again."""
+    with transaction.atomic():
+        assignment = _locked_assignment(assignment_id, worker)
+        if assignment.status == Assignment.Status.SUBMITTED:
+            raise WorkRefused("You already submitted this task.")
+        assignment.status = Assignment.Status.RETURNED
+        assignment.save(update_fields=["status"])
+    return assignment
+
+
+def assignments_expire(*, now=None) -> int:
+    """Mark assignments past their deadline expired. They stay, and may still be submitted."""
+    return Assignment.objects.filter(
+        status=Assignment.Status.ASSIGNED, expires_at__lte=now or timezone.now()
+    ).update(status=Assignment.Status.EXPIRED)
+
+
+def assignment_submit(*, assignment_id: int, worker: Worker, record, submission: str):
+    """The shared end of every HIT: store what the worker did for their assignment, once.
+
+    ``record(assignment, hit, now)`` creates the submission row inside the transaction;
+    ``submission`` names the assignment's reverse relation to it ("description", "alignment").
+    Returns ``(row, created)``; a repeated submission returns the stored row, unchanged. A late
+    submission on an expired assignment is accepted while the HIT is under target.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        assignment = _locked_assignment(assignment_id, worker)
+        if assignment.status == Assignment.Status.SUBMITTED:
+            return getattr(assignment, submission), False
+        if assignment.status in (Assignment.Status.RETURNED, Assignment.Status.REJECTED):
+            raise WorkRefused("This task was given back and can no longer be submitted.")
+        hit = Hit.objects.select_for_update().get(pk=assignment.hit_id)
+        if hit.is_full:
+            raise WorkRefused(
+                "This task has already received all the submissions it needs, so nothing "
+                "was stored. Please take another task."
+            )
+        row = record(assignment, hit, now)
+        Hit.objects.filter(pk=hit.pk).update(submitted_count=F("submitted_count") + 1)
+        assignment.status = Assignment.Status.SUBMITTED
+        assignment.submitted_at = now
+        assignment.save(update_fields=["status", "submitted_at"])
+    return row, True
+
+
+def assignment_reject(*, assignment_ids) -> int:
+    """Mark submitted assignments rejected (their work was rejected in review) and reopen their
+    HITs' slots, so that rejected work never keeps an item from reaching its target. The work
+    itself is kept by the app that stored it. Call it inside the review's transaction; an
+    assignment already rejected is left alone. Returns how many were rejected now."""
+    return _move_submissions(
+        assignment_ids, Assignment.Status.SUBMITTED, Assignment.Status.REJECTED
+    )
+
+
+def assignment_reinstate(*, assignment_ids) -> int:
+    """Undo ``assignment_reject`` (a rejection overturned): the assignments count as submitted
+    again. If a HIT's reopened slot has been filled meanwhile, the HIT stays at its target and
+    the reinstated work is one more than it asked for, rather than being lost."""
+    return _move_submissions(
+        assignment_ids, Assignment.Status.REJECTED, Assignment.Status.SUBMITTED
+    )
+
+
+def _move_submissions(assignment_ids, from_status: str, to_status: str) -> int:
+    with transaction.atomic():
+        moving = list(
+            Assignment.objects.select_for_update()
+            .filter(pk__in=list(assignment_ids), status=from_status)
+            .values_list("pk", "hit_id")
+        )
+        if not moving:
+            return 0
+        Assignment.objects.filter(pk__in=[pk for pk, _ in moving]).update(status=to_status)
+        per_hit = {}
+        for _, hit_id in moving:
+            per_hit[hit_id] = per_hit.get(hit_id, 0) + 1
+        for hit_id, n in sorted(per_hit.items()):
+            hits = Hit.objects.filter(pk=hit_id)
+            if to_status == Assignment.Status.REJECTED:
+                hits.update(submitted_count=F("submitted_count") - n)
+            else:
+                hits.update(submitted_count=Least(F("submitted_count") + n, F("max_assignments")))
+    return len(moving)
+
+
+def _locked_assignment(assignment_id: int, worker: Worker) -> Assignment:
+    try:
+        return (
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("hit")
+            .get(pk=assignment_id, worker=worker)
+        )
+    except Assignment.DoesNotExist:
+        raise WorkRefused("There is no such task for you.") from None

@@ -1,0 +1,118 @@
+"""Workers, their tiers and standing, and the audit log that records every change to them."""
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ..models import AuditEntry, Qualification, Worker
+from .errors import WorkRefused
+
+
+def worker_create(*, username: str, password: str, email: str = "") -> Worker:
+    """A local worker with a Django account. Tier 1 until someone qualifies them."""
+    with transaction.atomic():
+        user = get_user_model().objects.create_user(
+            username=username, password=password, email=email
+        )
+        return Worker.objects.create(user=user, platform=Worker.Platform.LOCAL)
+
+
+def worker_from_platform(*, platform: str, external_id: str) -> Worker:
+    """The worker a crowd platform calls ``external_id``, created on first sight."""
+    worker = Worker.objects.filter(platform=platform, external_id=external_id).first()
+    if worker:
+        return worker
+    try:
+        with transaction.atomic():
+            user = get_user_model().objects.create_user(username=f"{platform}:{external_id}")
+            return Worker.objects.create(user=user, platform=platform, external_id=external_id)
+    except IntegrityError:  # a concurrent first request created them
+        return Worker.objects.get(platform=platform, external_id=external_id)
+
+
+def audit_record(
+    *, actor, action: str, reason: str, worker: Worker | None = None, details=None
+) -> AuditEntry:
+    """One line of the audit log. Call it inside the transaction that makes the change."""
+    if not reason.strip():
+        raise WorkRefused("Give a reason; it goes into the audit log.")
+    return AuditEntry.objects.create(
+        actor=actor, action=action, worker=worker, reason=reason.strip(), details=details or {}
+    )
+
+
+def qualification_grant(*, worker: Worker, tier: int, granted_by, reason: str) -> Qualification:
+    """Grant ``tier`` to ``worker`` (a promotion), audit-logged; ``granted_by`` None means an
+    automatic rule. Granting a tier already held returns the existing grant, unchanged."""
+    if not reason.strip():
+        raise WorkRefused("A qualification needs a reason.")
+    try:
+        with transaction.atomic():
+            qualification = Qualification.objects.create(
+                worker=worker, tier=tier, granted_by=granted_by, reason=reason.strip()
+            )
+            audit_record(
+                actor=granted_by,
+                action=AuditEntry.Action.PROMOTE,
+                worker=worker,
+                reason=reason,
+                details={"tier": tier, "qualification": qualification.pk},
+            )
+            return qualification
+    except IntegrityError:
+        return Qualification.objects.active().get(worker=worker, tier=tier)
+
+
+def qualification_revoke(*, worker: Worker, tier: int, revoked_by, reason: str) -> Qualification:
+    """Take ``tier`` away from ``worker`` (a demotion), audit-logged. The grant is kept, marked
+    revoked. Tasks they already hold in that tier may still be submitted."""
+    if not reason.strip():
+        raise WorkRefused("A demotion needs a reason.")
+    with transaction.atomic():
+        qualification = (
+            Qualification.objects.active()
+            .select_for_update()
+            .filter(worker=worker, tier=tier)
+            .first()
+        )
+        if qualification is None:
+            raise WorkRefused(f"{worker} does not hold the Tier-{tier} qualification.")
+        qualification.revoked_by = revoked_by
+        qualification.revoked_at = timezone.now()
+        qualification.revoke_reason = reason.strip()
+        qualification.save(update_fields=["revoked_by", "revoked_at", "revoke_reason"])
+        audit_record(
+            actor=revoked_by,
+            action=AuditEntry.Action.DEMOTE,
+            worker=worker,
+            reason=reason,
+            details={"tier": tier, "qualification": qualification.pk},
+        )
+    return qualification
+
+
+def worker_block(*, worker: Worker, blocked_by, reason: str) -> None:
+    """Stop ``worker`` from taking new tasks, audit-logged. Tasks they hold may still be
+    submitted (and reviewed) so that no finished work is lost."""
+    with transaction.atomic():
+        if Worker.objects.filter(pk=worker.pk, blocked_at__isnull=True).update(
+            blocked_at=timezone.now()
+        ):
+            audit_record(
+                actor=blocked_by, action=AuditEntry.Action.BLOCK, worker=worker, reason=reason
+            )
+        else:
+            raise WorkRefused(f"{worker} is already blocked.")
+    worker.refresh_from_db(fields=["blocked_at"])
+
+
+def worker_unblock(*, worker: Worker, unblocked_by, reason: str) -> None:
+    """Let a blocked worker take tasks again, audit-logged."""
+    with transaction.atomic():
+        if Worker.objects.filter(pk=worker.pk, blocked_at__isnull=False).update(blocked_at=None):
+            audit_record(
+                actor=unblocked_by, action=AuditEntry.Action.UNBLOCK, worker=worker, reason=reason
+            )
+        else:
+            raise WorkRefused(f"{worker} is not blocked.")
+    worker.refresh_from_db(fields=["blocked_at"])

@@ -1,0 +1,19 @@
+"""Periodic upkeep of the crowd's work. Every task is idempotent."""
+
+from celery import shared_task
+
+from . import services
+from .models import HitType
+
+
+@shared_task
+def expire_assignments() -> int:
+    """Periodic: mark overdue assignments expired (nothing is deleted)."""
+    return services.assignments_expire()
+
+
+@shared_task
+def pay_unreviewed() -> int:
+    """Periodic: pay submitted work of the kinds that have no review of their own (word
+    alignment) once their HIT type's delay has passed. Nothing is paid twice."""
+    return services.assignments_auto_pay(kind=HitType.Kind.ALIGNMENT)

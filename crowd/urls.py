@@ -1,0 +1,9 @@
+from django.urls import path
+
+from . import views
+
+app_name = "crowd"
+urlpatterns = [
+    path("tasks/next/", views.task_next, name="task_next"),
+    path("tasks/<int:pk>/skip/", views.skip, name="skip"),
+]

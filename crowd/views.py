@@ -1,0 +1,77 @@
+"""Pages every worker shares, whatever the task: signing up, taking the next task, giving one
+back.
+
+Security behaviour: sign-up is open to anyone; the task views need a login and a worker
+profile, take POST only (CSRF-checked), and act on the worker's own assignments only (another
+worker's assignment id answers 404).
+"""
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from . import services
+from .access import own_assignment, worker_required
+from .forms import SignUpForm
+from .models import HitType, Tier
+
+# Where each kind of task is done, and what runs out when there is none left. The pages belong
+# to the apps that collect each kind of work; they are named, not imported.
+TASK_PAGES = {
+    HitType.Kind.DESCRIPTION: ("collector:describe", "segments to describe"),
+    HitType.Kind.ALIGNMENT: ("annotations:align", "sentence pairs to align"),
+    HitType.Kind.VIDEO_COLLECTION: ("collector:propose", "video-collection tasks"),
+}
+DASHBOARD = "collector:dashboard"
+
+
+def signup(request):
+    """Anyone may create a local worker account; they start in Tier 1."""
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        worker = services.worker_create(
+            username=form.cleaned_data["username"],
+            password=form.cleaned_data["password1"],
+            email=form.cleaned_data["email"],
+        )
+        login(request, worker.user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect(DASHBOARD)
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@require_POST
+@worker_required
+def task_next(request, worker):
+    """Claim the next task of the kind and tier asked for (the worker must hold the tier)."""
+    kind = request.POST.get("kind", HitType.Kind.DESCRIPTION)
+    try:
+        tier = int(request.POST.get("tier", Tier.ONE))
+        if tier not in Tier.values or kind not in TASK_PAGES:
+            raise ValueError
+    except ValueError:
+        messages.error(request, "There is no such task.")
+        return redirect(DASHBOARD)
+    page, items = TASK_PAGES[kind]
+    try:
+        assignment = services.assignment_claim(worker=worker, tier=tier, kind=kind)
+    except services.WorkRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect(DASHBOARD)
+    if assignment is None:
+        messages.info(request, f"There are no Tier-{tier} {items} left for you. Thank you!")
+        return redirect(DASHBOARD)
+    return redirect(page, assignment.pk)
+
+
+@require_POST
+@worker_required
+def skip(request, pk, worker):
+    """Give the worker's own assignment back, without doing it."""
+    try:
+        services.assignment_return(assignment_id=own_assignment(pk, worker).pk, worker=worker)
+    except services.WorkRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect(DASHBOARD)
+    messages.info(request, "Skipped. You will not be shown that task again.")
+    return redirect(DASHBOARD)

@@ -1,0 +1,93 @@
+"""Small server-drawn SVG charts: histograms counted by PostgreSQL, and grouped bars. Any app
+may draw them; the templates are charts/histogram.html and charts/grouped_bars.html."""
+
+from dataclasses import dataclass
+
+from django.db.models import Count, F, FloatField, Func, IntegerField, Value
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    count: int
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
+class Histogram:
+    title: str
+    bars: list[Bar]
+    total: int
+    width: int = 600
+    height: int = 160
+
+
+def histogram(title, queryset, field, *, low: float, high: float, bins: int) -> Histogram:
+    """Counts of ``field`` in ``bins`` equal bins over [low, high), counted by PostgreSQL."""
+    bucket = Func(
+        F(field),
+        Value(low, output_field=FloatField()),
+        Value(high, output_field=FloatField()),
+        Value(bins),
+        function="width_bucket",
+        output_field=IntegerField(),
+    )
+    counts = dict.fromkeys(range(1, bins + 2), 0)
+    rows = queryset.exclude(**{f"{field}__isnull": True}).annotate(bucket=bucket)
+    for row in rows.values("bucket").annotate(n=Count("*")).order_by():
+        # width_bucket puts high itself (a perfect 100) past the last bin; keep it in the last.
+        counts[min(max(row["bucket"], 1), bins)] += row["n"]
+    heights = [counts[b] for b in range(1, bins + 1)]
+    return bar_chart(title, heights, [f"{low + (high - low) * b / bins:g}" for b in range(bins)])
+
+
+def bar_chart(title, counts, labels) -> Histogram:
+    chart = Histogram(title=title, bars=[], total=sum(counts))
+    tallest = max(counts, default=0) or 1
+    width = chart.width / max(len(counts), 1)
+    for i, (count, label) in enumerate(zip(counts, labels, strict=True)):
+        height = (chart.height - 20) * count / tallest
+        chart.bars.append(
+            Bar(label, count, i * width, chart.height - 20 - height, width - 2, height)
+        )
+    return chart
+
+
+@dataclass(frozen=True)
+class GroupedBars:
+    title: str
+    groups: list[tuple[str, list[Bar]]]
+    series: list[str]
+    width: int = 600
+    height: int = 180
+
+
+def grouped_bars(
+    title, labels, series: dict[str, list[float | None]], *, top=1.0, value_format="{:.3f}"
+) -> GroupedBars:
+    """One group of bars per label, one bar per series (values 0..top; None draws nothing)."""
+    chart = GroupedBars(title=title, groups=[], series=list(series))
+    group_width = chart.width / max(len(labels), 1)
+    bar_width = (group_width - 8) / max(len(series), 1)
+    plot_height = chart.height - 20
+    for g, label in enumerate(labels):
+        bars = []
+        for s, values in enumerate(series.values()):
+            value = values[g]
+            height = 0 if value is None else plot_height * max(0.0, min(value, top)) / top
+            bars.append(
+                Bar(
+                    label=f"{label} {list(series)[s]}: "
+                    + ("—" if value is None else value_format.format(value)),
+                    count=0,
+                    x=g * group_width + 4 + s * bar_width,
+                    y=plot_height - height,
+                    width=bar_width - 1,
+                    height=height,
+                )
+            )
+        chart.groups.append((label, bars))
+    return chart

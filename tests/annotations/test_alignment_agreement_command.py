@@ -1,0 +1,75 @@
+"""alignment_agreement prints the agreement table for files, without the database."""
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+DATA = Path(__file__).parents[1] / "data" / "alignments"
+MSR_FILES = [str(DATA / f"pairs_{name}.align.txt") for name in "ABC"]
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command("alignment_agreement", *args, "--samples", "50", stdout=out)
+    return out.getvalue()
+
+
+def test_it_prints_every_section_for_three_annotators():
+    text = run(*MSR_FILES)
+    assert "2 sentence pairs, 3 annotators" in text
+    for heading in [
+        "Corpus",
+        "Pairs of annotators",
+        "Each annotator against the others",
+        "By length of the longer sentence",
+        "Fleiss' κ over links",
+    ]:
+        assert heading in text
+    assert "A – B" in text and "B – C" in text
+
+
+def test_the_same_seed_gives_the_same_table():
+    assert run(*MSR_FILES, "--seed", "3") == run(*MSR_FILES, "--seed", "3")
+
+
+def test_it_reads_pharaoh_links_with_token_files(tmp_path):
+    (tmp_path / "src.txt").write_text("A man plays a guitar .\nThe dog runs .\n")
+    (tmp_path / "tgt.txt").write_text("A guy strums a guitar .\nA dog is running .\n")
+    (tmp_path / "x.links").write_text("0-0 1-1 2-2 3-3 4-4 5-5\n0-0 1-1 2p2 2-3 3-4\n")
+    (tmp_path / "y.links").write_text("0-0 1-1 2p2 4-4 5-5\n0-0 1-1 2-3 3-4\n")
+    text = run(
+        str(tmp_path / "x.links"),
+        str(tmp_path / "y.links"),
+        "--format",
+        "pharaoh",
+        "--source",
+        str(tmp_path / "src.txt"),
+        "--target",
+        str(tmp_path / "tgt.txt"),
+    )
+    assert "2 sentence pairs, 2 annotators" in text and "x – y" in text
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([MSR_FILES[0]], "two or more annotators"),
+        ([MSR_FILES[0], MSR_FILES[1], "--format", "pharaoh"], "needs --source and --target"),
+        ([MSR_FILES[0], "/nonexistent/file.txt"], "No such file"),
+    ],
+)
+def test_bad_input_gets_a_clear_message(args, message):
+    with pytest.raises(CommandError, match=message):
+        run(*args)
+
+
+def test_a_file_with_different_word_counts_is_refused(tmp_path):
+    other = tmp_path / "pairs_D.align.txt"
+    other.write_text(
+        "# sentence pair 1\nA man plays a guitar loudly .\n"
+        "NULL ({ / / }) A ({ 1 / / }) guy ({ 2 / / })\n"
+    )
+    with pytest.raises(CommandError, match="different number of words"):
+        run(MSR_FILES[0], str(other))

@@ -1,0 +1,82 @@
+"""Score pages: staff see clusters and the corpus; workers see only their own scores."""
+
+import pytest
+from django.urls import reverse
+
+from collector import services
+from crowd import services as crowd
+from crowd.models import Tier
+from scoring.services import segments_score
+from tests.factories import make_segment, make_worker
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def cluster():
+    segment = make_segment()
+    texts = ["A man is playing a guitar.", "A man plays a guitar.", "<b>A man</b> strums."]
+    for text in texts:
+        worker = make_worker()
+        assignment = crowd.assignment_claim(worker=worker, tier=Tier.ONE)
+        services.description_submit(
+            assignment_id=assignment.pk, worker=worker, text=text, language="en"
+        )
+    segments_score(segment_ids=[segment.pk])
+    return segment
+
+
+@pytest.fixture
+def staff(client, admin_user):
+    client.force_login(admin_user)
+    return admin_user
+
+
+def test_staff_see_a_cluster_with_its_scores_and_markup_escaped(client, staff, cluster):
+    page = client.get(reverse("scoring:cluster", args=[cluster.pk])).content.decode()
+    assert "A man plays a guitar." in page
+    assert "&lt;b&gt;A man&lt;/b&gt; strums." in page and "<b>A man</b>" not in page
+    assert "nrefs:2|" in page
+
+
+def test_staff_see_the_corpus_distributions_and_reference_curve(client, staff, cluster):
+    response = client.get(reverse("scoring:corpus"), {"language": "en", "clusters": "5"})
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Leave-one-out BLEU of each description" in page and "<svg" in page
+    assert "Leave-one-out BLEU by number of references" in page
+    assert page.count("<h1") == 1
+
+
+def test_the_corpus_page_survives_a_bad_sample_size(client, staff, cluster):
+    assert client.get(reverse("scoring:corpus"), {"clusters": "lots"}).status_code == 200
+
+
+def test_workers_cannot_see_score_pages(client, cluster):
+    client.force_login(make_worker().user)
+    for url in [reverse("scoring:corpus"), reverse("scoring:cluster", args=[cluster.pk])]:
+        response = client.get(url)
+        assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_a_worker_sees_their_own_scores_on_the_dashboard(client, cluster):
+    worker = cluster.descriptions.get(text="A man plays a guitar.").worker
+    client.force_login(worker.user)
+    page = client.get(reverse("collector:dashboard")).content.decode()
+    assert "BLEU" in page and "against 2 others" in page
+
+
+def test_the_admin_lists_descriptions_with_scores(client, staff, cluster):
+    response = client.get(reverse("admin:collector_description_changelist"))
+    assert response.status_code == 200
+    assert "&lt;b&gt;A man&lt;/b&gt;" in response.content.decode()
+
+
+def test_every_admin_list_renders(client, staff, cluster):
+    from django.contrib import admin
+
+    for model in admin.site._registry:
+        meta = model._meta
+        url = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
+        assert client.get(url).status_code == 200, url
+        assert client.get(url, {"q": "guitar"}).status_code == 200, url
