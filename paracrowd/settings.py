@@ -82,13 +82,13 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "paracrowd",
     "crowd",
     "collector",
     "annotations",
     "scoring",
     "research",
     "review",
+    "demo",
 ]
 
 MIDDLEWARE = [

@@ -11,7 +11,7 @@ from tests.factories import make_segment, make_worker
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CLIP = Path(__file__).resolve().parents[2] / "paracrowd" / "demo" / "clip.webm"
+CLIP = Path(__file__).resolve().parents[2] / "demo" / "clip.webm"
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from tests.factories import make_segment, make_submitted_description, make_worke
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CLIP = Path(__file__).resolve().parents[2] / "paracrowd" / "demo" / "clip.webm"
+CLIP = Path(__file__).resolve().parents[2] / "demo" / "clip.webm"
 WANDA = ["A man is playing a guitar.", "A woman slices a tomato.", "Two dogs run in a field."]
 
 

@@ -15,7 +15,7 @@ from tests.factories import make_staff
 
 pytestmark = pytest.mark.django_db
 
-CLIP = Path(__file__).resolve().parents[2] / "paracrowd" / "demo" / "clip.webm"
+CLIP = Path(__file__).resolve().parents[2] / "demo" / "clip.webm"
 BUCKET = "paracrowd-media-test"
 
 

@@ -12,7 +12,7 @@ from tests.factories import make_proposal, make_segment, make_staff, make_worker
 
 pytestmark = pytest.mark.django_db
 
-CLIP = Path(__file__).resolve().parents[2] / "paracrowd" / "demo" / "clip.webm"
+CLIP = Path(__file__).resolve().parents[2] / "demo" / "clip.webm"
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from crowd import services as crowd
 from crowd.models import Tier, Worker
 from research.services import researcher_create
 
-CLIP = Path(__file__).resolve().parents[2] / "demo" / "clip.webm"
+CLIP = Path(__file__).resolve().parents[3] / "demo" / "clip.webm"
 YOUTUBE_SEGMENTS = [
     ("-4wsuPCjDBc", 5, 15, "A squirrel eating"),
     ("-7KMZQEsJW4", 205, 208, "Someone cooking"),
