@@ -1,0 +1,246 @@
+"""The Mechanical Turk connector against botocore's Stubber: every request is checked against
+the MTurk API model and against the exact parameters we mean to send."""
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from crowd.platforms.mturk import (
+    SANDBOX_ENDPOINT,
+    MechanicalTurk,
+    PlatformAssignment,
+    external_question,
+    reward,
+)
+
+
+@pytest.fixture
+def mturk(monkeypatch):
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_CONFIG_FILE": "/dev/null",
+        "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
+    }.items():
+        monkeypatch.setenv(name, value)
+    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=SANDBOX_ENDPOINT)
+    slept = []
+    with Stubber(client) as stubber:
+        yield MechanicalTurk(client=client, sleep=slept.append), stubber, slept
+        stubber.assert_no_pending_responses()
+
+
+@pytest.mark.parametrize("cents, text", [(0, "0.00"), (1, "0.01"), (5, "0.05"), (125, "1.25")])
+def test_rewards_are_dollar_strings_with_two_decimals(cents, text):
+    assert reward(cents) == text
+
+
+@pytest.mark.parametrize("cents", [-1, 1.5, True])
+def test_a_reward_must_be_whole_non_negative_cents(cents):
+    with pytest.raises(ValueError):
+        reward(cents)
+
+
+def test_the_external_question_escapes_the_url():
+    xml = external_question("https://example.org/external/describe/?tier=2&kind=description")
+    assert "<ExternalURL>https://example.org/external/describe/?tier=2&amp;kind=description<" in xml
+    assert "ExternalQuestion.xsd" in xml and "<FrameHeight>0</FrameHeight>" in xml
+
+
+def test_the_balance_is_read_in_cents(mturk):
+    platform, stubber, _ = mturk
+    stubber.add_response("get_account_balance", {"AvailableBalance": "10000.05"}, {})
+    assert platform.balance_cents() == 1_000_005
+
+
+def test_a_tier_two_hit_type_requires_the_qualification_to_see_or_accept_it(mturk):
+    platform, stubber, _ = mturk
+    stubber.add_response(
+        "create_hit_type",
+        {"HITTypeId": "HT1"},
+        {
+            "Title": "Describe a short video segment in one sentence",
+            "Description": "Watch a few seconds of video and write one sentence.",
+            "Keywords": "video, description",
+            "Reward": "0.05",
+            "AssignmentDurationInSeconds": 900,
+            "AutoApprovalDelayInSeconds": 259200,
+            "QualificationRequirements": [
+                {
+                    "QualificationTypeId": "Q2",
+                    "Comparator": "Exists",
+                    "ActionsGuarded": "DiscoverPreviewAndAccept",
+                }
+            ],
+        },
+    )
+    assert (
+        platform.hit_type_create(
+            title="Describe a short video segment in one sentence",
+            description="Watch a few seconds of video and write one sentence.",
+            keywords="video, description",
+            reward_cents=5,
+            assignment_seconds=900,
+            auto_approval_seconds=3 * 24 * 3600,
+            qualification_type_id="Q2",
+        )
+        == "HT1"
+    )
+
+
+def test_a_hit_carries_its_external_question_and_a_request_token(mturk):
+    platform, stubber, _ = mturk
+    url = "https://paracrowd.example/external/describe/"
+    stubber.add_response(
+        "create_hit_with_hit_type",
+        {"HIT": {"HITId": "H1"}},
+        {
+            "HITTypeId": "HT1",
+            "MaxAssignments": 20,
+            "LifetimeInSeconds": 7 * 24 * 3600,
+            "Question": external_question(url),
+            "RequesterAnnotation": "campaign-3-segment-17-tier-1",
+            "UniqueRequestToken": "campaign-3-segment-17-tier-1",
+        },
+    )
+    hit_id = platform.hit_create(
+        hit_type_id="HT1",
+        url=url,
+        max_assignments=20,
+        lifetime_seconds=7 * 24 * 3600,
+        token="campaign-3-segment-17-tier-1",
+    )
+    assert hit_id == "H1"
+
+
+def test_throttling_is_retried_with_growing_pauses(mturk):
+    platform, stubber, slept = mturk
+    for _ in range(2):
+        stubber.add_client_error("get_account_balance", service_error_code="ThrottlingException")
+    stubber.add_response("get_account_balance", {"AvailableBalance": "1.00"}, {})
+    assert platform.balance_cents() == 100
+    assert slept == [0.5, 1.0]
+
+
+def test_other_errors_are_not_retried(mturk):
+    platform, stubber, slept = mturk
+    stubber.add_client_error("get_account_balance", service_error_code="ServiceFault")
+    with pytest.raises(Exception, match="ServiceFault"):
+        platform.balance_cents()
+    assert slept == []
+
+
+def test_a_bonus_sent_again_with_its_token_is_not_paid_twice(mturk):
+    platform, stubber, _ = mturk
+    expected = {
+        "WorkerId": "A1WORKER",
+        "AssignmentId": "ASSIGN1",
+        "BonusAmount": "0.25",
+        "Reason": "Thank you for careful work.",
+        "UniqueRequestToken": "ledger-entry-42",
+    }
+    stubber.add_response("send_bonus", {}, expected)
+    stubber.add_client_error(
+        "send_bonus",
+        service_error_code="RequestError",
+        service_message="The value of UniqueRequestToken ledger-entry-42 has already been used.",
+        expected_params=expected,
+    )
+    for _ in range(2):
+        platform.bonus(
+            worker_id="A1WORKER",
+            assignment_id="ASSIGN1",
+            cents=25,
+            reason="Thank you for careful work.",
+            token="ledger-entry-42",
+        )
+
+
+def test_assignments_are_listed_page_by_page(mturk):
+    platform, stubber, _ = mturk
+
+    def assignment(n):
+        return {
+            "AssignmentId": f"A{n}",
+            "WorkerId": f"W{n}",
+            "HITId": "H1",
+            "AssignmentStatus": "Submitted",
+        }
+
+    stubber.add_response(
+        "list_assignments_for_hit",
+        {"NextToken": "page2", "NumResults": 1, "Assignments": [assignment(1)]},
+        {"HITId": "H1", "MaxResults": 100},
+    )
+    stubber.add_response(
+        "list_assignments_for_hit",
+        {"NumResults": 1, "Assignments": [assignment(2)]},
+        {"HITId": "H1", "MaxResults": 100, "NextToken": "page2"},
+    )
+    assert list(platform.assignments("H1")) == [
+        PlatformAssignment("A1", "W1", "H1", "Submitted"),
+        PlatformAssignment("A2", "W2", "H1", "Submitted"),
+    ]
+
+
+def test_approving_rejecting_and_qualifying_send_what_the_platform_expects(mturk):
+    platform, stubber, _ = mturk
+    stubber.add_response("approve_assignment", {}, {"AssignmentId": "A1"})
+    stubber.add_response(
+        "reject_assignment", {}, {"AssignmentId": "A2", "RequesterFeedback": "Not about the video."}
+    )
+    stubber.add_response(
+        "associate_qualification_with_worker",
+        {},
+        {
+            "QualificationTypeId": "Q2",
+            "WorkerId": "W1",
+            "IntegerValue": 1,
+            "SendNotification": True,
+        },
+    )
+    stubber.add_response(
+        "disassociate_qualification_from_worker",
+        {},
+        {"QualificationTypeId": "Q2", "WorkerId": "W1", "Reason": "Copied other workers."},
+    )
+    stubber.add_response(
+        "create_qualification_type",
+        {"QualificationType": {"QualificationTypeId": "Q2"}},
+        {
+            "Name": "ParaCrowd Tier 2",
+            "Description": "Granted by ParaCrowd's staff to careful describers.",
+            "Keywords": "paracrowd,tier",
+            "QualificationTypeStatus": "Active",
+        },
+    )
+    platform.approve(assignment_id="A1")
+    platform.reject(assignment_id="A2", feedback="Not about the video.")
+    platform.qualification_grant(qualification_type_id="Q2", worker_id="W1")
+    platform.qualification_revoke(
+        qualification_type_id="Q2", worker_id="W1", reason="Copied other workers."
+    )
+    assert (
+        platform.qualification_type_create(
+            name="ParaCrowd Tier 2",
+            description="Granted by ParaCrowd's staff to careful describers.",
+        )
+        == "Q2"
+    )
+
+
+def test_a_hit_published_again_with_its_token_creates_nothing(mturk):
+    platform, stubber, _ = mturk
+    stubber.add_client_error(
+        "create_hit_with_hit_type",
+        service_error_code="RequestError",
+        service_message="The value of UniqueRequestToken campaign-3 has already been used.",
+    )
+    hit_id = platform.hit_create(
+        hit_type_id="HT1",
+        url="https://x.example/",
+        max_assignments=1,
+        lifetime_seconds=60,
+        token="campaign-3",
+    )
+    assert hit_id is None
