@@ -23,14 +23,15 @@ def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
     if value is None:
         return default
-    if value in ("True", "true", "1"):
+    # Exactly the two spellings the README documents, so "yes" or "0" is a typo, not a guess.
+    if value == "True":
         return True
-    if value in ("False", "false", "0"):
+    if value == "False":
         return False
     raise ImproperlyConfigured(f"{name} must be True or False, not {value!r}")
 
 
-def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+def env_int(name: str, default: int, *, minimum: int = 0, maximum: int | None = None) -> int:
     value = os.environ.get(name)
     if value is None:
         return default
@@ -40,6 +41,8 @@ def env_int(name: str, default: int, *, minimum: int = 0) -> int:
         raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
     if number < minimum:
         raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {number}")
+    if maximum is not None and number > maximum:
+        raise ImproperlyConfigured(f"{name} must be at most {maximum}, not {number}")
     return number
 
 
@@ -249,7 +252,7 @@ AUTO_PROMOTE_OTHER_LANGUAGES = env_bool("AUTO_PROMOTE_OTHER_LANGUAGES", True)
 AUTO_PROMOTE_AFTER = env_int("AUTO_PROMOTE_AFTER", 5, minimum=1)
 # The crowd platform's fee on every payment, for cost estimates: a percentage of each payment,
 # at least a minimum per payment (Mechanical Turk: 20%, at least $0.01).
-PLATFORM_FEE_PERCENT = env_int("PLATFORM_FEE_PERCENT", 20)
+PLATFORM_FEE_PERCENT = env_int("PLATFORM_FEE_PERCENT", 20, minimum=0, maximum=100)
 PLATFORM_FEE_MINIMUM_CENTS = env_int("PLATFORM_FEE_MINIMUM_CENTS", 1)
 
 REST_FRAMEWORK = {

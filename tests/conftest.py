@@ -1,7 +1,37 @@
+import os
 import time
 from contextlib import contextmanager
 
 import pytest
+
+# Each run has its own test database and its own Celery queue, so two `make test` runs on one
+# machine (two checkouts, or a run beside `make run`) neither drop each other's database nor
+# take each other's tasks from the shared Redis.
+RUN = f"{os.getpid()}"
+TASK_QUEUE = f"tests-{RUN}"
+
+
+def pytest_configure(config):
+    from django.conf import settings
+
+    from paracrowd.celery import app
+
+    # Settings are read before this file, and the Celery app reads its own copy lazily; set
+    # both so that every task sent in this run (with or without a worker) goes to our queue.
+    settings.CELERY_TASK_DEFAULT_QUEUE = TASK_QUEUE
+    app.conf.task_default_queue = TASK_QUEUE
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(request, django_db_modify_db_settings_parallel_suffix):
+    from django.conf import settings
+
+    # --reuse-db keeps a database between runs on purpose; a name per run would leak one each time.
+    if request.config.getvalue("reuse_db"):
+        return
+    for database in settings.DATABASES.values():
+        test = database.setdefault("TEST", {})
+        test["NAME"] = f"{test.get('NAME') or 'test_' + database['NAME']}_{RUN}"
 
 
 @pytest.fixture(autouse=True)
@@ -17,13 +47,21 @@ def media_root(settings, tmp_path):
 
 @contextmanager
 def running_worker():
-    """A real Celery worker, in a thread of this process, consuming from Redis."""
+    """A real Celery worker, in a thread of this process, consuming this run's queue in Redis."""
     from celery.contrib.testing.worker import start_worker
 
     from paracrowd.celery import app
 
-    app.control.purge()
-    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30) as worker:
+    assert app.amqp.queues.consume_from.keys() == {TASK_QUEUE}
+    app.control.purge()  # only this run's queue: the one the app consumes from
+    with start_worker(
+        app,
+        pool="solo",
+        perform_ping_check=False,
+        shutdown_timeout=30,
+        queues=[TASK_QUEUE],
+        hostname=f"{TASK_QUEUE}@localhost",
+    ) as worker:
         yield worker
 
 

@@ -6,6 +6,16 @@ window.showFieldError = function (field, message) {
   var error = document.getElementById(field.id + "_error");
   error.textContent = message;
   field.setAttribute("aria-invalid", message ? "true" : "false");
-  if (message) { field.setAttribute("aria-describedby", error.id); }
+  // Add or drop only the error's id: the help text (and anything else the server put there)
+  // must still be announced.
+  var ids = (field.getAttribute("aria-describedby") || "").split(/\s+/).filter(function (id) {
+    return id && id !== error.id;
+  });
+  if (message) { ids.push(error.id); }
+  if (ids.length) {
+    field.setAttribute("aria-describedby", ids.join(" "));
+  } else {
+    field.removeAttribute("aria-describedby");
+  }
   field.closest(".field").classList.toggle("invalid", Boolean(message));
 };

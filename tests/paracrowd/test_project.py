@@ -28,7 +28,12 @@ def test_there_are_no_pending_migrations():
         ({"COMBINED_SCORE_CENTRE": "nan"}, "COMBINED_SCORE_CENTRE must be a finite number"),
         ({"AUTO_PROMOTE_OTHER_LANGUAGES": "yes"}, "AUTO_PROMOTE_OTHER_LANGUAGES must be True"),
         ({"AUTO_PROMOTE_AFTER": "0"}, "AUTO_PROMOTE_AFTER must be at least 1"),
+        ({"DEBUG": "true"}, "DEBUG must be True or False, not 'true'"),
+        ({"SERVE_MEDIA": "1"}, "SERVE_MEDIA must be True or False, not '1'"),
+        ({"SESSION_COOKIE_SECURE": "0"}, "SESSION_COOKIE_SECURE must be True or False, not '0'"),
         ({"PLATFORM_FEE_PERCENT": "20%"}, "PLATFORM_FEE_PERCENT must be a whole number"),
+        ({"PLATFORM_FEE_PERCENT": "-1"}, "PLATFORM_FEE_PERCENT must be at least 0, not -1"),
+        ({"PLATFORM_FEE_PERCENT": "101"}, "PLATFORM_FEE_PERCENT must be at most 100, not 101"),
     ],
 )
 def test_a_bad_setting_stops_start_up_with_a_message_naming_it(env, message):

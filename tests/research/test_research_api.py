@@ -166,3 +166,16 @@ def test_unknown_addresses_under_the_api_answer_json(api):
     response = api.get("/api/no-such-thing/")
     assert response.status_code == 404 and response.json() == {"detail": "Not found."}
     assert api.get("/api/clusters").status_code == 404
+
+
+@pytest.mark.parametrize("segments", [2, 12])
+@pytest.mark.parametrize("name, queries", [("segments", 4), ("clusters", 5)])
+def test_a_list_takes_the_same_number_of_queries_for_a_small_corpus_as_a_large_one(
+    api, django_assert_num_queries, segments, name, queries
+):
+    for _ in range(segments):
+        segment = make_segment()
+        make_description(segment, "A man is playing a guitar.")
+        make_description(segment, "A man plays the guitar.", language="de")
+    with django_assert_num_queries(queries):
+        assert api.get(url(name)).status_code == 200
