@@ -1,5 +1,7 @@
 from django.contrib import admin
 
+from crowd.admin import ReadOnlyAdmin
+
 from .models import ClusterScore, DescriptionScore, ReferenceCurveReport
 
 
@@ -29,7 +31,7 @@ class DescriptionScoreAdmin(admin.ModelAdmin):
 
 
 @admin.register(ReferenceCurveReport)
-class ReferenceCurveReportAdmin(admin.ModelAdmin):
+class ReferenceCurveReportAdmin(ReadOnlyAdmin):
     list_display = [
         "language",
         "clusters",
@@ -42,4 +44,3 @@ class ReferenceCurveReportAdmin(admin.ModelAdmin):
     ]
     list_filter = ["state", "language"]
     search_fields = ["language"]
-    readonly_fields = ["state", "result", "error", "requested_at", "started_at", "computed_at"]
