@@ -217,6 +217,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "review.tasks.sweep_stale_signals",
         "schedule": timedelta(minutes=10),
     },
+    "refresh-overview": {
+        "task": "review.tasks.refresh_overview",
+        "schedule": timedelta(minutes=10),
+    },
 }
 
 # Description HITs. Pay, targets and assignment duration live on each HIT type (admin-editable).

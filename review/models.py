@@ -11,6 +11,8 @@ from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.utils import timezone
 
+from paracrowd.reports import Report
+
 
 class WorkerSignals(models.Model):
     worker = models.OneToOneField(
@@ -83,3 +85,24 @@ class DescriptionCheck(models.Model):
 
     def __str__(self):
         return f"checks of description {self.description_id}"
+
+
+class OverviewReport(Report):
+    """The collection overview (review.reports.collection_overview) for one period of whole
+    days, either end open; ``result`` holds its figures. Computed by a Celery worker: the
+    all-time overview every few minutes by beat, any period when staff ask for it."""
+
+    since = models.DateField(null=True, blank=True)
+    until = models.DateField(null=True, blank=True)
+
+    class Meta(Report.Meta):
+        constraints = [
+            *Report.Meta.constraints,
+            # One report per period, the open ends included (NULL equals NULL here).
+            models.UniqueConstraint(
+                fields=["since", "until"], nulls_distinct=False, name="overview_report_once"
+            ),
+        ]
+
+    def __str__(self):
+        return f"overview {self.since or '…'} to {self.until or '…'} ({self.state})"

@@ -158,7 +158,9 @@ def days_of(period: Period, default_days: int = 30) -> list[date]:
 
 def daily_activity(*, period: Period | None = None) -> dict:
     """Descriptions per day per tier, active workers per day, and segments reaching their
-    target per day per tier, over the period (by default the last 30 days), as charts."""
+    target per day per tier, over the period (by default the last 30 days): day labels and,
+    per chart, its series of daily counts (JSON, for the overview report; see
+    ``activity_charts``)."""
     days = days_of(period or Period())
     window = Period(days[0], days[-1])
     per_tier = {tier: dict.fromkeys(days, 0) for tier in Tier.values}
@@ -182,26 +184,43 @@ def daily_activity(*, period: Period | None = None) -> dict:
     for row in workers:
         active[row["day"]] = row["n"]
     reached = segments_reaching_target(window)
-    labels = [day.strftime("%m-%d") for day in days]
-
-    def chart(title, series):
-        top = max((v for values in series.values() for v in values), default=0) or 1
-        return grouped_bars(title, labels, series, top=top, value_format="{:.0f}")
-
     return {
-        "descriptions": chart(
-            "Descriptions per day",
-            {f"Tier {t}": list(per_tier[t].values()) for t in Tier.values},
-        ),
-        "workers": chart("Active workers per day", {"Workers": list(active.values())}),
-        "reached": chart(
-            "Segments reaching their target per day",
-            {f"Tier {t}": [reached.get((day, t), 0) for day in days] for t in Tier.values},
-        ),
+        "labels": [day.strftime("%m-%d") for day in days],
+        "descriptions": {f"Tier {t}": list(per_tier[t].values()) for t in Tier.values},
+        "workers": {"Workers": list(active.values())},
+        "reached": {f"Tier {t}": [reached.get((day, t), 0) for day in days] for t in Tier.values},
         "totals": {
             "descriptions": sum(sum(values.values()) for values in per_tier.values()),
             "reached": sum(reached.values()),
         },
+    }
+
+
+ACTIVITY_CHARTS = {
+    "descriptions": "Descriptions per day",
+    "workers": "Active workers per day",
+    "reached": "Segments reaching their target per day",
+}
+
+
+def activity_charts(activity: dict) -> dict:
+    """The charts of ``daily_activity``'s counts, keyed as it is."""
+
+    def chart(title, series):
+        top = max((v for values in series.values() for v in values), default=0) or 1
+        return grouped_bars(title, activity["labels"], series, top=top, value_format="{:.0f}")
+
+    return {key: chart(title, activity[key]) for key, title in ACTIVITY_CHARTS.items()}
+
+
+def collection_overview(*, period: Period | None = None) -> dict:
+    """Everything the overview page shows, as JSON: Table 1, the daily activity and the
+    description HITs at their target. Scans every description of the period: computed by a
+    Celery worker into an overview report, never for a request."""
+    return {
+        "table": table_one(period=period),
+        "activity": daily_activity(period=period),
+        "hits": hits_at_target(),
     }
 
 

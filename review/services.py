@@ -9,11 +9,12 @@ from django.utils import timezone
 from collector.models import Description
 from crowd import services as crowd
 from crowd.models import Qualification, Tier, Worker
+from paracrowd.reports import report_compute, report_request
 from scoring.models import ClusterScore
 from scoring.services import segments_score
 
-from . import text_checks, worker_signals
-from .models import DescriptionCheck, WorkerSignals
+from . import reports, text_checks, worker_signals
+from .models import DescriptionCheck, OverviewReport, WorkerSignals
 
 
 def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
@@ -199,3 +200,24 @@ def workers_with_stale_signals(*, limit: int) -> list[int]:
         .values_list("pk", flat=True)
     )
     return list(workers[:limit])
+
+
+def overview_report_request(*, period: reports.Period) -> OverviewReport:
+    """The overview report of the period, created or queued again, with its computation
+    queued for a Celery worker (on commit). A report being computed is left to finish."""
+    return report_request(
+        OverviewReport,
+        task="review.tasks.compute_overview",
+        since=period.since,
+        until=period.until,
+    )
+
+
+def overview_report_compute(*, report_id: int) -> bool:
+    """Compute a queued overview report and store its figures with the time taken. Returns
+    False when it is done already or another worker holds it."""
+
+    def figures(report: OverviewReport) -> dict:
+        return reports.collection_overview(period=reports.Period(report.since, report.until))
+
+    return report_compute(OverviewReport, report_id=report_id, compute=figures)

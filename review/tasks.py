@@ -1,8 +1,9 @@
-"""Background work for the review pages: per-worker signals. Every task is idempotent."""
+"""Background work for the review pages: per-worker signals and the overview report. Every
+task is idempotent."""
 
 from celery import shared_task
 
-from . import services
+from . import reports, services
 
 SWEEP_LIMIT = 500
 
@@ -21,3 +22,16 @@ def sweep_stale_signals(limit: int = SWEEP_LIMIT) -> int:
     for worker_id in worker_ids:
         refresh_worker_signals.delay(worker_id)
     return len(worker_ids)
+
+
+@shared_task
+def compute_overview(report_id: int) -> bool:
+    """Compute one overview report (queued by beat or by staff on the overview page)."""
+    return services.overview_report_compute(report_id=report_id)
+
+
+@shared_task
+def refresh_overview() -> int:
+    """Periodic: queue the all-time overview again, so the page is never more than a few
+    minutes old."""
+    return services.overview_report_request(period=reports.Period()).pk

@@ -5,6 +5,7 @@ from . import views
 app_name = "review"
 urlpatterns = [
     path("", views.overview, name="overview"),
+    path("overview/refresh/", views.overview_refresh, name="overview_refresh"),
     path("workers/", views.queue, name="queue"),
     path("workers/<int:pk>/", views.worker, name="worker"),
     path("workers/<int:pk>/standing/", views.standing, name="standing"),

@@ -9,6 +9,7 @@ to the audit log by the service that makes it. Worker-typed text is escaped by t
 import csv
 import uuid
 from datetime import timedelta
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
@@ -18,6 +19,7 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from collector import services
@@ -35,6 +37,8 @@ from .forms import (
     ReviewForm,
     StandingForm,
 )
+from .models import OverviewReport
+from .services import overview_report_request
 from .worker_signals import SIGNALS
 
 QUEUE_PAGE = 50
@@ -60,16 +64,44 @@ REVIEW_REASONS = [
 
 @staff_member_required
 def overview(request):
-    """The collection at a glance: Table 1, activity per day, segments at their target."""
+    """The collection at a glance, as last computed for the period: Table 1, activity per
+    day, segments at their target, with when and how fast it was computed. A period never
+    computed is queued for a Celery worker; the page itself scans no descriptions."""
     form = PeriodForm(request.GET or None)
     period = form.period
+    report = OverviewReport.objects.filter(since=period.since, until=period.until).first()
+    if report is None:
+        report = overview_report_request(period=period)
+    figures = report.result
     context = {
         "form": form,
-        "table": reports.table_one(period=period),
-        "activity": reports.daily_activity(period=period),
-        "hits": reports.hits_at_target(),
+        "period": period,
+        "report": report,
+        "table": figures["table"] if figures else [],
+        "activity": {
+            **reports.activity_charts(figures["activity"]),
+            "totals": figures["activity"]["totals"],
+        }
+        if figures
+        else None,
+        "hits": figures["hits"] if figures else [],
     }
     return render(request, "review/overview.html", context)
+
+
+@require_POST
+@staff_member_required
+def overview_refresh(request):
+    """Queue the overview of the period to be computed again."""
+    form = PeriodForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            messages.error(request, " ".join(errors))
+        return redirect("review:overview")
+    report = overview_report_request(period=form.period)
+    messages.success(request, f"Overview {report.state}: reload to see it when computed.")
+    query = urlencode({k: v for k, v in request.POST.items() if k in ("since", "until") and v})
+    return redirect(f"{reverse('review:overview')}?{query}" if query else "review:overview")
 
 
 @staff_member_required

@@ -1,6 +1,8 @@
 from django.contrib import admin
 
-from .models import ClusterScore, DescriptionScore
+from crowd.admin import ReadOnlyAdmin
+
+from .models import ClusterScore, DescriptionScore, ReferenceCurveReport
 
 
 @admin.register(ClusterScore)
@@ -26,3 +28,19 @@ class DescriptionScoreAdmin(admin.ModelAdmin):
     search_fields = ["description__text"]
     raw_id_fields = ["description"]
     list_select_related = ["description"]
+
+
+@admin.register(ReferenceCurveReport)
+class ReferenceCurveReportAdmin(ReadOnlyAdmin):
+    list_display = [
+        "language",
+        "clusters",
+        "per_cluster",
+        "seed",
+        "state",
+        "requested_at",
+        "computed_at",
+        "seconds",
+    ]
+    list_filter = ["state", "language"]
+    search_fields = ["language"]

@@ -7,6 +7,8 @@ PINC between sentences of different languages mean nothing. Rejected description
 from django.db import models
 from django.utils import timezone
 
+from paracrowd.reports import Report
+
 
 class ClusterScore(models.Model):
     segment = models.ForeignKey(
@@ -49,3 +51,29 @@ class DescriptionScore(models.Model):
 
     def __str__(self):
         return f"BLEU {self.bleu} PINC {self.pinc}"
+
+
+class ReferenceCurveReport(Report):
+    """Leave-one-out BLEU against the number of references (scoring.reports), for one seeded
+    sample: ``result`` holds its points. Computed by a Celery worker, never by a page."""
+
+    language = models.CharField(max_length=40)
+    clusters = models.PositiveIntegerField()
+    per_cluster = models.PositiveIntegerField()
+    seed = models.PositiveIntegerField()
+
+    class Meta(Report.Meta):
+        constraints = [
+            *Report.Meta.constraints,
+            models.UniqueConstraint(
+                fields=["language", "clusters", "per_cluster", "seed"],
+                name="reference_curve_report_once",
+            ),
+        ]
+        indexes = [models.Index(fields=["language", "-requested_at"])]
+
+    def __str__(self):
+        return (
+            f"reference curve [{self.language}] {self.clusters} clusters × {self.per_cluster}"
+            f", seed {self.seed} ({self.state})"
+        )

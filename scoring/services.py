@@ -1,13 +1,16 @@
 """Applying the metrics to the stored corpus."""
 
+from dataclasses import asdict
+
 from django.db import transaction
 from django.utils import timezone
 
 from collector.models import Description, Segment
 from collector.selectors import cluster_descriptions
+from paracrowd.reports import report_compute, report_request
 
-from . import metrics
-from .models import ClusterScore, DescriptionScore
+from . import metrics, reports
+from .models import ClusterScore, DescriptionScore, ReferenceCurveReport
 
 
 def segments_score(*, segment_ids) -> int:
@@ -105,3 +108,34 @@ def segments_unscored(*, limit: int):
         .values_list("segment_id", flat=True)
         .distinct()[:limit]
     )
+
+
+def reference_curve_request(
+    *, language: str, clusters: int, per_cluster: int, seed: int
+) -> ReferenceCurveReport:
+    """The reference-curve report for these parameters, created or queued again, with its
+    computation queued for a Celery worker (on commit). Staff ask for it from the corpus page."""
+    return report_request(
+        ReferenceCurveReport,
+        task="scoring.tasks.compute_reference_curve",
+        language=language,
+        clusters=clusters,
+        per_cluster=per_cluster,
+        seed=seed,
+    )
+
+
+def reference_curve_compute(*, report_id: int) -> bool:
+    """Compute a queued reference-curve report and store its points with the time taken.
+    Returns False when it is done already or another worker holds it."""
+
+    def points(report: ReferenceCurveReport) -> list[dict]:
+        curve = reports.bleu_by_reference_count(
+            language=report.language,
+            clusters=report.clusters,
+            per_cluster=report.per_cluster,
+            seed=report.seed,
+        )
+        return [asdict(point) for point in curve]
+
+    return report_compute(ReferenceCurveReport, report_id=report_id, compute=points)

@@ -21,3 +21,9 @@ def sweep_unscored(limit: int = 5000) -> int:
     for start in range(0, len(segment_ids), SWEEP_CHUNK):
         score_segments.delay(segment_ids[start : start + SWEEP_CHUNK])
     return len(segment_ids)
+
+
+@shared_task
+def compute_reference_curve(report_id: int) -> bool:
+    """Compute one reference-curve report that staff asked for on the corpus page."""
+    return services.reference_curve_compute(report_id=report_id)

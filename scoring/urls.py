@@ -5,5 +5,6 @@ from . import views
 app_name = "scoring"
 urlpatterns = [
     path("corpus/", views.corpus, name="corpus"),
+    path("corpus/reference-curve/", views.reference_curve, name="reference_curve"),
     path("segments/<int:segment_id>/", views.cluster, name="cluster"),
 ]

@@ -1,17 +1,24 @@
 """Score pages for staff: a cluster with its descriptions, and the corpus as a whole.
 
-Security behaviour: staff only. Workers never see other workers' descriptions here (they could
-copy them); their own scores are on their dashboard.
+Security behaviour: staff only (anyone else is sent to the admin login). Workers never see
+other workers' descriptions here (they could copy them); their own scores are on their
+dashboard. Asking for a reference curve is a POST protected by Django's CSRF middleware.
 """
 
+from urllib.parse import urlencode
+
+from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from collector.models import Segment
 from paracrowd.charts import grouped_bars
 
-from . import reports
-from .models import ClusterScore
+from . import reports, services
+from .forms import ReferenceCurveForm
+from .models import ClusterScore, ReferenceCurveReport
 
 
 @staff_member_required
@@ -31,27 +38,65 @@ def cluster(request, segment_id):
 
 @staff_member_required
 def corpus(request):
-    """Distributions of the scores, and leave-one-out BLEU against the number of references."""
+    """Distributions of the scores, and the last computed reference curve of the language with
+    its computation time. Never computes BLEU: a curve is asked for with a POST to
+    ``reference_curve`` and computed by a Celery worker."""
     language = request.GET.get("language", "en")[:40]
-    try:
-        sample = max(1, min(int(request.GET.get("clusters", 100)), 2000))
-    except ValueError:
-        sample = 100
-    curve = reports.bleu_by_reference_count(language=language, clusters=sample)
+    of_language = ReferenceCurveReport.objects.filter(language=language)
+    latest = of_language.order_by("-requested_at", "-pk").first()
+    shown = latest
+    if latest is None or latest.result is None:
+        shown = of_language.filter(result__isnull=False).order_by("-computed_at").first()
+    form = ReferenceCurveForm(
+        initial={"language": language}
+        if latest is None
+        else {
+            "language": language,
+            "clusters": latest.clusters,
+            "per_cluster": latest.per_cluster,
+            "seed": latest.seed,
+        }
+    )
+    curve = shown.result if shown else []
     context = {
         "language": language,
-        "sample": sample,
         "summary": reports.corpus_summary(),
         "histograms": reports.score_distributions(language),
+        "form": form,
+        "latest": latest,
+        "report": shown,
         "curve": curve,
         "curve_chart": grouped_bars(
             "Leave-one-out BLEU by number of references",
-            [point.references for point in curve],
+            [point["references"] for point in curve],
             {
-                "mean sentence BLEU": [point.mean_bleu for point in curve],
-                "corpus BLEU": [point.corpus_bleu for point in curve],
+                "mean sentence BLEU": [point["mean_bleu"] for point in curve],
+                "corpus BLEU": [point["corpus_bleu"] for point in curve],
             },
             top=100,
-        ),
+        )
+        if curve
+        else None,
     }
     return render(request, "scoring/corpus.html", context)
+
+
+@require_POST
+@staff_member_required
+def reference_curve(request):
+    """Queue the reference curve for the sample chosen (or queue it again); a sample out of
+    bounds is refused with a message and changes nothing."""
+    form = ReferenceCurveForm(request.POST)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            label = form.fields[field].label if field in form.fields else ""
+            messages.error(request, f"{label}: {' '.join(errors)}" if label else " ".join(errors))
+        language = request.POST.get("language", "en")[:40]
+        return redirect(f"{reverse('scoring:corpus')}?{_language_query(language)}")
+    report = services.reference_curve_request(**form.cleaned_data)
+    messages.success(request, f"Reference curve {report.state}: it will show here when computed.")
+    return redirect(f"{reverse('scoring:corpus')}?{_language_query(report.language)}")
+
+
+def _language_query(language: str) -> str:
+    return urlencode({"language": language})

@@ -6,7 +6,8 @@ from django.urls import reverse
 from collector import services
 from crowd import services as crowd
 from crowd.models import Tier
-from scoring.services import segments_score
+from scoring.models import ReferenceCurveReport
+from scoring.services import reference_curve_compute, reference_curve_request, segments_score
 from tests.factories import make_segment, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -39,17 +40,28 @@ def test_staff_see_a_cluster_with_its_scores_and_markup_escaped(client, staff, c
     assert "nrefs:2|" in page
 
 
-def test_staff_see_the_corpus_distributions_and_reference_curve(client, staff, cluster):
-    response = client.get(reverse("scoring:corpus"), {"language": "en", "clusters": "5"})
+def test_staff_see_the_corpus_distributions_and_the_last_computed_curve(client, staff, cluster):
+    report = reference_curve_request(language="en", clusters=5, per_cluster=3, seed=0)
+    assert reference_curve_compute(report_id=report.pk)
+    response = client.get(reverse("scoring:corpus"), {"language": "en"})
     page = response.content.decode()
     assert response.status_code == 200
     assert "Leave-one-out BLEU of each description" in page and "<svg" in page
     assert "Leave-one-out BLEU by number of references" in page
+    assert "Sample of 5 clusters, 3 descriptions each, seed 0" in page and " s." in page
     assert page.count("<h1") == 1
 
 
-def test_the_corpus_page_survives_a_bad_sample_size(client, staff, cluster):
-    assert client.get(reverse("scoring:corpus"), {"clusters": "lots"}).status_code == 200
+def test_a_bad_sample_size_is_refused_with_a_message_and_changes_nothing(client, staff, cluster):
+    for clusters in ["lots", "0", "2001"]:
+        response = client.post(
+            reverse("scoring:reference_curve"),
+            {"language": "en", "clusters": clusters, "per_cluster": "3", "seed": "0"},
+            follow=True,
+        )
+        assert response.status_code == 200
+        assert "Clusters sampled:" in response.content.decode()
+    assert not ReferenceCurveReport.objects.exists()
 
 
 def test_workers_cannot_see_score_pages(client, cluster):
