@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponseForbidden, JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_exempt
@@ -21,7 +21,7 @@ from crowd.access import own_assignment, worker_required
 from crowd.models import Assignment, Hit, HitType, Tier, Worker
 
 from . import selectors, services
-from .forms import DescriptionForm, ProposalForm
+from .forms import DescriptionForm, PlatformArrivalForm, ProposalForm
 from .spans import LengthRule, format_time
 from .validators import SECOND_SENTENCE, URL
 from .youtube import parse_youtube_link
@@ -51,8 +51,12 @@ def describe(request, pk, worker):
     assignment = _own_task(pk, worker, HitType.Kind.DESCRIPTION)
     form = DescriptionForm(request.POST or None)
     if request.method == "POST":
-        result = _submit(request, assignment, worker, form)
+        result = _submit(assignment, worker, form)
         if result is not None:
+            if result[1]:
+                messages.success(request, "Thank you! Your description was saved.")
+            else:
+                messages.info(request, "You had already submitted this task; it was saved once.")
             return redirect("collector:dashboard")
     return _render_task(request, assignment, form, action=reverse("collector:describe", args=[pk]))
 
@@ -130,34 +134,39 @@ def video_link(request):
 def platform_describe(request):
     """The task as a crowd platform's ExternalQuestion: anyone the platform sends may preview;
     an accepted platform assignment (workerId, assignmentId, hitId) gets a real task. This page
-    alone may be framed, and only by the platforms in PLATFORM_FRAME_ANCESTORS."""
+    alone may be framed, and only by the platforms in PLATFORM_FRAME_ANCESTORS.
+
+    Security behaviour: malformed ids answer 400 and an address bringing too many new workers
+    429, storing nothing. One platform assignment is one local assignment: a reload gives the
+    same task (or, once submitted, the way back to the platform), and the same assignment id
+    under another worker answers 403. A POST needs the signed token bound to worker and
+    assignment."""
     params = request.POST if request.method == "POST" else request.GET
     submit_to = params.get("turkSubmitTo", "")
     if submit_to and submit_to.rstrip("/") not in settings.PLATFORM_FRAME_ANCESTORS:
-        return _framed(HttpResponseForbidden("Unknown crowd platform."))
+        return _refused(request, 403, "This task was not opened from a crowd platform we know.")
     if request.method == "POST":
         try:
             claims = signing.loads(
                 params.get("token", ""), salt=PLATFORM_TOKEN_SALT, max_age=PLATFORM_TOKEN_MAX_AGE
             )
         except signing.BadSignature:
-            return _framed(HttpResponseForbidden("This task link is not valid. Reload the HIT."))
+            return _refused(request, 403, "This task link is not valid. Reload the HIT.")
         worker = get_object_or_404(Worker, pk=claims["worker"])
         assignment = _own_task(claims["assignment"], worker, HitType.Kind.DESCRIPTION)
         form = DescriptionForm(request.POST)
-        if _submit(request, assignment, worker, form) is not None:
-            return _framed(
-                render(
-                    request,
-                    "collector/platform_done.html",
-                    {"assignment": assignment, "submit_to": submit_to},
-                )
-            )
+        result = _submit(assignment, worker, form)
+        if result is not None:
+            return _platform_done(request, assignment, submit_to, already_submitted=not result[1])
         return _framed(
             _render_task(request, assignment, form, **_platform_fields(params, worker, assignment))
         )
 
-    worker_id, external_assignment = params.get("workerId", ""), params.get("assignmentId", "")
+    arrival = PlatformArrivalForm(params)
+    if not arrival.is_valid():
+        return _refused(request, 400, arrival.problem())
+    worker_id = arrival.cleaned_data["workerId"]
+    external_assignment = arrival.cleaned_data["assignmentId"]
     if not external_assignment or external_assignment == PREVIEW_ASSIGNMENT_ID or not worker_id:
         hit = (
             Hit.objects.filter(hit_type__kind=HitType.Kind.DESCRIPTION)
@@ -174,23 +183,48 @@ def platform_describe(request):
                 _task_context(hit, DescriptionForm(), preview=True),
             )
         )
-    worker = crowd.worker_from_platform(platform=Worker.Platform.MTURK, external_id=worker_id)
     try:
-        assignment = crowd.assignment_claim(
-            worker=worker,
+        assignment = crowd.platform_arrival(
+            platform=Worker.Platform.MTURK,
+            external_worker_id=worker_id,
+            address=request.META.get("REMOTE_ADDR"),
             tier=_tier_param(params),
             external_assignment_id=external_assignment,
-            external_hit_id=params.get("hitId", ""),
+            external_hit_id=arrival.cleaned_data["hitId"],
         )
+    except crowd.ArrivalsExceeded as refusal:
+        return _refused(request, 429, str(refusal))
     except crowd.WorkRefused as refusal:
-        return _framed(HttpResponseForbidden(str(refusal)))
+        return _refused(request, 403, str(refusal))
     if assignment is None:
         return _framed(render(request, "collector/platform_done.html", {"nothing_left": True}))
+    if assignment.status == Assignment.Status.SUBMITTED:
+        return _platform_done(request, assignment, submit_to, already_submitted=True)
+    worker = assignment.worker
     return _framed(
         _render_task(
             request, assignment, DescriptionForm(), **_platform_fields(params, worker, assignment)
         )
     )
+
+
+def _platform_done(request, assignment, submit_to, *, already_submitted):
+    context = {
+        "assignment": assignment,
+        "submit_to": submit_to,
+        "already_submitted": already_submitted,
+    }
+    return _framed(render(request, "collector/platform_done.html", context))
+
+
+def _refused(request, status, message):
+    heading = {
+        400: "This task's address is not valid",
+        403: "This task cannot be opened here",
+        429: "Too many new workers right now",
+    }[status]
+    context = {"heading": heading, "message": message}
+    return _framed(render(request, "collector/platform_refused.html", context, status=status))
 
 
 def _own_task(pk, worker, kind):
@@ -201,8 +235,9 @@ def _own_task(pk, worker, kind):
     return own_assignment(pk, worker, kind, related=related)
 
 
-def _submit(request, assignment, worker, form):
-    """Validate and store; on refusal, attach the reason to the form. None when not stored."""
+def _submit(assignment, worker, form):
+    """Validate and store; on refusal, attach the reason to the form. ``(description,
+    created)``, or None when nothing was stored."""
     if not form.is_valid():
         return None
     try:
@@ -216,11 +251,7 @@ def _submit(request, assignment, worker, form):
     except crowd.WorkRefused as refusal:
         form.add_error(None, str(refusal))
         return None
-    if created:
-        messages.success(request, "Thank you! Your description was saved.")
-    else:
-        messages.info(request, "You had already submitted this task; it was saved once.")
-    return description
+    return description, created
 
 
 def _task_context(hit, form, *, assignment=None, preview=False, action="", hidden=None):

@@ -309,7 +309,15 @@ class Assignment(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["worker", "hit"], name="assignment_one_per_worker_hit")
+            models.UniqueConstraint(fields=["worker", "hit"], name="assignment_one_per_worker_hit"),
+            # One platform assignment is one local assignment, so a reload never doubles work.
+            # The platforms' assignment ids are unique across their whole site, so the id alone
+            # is the key; a platform column would only repeat the worker's.
+            models.UniqueConstraint(
+                fields=["external_assignment_id"],
+                condition=~Q(external_assignment_id=""),
+                name="assignment_one_per_platform_assignment",
+            ),
         ]
         indexes = [
             models.Index(fields=["hit", "status", "expires_at"]),
@@ -324,6 +332,27 @@ class Assignment(models.Model):
         return self.status == self.Status.EXPIRED or (
             self.status == self.Status.ASSIGNED and self.expires_at <= timezone.now()
         )
+
+
+class ArrivalWindow(models.Model):
+    """How many new platform workers arrived from one network address in one clock hour.
+
+    Every unseen platform worker id creates an account, so new arrivals are counted per address
+    (PLATFORM_ARRIVALS_PER_HOUR). Rows of past hours mean nothing and are swept away.
+    """
+
+    address = models.GenericIPAddressField()
+    hour = models.DateTimeField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["address", "hour"], name="arrival_window_one_per_hour")
+        ]
+        indexes = [models.Index(fields=["hour"])]
+
+    def __str__(self):
+        return f"{self.count} new workers from {self.address} at {self.hour:%Y-%m-%d %H:00}"
 
 
 class AuditEntry(models.Model):

@@ -13,6 +13,12 @@ def expire_assignments() -> int:
 
 
 @shared_task
+def forget_arrival_counts() -> int:
+    """Periodic: delete the per-address counts of new platform workers of past hours."""
+    return services.arrival_windows_forget()
+
+
+@shared_task
 def pay_unreviewed() -> int:
     """Periodic: pay submitted work of the kinds that have no review of their own (word
     alignment) once their HIT type's delay has passed. Nothing is paid twice."""

@@ -209,6 +209,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "collector.tasks.auto_accept_descriptions",
         "schedule": timedelta(minutes=10),
     },
+    "forget-past-arrival-counts": {
+        "task": "crowd.tasks.forget_arrival_counts",
+        "schedule": timedelta(hours=1),
+    },
     "pay-unreviewed-work": {
         "task": "crowd.tasks.pay_unreviewed",
         "schedule": timedelta(minutes=10),
@@ -248,6 +252,9 @@ PLATFORM_FRAME_ANCESTORS = env_list(
     "PLATFORM_FRAME_ANCESTORS",
     "https://www.mturk.com,https://workersandbox.mturk.com,https://worker.mturk.com",
 )
+# New platform workers (unseen workerIds) one network address may bring in one clock hour; each
+# creates an account, so this bounds what a script inventing ids can create.
+PLATFORM_ARRIVALS_PER_HOUR = env_int("PLATFORM_ARRIVALS_PER_HOUR", 60, minimum=1)
 
 # Qualification: promote every worker who writes only in languages other than English once
 # they have written this many descriptions (the study promoted them all: their quality could

@@ -10,14 +10,16 @@ audit log in the same transaction.
 
 from .allocation import (
     assignment_claim,
+    assignment_for_platform,
     assignment_reinstate,
     assignment_reject,
     assignment_return,
     assignment_submit,
     assignments_expire,
     hits_open,
+    platform_arrival,
 )
-from .errors import WorkRefused
+from .errors import ArrivalsExceeded, WorkRefused
 from .ledger import (
     assignments_auto_pay,
     bonus_pay,
@@ -26,6 +28,7 @@ from .ledger import (
     payout_record,
 )
 from .workers import (
+    arrival_windows_forget,
     audit_record,
     qualification_grant,
     qualification_revoke,
@@ -36,8 +39,11 @@ from .workers import (
 )
 
 __all__ = [
+    "ArrivalsExceeded",
     "WorkRefused",
+    "arrival_windows_forget",
     "assignment_claim",
+    "assignment_for_platform",
     "assignment_reinstate",
     "assignment_reject",
     "assignment_return",
@@ -50,6 +56,7 @@ __all__ = [
     "ledger_credit",
     "ledger_pay_assignments",
     "payout_record",
+    "platform_arrival",
     "qualification_grant",
     "qualification_revoke",
     "worker_block",

@@ -4,13 +4,14 @@ submitting assignments, and reopening a slot when submitted work is rejected."""
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.db.models.functions import Least
 from django.utils import timezone
 
 from ..models import Assignment, Hit, HitType, Item, Tier, Worker
 from .errors import WorkRefused
+from .workers import worker_from_platform
 
 # How many locked-then-full candidates the allocator steps past before giving up.
 CLAIM_ATTEMPTS = 5
@@ -65,9 +66,101 @@ def assignment_claim(
     worker has not had and that has room is locked with SKIP LOCKED, so concurrent claims spread
     over different HITs instead of queueing on one.
     """
+    return _claim(
+        worker=worker,
+        tier=tier,
+        hit_type=HitType.objects.for_kind(kind),
+        give_back_held=True,
+        external_assignment_id=external_assignment_id,
+        external_hit_id=external_hit_id,
+    )
+
+
+def assignment_for_platform(
+    *,
+    worker: Worker,
+    tier: int,
+    kind: str = HitType.Kind.DESCRIPTION,
+    external_assignment_id: str,
+    external_hit_id: str = "",
+) -> Assignment | None:
+    """The one local assignment for the crowd platform's assignment ``external_assignment_id``.
+
+    The first arrival claims a HIT for it; every later one (a reload, before or after
+    submitting, even by a blocked worker) gets the same assignment back. None when nothing is
+    left to claim. The platform's assignment belongs to one worker: the same id arriving with
+    another worker is refused. Concurrent arrivals of one worker queue on the worker's row
+    lock; arrivals under different workers meet the database's unique constraint, so either
+    way one local assignment results.
+    """
+    if not external_assignment_id:
+        raise ValueError("a platform arrival needs the platform's assignment id")
+    hit_type = HitType.objects.for_kind(kind)
+    try:
+        with transaction.atomic():
+            Worker.objects.select_for_update(no_key=True).filter(pk=worker.pk).get()
+            existing = _platform_assignment(external_assignment_id)
+            if existing is None:
+                # A held assignment belongs to another platform assignment: claim a new HIT.
+                return _claim(
+                    worker=worker,
+                    tier=tier,
+                    hit_type=hit_type,
+                    give_back_held=False,
+                    external_assignment_id=external_assignment_id,
+                    external_hit_id=external_hit_id,
+                )
+    except IntegrityError:
+        existing = _platform_assignment(external_assignment_id)
+        if existing is None:
+            raise
+    if existing.worker_id != worker.pk or existing.hit.hit_type_id != hit_type.pk:
+        raise WorkRefused(
+            "This assignment was opened by another worker account. Please return the HIT."
+        )
+    return existing
+
+
+def platform_arrival(
+    *,
+    platform: str,
+    external_worker_id: str,
+    address: str | None,
+    tier: int,
+    kind: str = HitType.Kind.DESCRIPTION,
+    external_assignment_id: str,
+    external_hit_id: str = "",
+) -> Assignment | None:
+    """A worker arriving from a crowd platform with an accepted assignment: the worker (created
+    on first sight, counted against ``address``'s hourly allowance) and their local assignment,
+    as ``assignment_for_platform`` gives it. All in one transaction, so a refusal
+    (``WorkRefused``, or ``ArrivalsExceeded`` for too many new workers) stores nothing."""
+    with transaction.atomic():
+        worker = worker_from_platform(
+            platform=platform, external_id=external_worker_id, address=address
+        )
+        return assignment_for_platform(
+            worker=worker,
+            tier=tier,
+            kind=kind,
+            external_assignment_id=external_assignment_id,
+            external_hit_id=external_hit_id,
+        )
+
+
+def _platform_assignment(external_assignment_id: str) -> Assignment | None:
+    return (
+        Assignment.objects.select_related("hit")
+        .filter(external_assignment_id=external_assignment_id)
+        .first()
+    )
+
+
+def _claim(
+    *, worker, tier, hit_type, give_back_held, external_assignment_id, external_hit_id
+) -> Assignment | None:
     if tier > worker.current_tier:
         raise WorkRefused(f"You do not hold the Tier-{tier} qualification.")
-    hit_type = HitType.objects.for_kind(kind)
     with transaction.atomic():
         # Serialise one worker's own claims; different workers never wait on each other here.
         blocked = (
@@ -85,7 +178,7 @@ def assignment_claim(
             status=Assignment.Status.ASSIGNED,
             expires_at__gt=timezone.now(),
         ).first()
-        if held:
+        if held and give_back_held:
             return held
         if hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
             return _own_hit_open(

@@ -1,11 +1,13 @@
 """Workers, their tiers and standing, and the audit log that records every change to them."""
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
-from ..models import AuditEntry, Qualification, Worker
-from .errors import WorkRefused
+from ..models import ArrivalWindow, AuditEntry, Qualification, Worker
+from .errors import ArrivalsExceeded, WorkRefused
 
 
 def worker_create(*, username: str, password: str, email: str = "") -> Worker:
@@ -17,17 +19,49 @@ def worker_create(*, username: str, password: str, email: str = "") -> Worker:
         return Worker.objects.create(user=user, platform=Worker.Platform.LOCAL)
 
 
-def worker_from_platform(*, platform: str, external_id: str) -> Worker:
-    """The worker a crowd platform calls ``external_id``, created on first sight."""
+def worker_from_platform(*, platform: str, external_id: str, address: str | None = None) -> Worker:
+    """The worker a crowd platform calls ``external_id``, created on first sight.
+
+    With ``address`` (where the request came from), creating a worker counts against that
+    address's PLATFORM_ARRIVALS_PER_HOUR; over it, ``ArrivalsExceeded`` is raised and nobody is
+    created. Workers already known are never counted."""
     worker = Worker.objects.filter(platform=platform, external_id=external_id).first()
     if worker:
         return worker
     try:
         with transaction.atomic():
+            if address:
+                _arrival_count(address=address)
             user = get_user_model().objects.create_user(username=f"{platform}:{external_id}")
             return Worker.objects.create(user=user, platform=platform, external_id=external_id)
     except IntegrityError:  # a concurrent first request created them
         return Worker.objects.get(platform=platform, external_id=external_id)
+
+
+def arrival_windows_forget(*, now=None) -> int:
+    """Delete the arrival counts of past hours; they limit nothing any more."""
+    deleted, _ = ArrivalWindow.objects.filter(hour__lt=_hour(now or timezone.now())).delete()
+    return deleted
+
+
+def _arrival_count(*, address: str) -> None:
+    hour = _hour(timezone.now())
+    ArrivalWindow.objects.bulk_create(
+        [ArrivalWindow(address=address, hour=hour)], ignore_conflicts=True
+    )
+    # One conditional UPDATE both checks and counts, so concurrent arrivals never overshoot.
+    admitted = ArrivalWindow.objects.filter(
+        address=address, hour=hour, count__lt=settings.PLATFORM_ARRIVALS_PER_HOUR
+    ).update(count=F("count") + 1)
+    if not admitted:
+        raise ArrivalsExceeded(
+            "Too many new workers have arrived from your network in the last hour. "
+            "Please return the HIT and try again later."
+        )
+
+
+def _hour(moment):
+    return moment.replace(minute=0, second=0, microsecond=0)
 
 
 def audit_record(

@@ -82,3 +82,23 @@ def test_a_description_with_markup_is_shown_as_text(page, hosted_segment):
     page.get_by_role("button", name="Submit").click()
     expect(page.locator(".recent q")).to_have_text("<img src=x onerror=alert(1)> A cat")
     assert page.locator(".recent img").count() == 0
+
+
+def test_a_platform_worker_is_sent_back_to_the_platform_after_submitting(page, hosted_segment):
+    sandbox = "https://workersandbox.mturk.com"
+    submitted = []
+
+    def platform(route):
+        submitted.append(route.request.post_data)
+        route.fulfill(status=200, body="Submitted to the platform")
+
+    page.route(f"{sandbox}/mturk/externalSubmit", platform)
+    page.goto(
+        f"/external/describe/?workerId=A1WORKER&assignmentId=3ASSIGN&hitId=3HIT"
+        f"&turkSubmitTo={sandbox}"
+    )
+    page.get_by_label("Your one-sentence description").fill("A test card is shown with a tone.")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.get_by_text("Submitted to the platform")).to_be_visible()
+    description = Description.objects.get()
+    assert submitted == [f"assignmentId=3ASSIGN&paracrowd_description={description.pk}"]

@@ -87,3 +87,109 @@ def test_bad_input_from_a_platform_worker_is_explained_on_the_framed_page(client
     assert "Write one sentence describing the main action." in response.content.decode()
     assert "X-Frame-Options" not in response
     assert not Description.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"workerId": "A" * 300},
+        {"assignmentId": "3" * 100},
+        {"hitId": "H" * 100},
+        {"workerId": "A1WORKER\x00"},
+        {"assignmentId": "3ASSIGN<script>"},
+        {"hitId": "3 HIT"},
+    ],
+)
+def test_a_malformed_platform_id_is_refused_with_a_message_and_nothing_is_stored(client, bad):
+    make_segment()
+    response = accept(client, **bad)
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "letters, digits, - or _" in page and "Please return the HIT." in page
+    assert page.count("<h1>") == 1
+    assert not Worker.objects.exists() and not Assignment.objects.exists()
+
+
+def test_reloading_the_page_gives_the_same_task(client):
+    make_segment()
+    make_segment()
+    first, again = accept(client), accept(client)
+    assert first.status_code == again.status_code == 200
+    assignment = Assignment.objects.get()
+    assert token_from(first) == token_from(again)
+    assert assignment.external_assignment_id == "3ASSIGN"
+
+
+def test_reloading_after_submitting_says_so_and_offers_the_platform_form(client):
+    make_segment()
+    make_segment()
+    token = token_from(accept(client))
+    client.post(
+        URL, {"token": token, "turkSubmitTo": SANDBOX, "text": "A cat naps.", "language": "en"}
+    )
+    response = accept(client)
+    page = response.content.decode()
+    assert "You already submitted this task — finish the HIT." in page
+    assert f'action="{SANDBOX}/mturk/externalSubmit"' in page
+    assert Assignment.objects.count() == 1 and Description.objects.count() == 1
+
+
+def test_a_second_platform_assignment_of_one_worker_gets_a_second_task(client):
+    make_segment()
+    make_segment()
+    accept(client, assignment_id="3ASSIGN")
+    accept(client, assignment_id="3OTHER")
+    assignments = Assignment.objects.order_by("id")
+    assert [a.external_assignment_id for a in assignments] == ["3ASSIGN", "3OTHER"]
+    assert assignments[0].hit_id != assignments[1].hit_id
+
+
+def test_the_same_platform_assignment_under_another_worker_is_refused(client):
+    make_segment()
+    make_segment()
+    accept(client, worker_id="A1WORKER")
+    response = accept(client, worker_id="A2INTRUDER")
+    assert response.status_code == 403
+    assert "another worker" in response.content.decode()
+    assert list(Worker.objects.values_list("external_id", flat=True)) == ["A1WORKER"]
+    assert Assignment.objects.count() == 1
+
+
+def test_the_done_page_thanks_once_and_sends_the_assignment_to_the_platform(client):
+    make_segment()
+    token = token_from(accept(client))
+    response = client.post(
+        URL, {"token": token, "turkSubmitTo": SANDBOX, "text": "A cat naps.", "language": "en"}
+    )
+    page = response.content.decode()
+    description = Description.objects.get()
+    assert page.count("saved") == 1
+    assert f'name="paracrowd_description" value="{description.pk}"' in page
+    assert "js/platform-submit.js" in page
+    assert "Finish the HIT</button>" in page  # for browsers without scripts
+
+
+def test_an_address_bringing_too_many_new_workers_is_refused_for_the_hour(client, settings):
+    settings.PLATFORM_ARRIVALS_PER_HOUR = 2
+    make_segment()
+    accept(client, worker_id="A1", assignment_id="3A1")
+    accept(client, worker_id="A2", assignment_id="3A2")
+    refused = accept(client, worker_id="A3", assignment_id="3A3")
+    assert refused.status_code == 429
+    assert "Too many new workers" in refused.content.decode()
+    assert sorted(Worker.objects.values_list("external_id", flat=True)) == ["A1", "A2"]
+
+
+def test_the_arrival_limit_spares_known_workers_and_other_addresses(client, settings):
+    settings.PLATFORM_ARRIVALS_PER_HOUR = 1
+    make_segment()
+    make_segment()
+    accept(client, worker_id="A1", assignment_id="3A1")
+    assert accept(client, worker_id="A1", assignment_id="3A2").status_code == 200
+    elsewhere = client.get(
+        URL,
+        {"workerId": "A2", "assignmentId": "3A3", "hitId": "3HIT", "turkSubmitTo": SANDBOX},
+        REMOTE_ADDR="10.0.0.2",
+    )
+    assert elsewhere.status_code == 200
+    assert Worker.objects.count() == 2
