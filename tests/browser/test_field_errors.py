@@ -12,7 +12,7 @@ from tests.factories import make_segment, make_worker
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 HERE = Path(__file__).resolve().parent
-CLIP = HERE.parents[1] / "paracrowd" / "demo" / "clip.webm"
+CLIP = HERE.parents[1] / "demo" / "clip.webm"
 FAKE_YOUTUBE = (HERE / "fake_youtube_iframe_api.js").read_text()
 
 
