@@ -3,6 +3,8 @@ from django.db.models import Count
 from django.urls import reverse
 from django.utils.html import format_html
 
+from crowd.admin import ReadOnlyAdmin
+
 from .models import Description, Segment, SegmentProposal, VideoFile
 
 
@@ -52,7 +54,7 @@ class DescriptionAdmin(admin.ModelAdmin):
 
 
 @admin.register(SegmentProposal)
-class SegmentProposalAdmin(admin.ModelAdmin):
+class SegmentProposalAdmin(ReadOnlyAdmin):
     """Read only: decisions are made on the review page, which records them in full."""
 
     list_display = [
@@ -73,15 +75,6 @@ class SegmentProposalAdmin(admin.ModelAdmin):
     search_fields = ["youtube_id", "event", "worker__user__username", "review_note"]
     list_select_related = ["worker__user", "reviewed_by"]
     date_hierarchy = "created_at"
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="review")
     def review_link(self, proposal):

@@ -171,15 +171,16 @@ def _claim(
         )
         if blocked:
             raise WorkRefused("Your account can no longer take new tasks.")
-        held = Assignment.objects.filter(
-            worker=worker,
-            hit__hit_type=hit_type,
-            hit__tier=tier,
-            status=Assignment.Status.ASSIGNED,
-            expires_at__gt=timezone.now(),
-        ).first()
-        if held and give_back_held:
-            return held
+        if give_back_held:
+            held = Assignment.objects.filter(
+                worker=worker,
+                hit__hit_type=hit_type,
+                hit__tier=tier,
+                status=Assignment.Status.ASSIGNED,
+                expires_at__gt=timezone.now(),
+            ).first()
+            if held:
+                return held
         if hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
             return _own_hit_open(
                 worker=worker,
