@@ -225,6 +225,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "review.tasks.refresh_overview",
         "schedule": timedelta(minutes=10),
     },
+    "sync-campaigns": {
+        "task": "crowd.tasks.sync_campaigns",
+        "schedule": timedelta(minutes=5),
+    },
+    "send-platform-actions": {
+        "task": "crowd.tasks.send_platform_actions",
+        "schedule": timedelta(minutes=2),
+    },
 }
 
 # Description HITs. Pay, targets and assignment duration live on each HIT type (admin-editable).
@@ -255,6 +263,23 @@ PLATFORM_FRAME_ANCESTORS = env_list(
 # New platform workers (unseen workerIds) one network address may bring in one clock hour; each
 # creates an account, so this bounds what a script inventing ids can create.
 PLATFORM_ARRIVALS_PER_HOUR = env_int("PLATFORM_ARRIVALS_PER_HOUR", 60, minimum=1)
+
+# Crowd-platform connectors (see the README's "Running a campaign"). Mechanical Turk takes its
+# credentials from the standard AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a profile or
+# an instance role); MTURK_SANDBOX chooses the sandbox, where nothing is paid.
+MTURK_ENABLED = env_bool("MTURK_ENABLED", False)
+MTURK_SANDBOX = env_bool("MTURK_SANDBOX", True)
+# Prolific: an API token from its researcher workspace (empty: not configured).
+PROLIFIC_API_TOKEN = env("PROLIFIC_API_TOKEN", "")
+PROLIFIC_API_URL = env("PROLIFIC_API_URL", "https://api.prolific.com")
+PROLIFIC_COMPLETION_URL = env(
+    "PROLIFIC_COMPLETION_URL", "https://app.prolific.com/submissions/complete"
+)
+# Prolific's service fee on rewards and bonuses, in percent (33.3 on most accounts, plus VAT
+# where it applies): for cost estimates only.
+PROLIFIC_FEE_PERCENT = env_int("PROLIFIC_FEE_PERCENT", 34, minimum=0, maximum=100)
+# The address workers reach this site at, as the platforms link to it (https, no trailing /).
+PLATFORM_PUBLIC_URL = env("PLATFORM_PUBLIC_URL", "http://localhost:8000").rstrip("/")
 
 # Qualification: promote every worker who writes only in languages other than English once
 # they have written this many descriptions (the study promoted them all: their quality could

@@ -8,12 +8,14 @@ Throttling is retried with exponential backoff; any other error is raised to the
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from xml.sax.saxutils import escape
 
 import boto3
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
+
+from .base import PlatformError, Submission
 
 SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
 PRODUCTION_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
@@ -28,14 +30,26 @@ THROTTLE_RETRIES = 6
 TOKEN_MAX_LENGTH = 64  # MTurk's limit on UniqueRequestToken
 
 
-@dataclass(frozen=True)
-class PlatformAssignment:
-    """One assignment as the platform reports it."""
+# Mechanical Turk's assignment statuses in the shared vocabulary.
+STATUSES = {
+    "Submitted": Submission.SUBMITTED,
+    "Approved": Submission.APPROVED,
+    "Rejected": Submission.REJECTED,
+}
+# Its fee: 20% of every reward and bonus, at least $0.01; 20% more on HITs of 10 or more
+# assignments (https://requester.mturk.com/pricing).
+FEE_PERCENT = 20
+FEE_PERCENT_LARGE_HIT = 40
+LARGE_HIT_ASSIGNMENTS = 10
+FEE_MINIMUM_CENTS = 1
 
-    assignment_id: str
-    worker_id: str
-    hit_id: str
-    status: str  # Submitted, Approved or Rejected
+
+def fee_cents(reward_cents: int, *, max_assignments: int = 1) -> int:
+    """Mechanical Turk's fee on one payment of ``reward_cents``, rounded up to a cent."""
+    if reward_cents == 0:
+        return 0
+    percent = FEE_PERCENT_LARGE_HIT if max_assignments >= LARGE_HIT_ASSIGNMENTS else FEE_PERCENT
+    return max(FEE_MINIMUM_CENTS, -(-reward_cents * percent // 100))
 
 
 def reward(cents: int) -> str:
@@ -140,17 +154,46 @@ class MechanicalTurk:
         )
         return answer["HIT"]["HITId"] if answer else None
 
-    def assignments(self, hit_id: str) -> Iterator[PlatformAssignment]:
+    def hit_counts(self, hit_id: str) -> dict:
+        """How many of a HIT's assignments are available, in progress and completed."""
+        hit = self._call("get_hit", HITId=hit_id)["HIT"]
+        return {
+            "available": hit.get("NumberOfAssignmentsAvailable", 0),
+            "in_progress": hit.get("NumberOfAssignmentsPending", 0),
+            "submitted": hit.get("NumberOfAssignmentsCompleted", 0),
+            "status": hit.get("HITStatus", ""),
+        }
+
+    def hit_expire(self, hit_id: str) -> None:
+        """Stop offering a HIT now; assignments already accepted may still be submitted."""
+        self._call("update_expiration_for_hit", HITId=hit_id, ExpireAt=datetime(2015, 1, 1))
+
+    def hit_extend(
+        self, hit_id: str, *, until: datetime, more_assignments: int = 0, token: str = ""
+    ) -> None:
+        """Offer a HIT until ``until``, with ``more_assignments`` more places (once per
+        ``token``)."""
+        self._call("update_expiration_for_hit", HITId=hit_id, ExpireAt=until)
+        if more_assignments:
+            self._call(
+                "create_additional_assignments_for_hit",
+                HITId=hit_id,
+                NumberOfAdditionalAssignments=more_assignments,
+                UniqueRequestToken=_token(token),
+            )
+
+    def assignments(self, hit_id: str) -> Iterator[Submission]:
         """Every submitted, approved or rejected assignment of a HIT, page by page."""
         params = {"HITId": hit_id, "MaxResults": 100}
         while True:
             answer = self._call("list_assignments_for_hit", **params)
             for item in answer.get("Assignments", []):
-                yield PlatformAssignment(
+                yield Submission(
                     assignment_id=item["AssignmentId"],
                     worker_id=item["WorkerId"],
-                    hit_id=item["HITId"],
-                    status=item["AssignmentStatus"],
+                    listing_id=item["HITId"],
+                    status=STATUSES.get(item["AssignmentStatus"], Submission.GONE),
+                    approved_at=item.get("ApprovalTime"),
                 )
             if not answer.get("NextToken") or not answer.get("Assignments"):
                 return
@@ -198,6 +241,8 @@ class MechanicalTurk:
         )
 
     def _call(self, operation: str, **params) -> dict:
+        """Call the API, retrying throttling; any other refusal becomes a ``PlatformError``
+        carrying Mechanical Turk's own message."""
         for attempt in range(THROTTLE_RETRIES + 1):
             try:
                 return getattr(self.client, operation)(**params)
@@ -208,7 +253,10 @@ class MechanicalTurk:
                     continue
                 if _already_done(error) and "UniqueRequestToken" in params:
                     return {}
-                raise
+                message = error.response.get("Error", {}).get("Message", "") or str(error)
+                raise PlatformError(f"Mechanical Turk refused {operation}: {message}") from error
+            except BotoCoreError as error:
+                raise PlatformError(f"Mechanical Turk could not be reached: {error}") from error
         raise AssertionError("unreachable")
 
 

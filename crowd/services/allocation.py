@@ -83,8 +83,12 @@ def assignment_for_platform(
     kind: str = HitType.Kind.DESCRIPTION,
     external_assignment_id: str,
     external_hit_id: str = "",
+    campaign=None,
 ) -> Assignment | None:
     """The one local assignment for the crowd platform's assignment ``external_assignment_id``.
+
+    With a ``campaign``, the HIT is one the campaign published: on Mechanical Turk the local HIT
+    behind ``external_hit_id``, on Prolific any of the study's HITs.
 
     The first arrival claims a HIT for it; every later one (a reload, before or after
     submitting, even by a blocked worker) gets the same assignment back. None when nothing is
@@ -109,6 +113,7 @@ def assignment_for_platform(
                     give_back_held=False,
                     external_assignment_id=external_assignment_id,
                     external_hit_id=external_hit_id,
+                    campaign=campaign,
                 )
     except IntegrityError:
         existing = _platform_assignment(external_assignment_id)
@@ -130,6 +135,7 @@ def platform_arrival(
     kind: str = HitType.Kind.DESCRIPTION,
     external_assignment_id: str,
     external_hit_id: str = "",
+    campaign=None,
 ) -> Assignment | None:
     """A worker arriving from a crowd platform with an accepted assignment: the worker (created
     on first sight, counted against ``address``'s hourly allowance) and their local assignment,
@@ -145,6 +151,7 @@ def platform_arrival(
             kind=kind,
             external_assignment_id=external_assignment_id,
             external_hit_id=external_hit_id,
+            campaign=campaign,
         )
 
 
@@ -157,7 +164,14 @@ def _platform_assignment(external_assignment_id: str) -> Assignment | None:
 
 
 def _claim(
-    *, worker, tier, hit_type, give_back_held, external_assignment_id, external_hit_id
+    *,
+    worker,
+    tier,
+    hit_type,
+    give_back_held,
+    external_assignment_id,
+    external_hit_id,
+    campaign=None,
 ) -> Assignment | None:
     if tier > worker.current_tier:
         raise WorkRefused(f"You do not hold the Tier-{tier} qualification.")
@@ -181,19 +195,23 @@ def _claim(
             ).first()
             if held:
                 return held
+        external = {
+            "external_assignment_id": external_assignment_id,
+            "external_hit_id": external_hit_id,
+            "campaign": campaign,
+        }
         if hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
-            return _own_hit_open(
-                worker=worker,
-                hit_type=hit_type,
-                tier=tier,
-                external_assignment_id=external_assignment_id,
-                external_hit_id=external_hit_id,
-            )
+            return _own_hit_open(worker=worker, hit_type=hit_type, tier=tier, **external)
+        candidates = Hit.objects.filter(hit_type=hit_type, tier=tier)
+        if campaign is not None:
+            postings = campaign.postings.all()
+            if campaign.platform == campaign.Platform.MTURK:
+                postings = postings.filter(external_hit_id=external_hit_id)
+            candidates = candidates.filter(pk__in=postings.values("hit_id"))
         passed_over = []
         for _ in range(CLAIM_ATTEMPTS):
             hit = (
-                Hit.objects.filter(hit_type=hit_type, tier=tier)
-                .exclude(pk__in=passed_over)
+                candidates.exclude(pk__in=passed_over)
                 .open_to(worker)
                 .order_by("submitted_count", "id")
                 .select_for_update(skip_locked=True, of=("self",))
@@ -207,8 +225,7 @@ def _claim(
                     hit=hit,
                     worker=worker,
                     expires_at=timezone.now() + hit_type.assignment_duration,
-                    external_assignment_id=external_assignment_id,
-                    external_hit_id=external_hit_id,
+                    **external,
                 )
             passed_over.append(hit.pk)
     return None
@@ -286,7 +303,10 @@ def assignment_submit(*, assignment_id: int, worker: Worker, record, submission:
         Hit.objects.filter(pk=hit.pk).update(submitted_count=F("submitted_count") + 1)
         assignment.status = Assignment.Status.SUBMITTED
         assignment.submitted_at = now
-        assignment.save(update_fields=["status", "submitted_at"])
+        # A signed-in worker's work is theirs; a platform worker's waits for the platform.
+        if not assignment.external_assignment_id:
+            assignment.verified_at = now
+        assignment.save(update_fields=["status", "submitted_at", "verified_at"])
     return row, True
 
 

@@ -5,10 +5,10 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from crowd.platforms.base import Submission
 from crowd.platforms.mturk import (
     SANDBOX_ENDPOINT,
     MechanicalTurk,
-    PlatformAssignment,
     external_question,
     reward,
 )
@@ -178,8 +178,8 @@ def test_assignments_are_listed_page_by_page(mturk):
         {"HITId": "H1", "MaxResults": 100, "NextToken": "page2"},
     )
     assert list(platform.assignments("H1")) == [
-        PlatformAssignment("A1", "W1", "H1", "Submitted"),
-        PlatformAssignment("A2", "W2", "H1", "Submitted"),
+        Submission("A1", "W1", "H1", "submitted"),
+        Submission("A2", "W2", "H1", "submitted"),
     ]
 
 

@@ -42,6 +42,7 @@ class Worker(models.Model):
     class Platform(models.TextChoices):
         LOCAL = "local", "Local sign-up"
         MTURK = "mturk", "Mechanical Turk"
+        PROLIFIC = "prolific", "Prolific"
         IMPORT = "import", "Imported corpus"
 
     user = models.OneToOneField(
@@ -296,6 +297,9 @@ class Assignment(models.Model):
         RETURNED = "returned", "Returned"
         EXPIRED = "expired", "Expired"
         REJECTED = "rejected", "Rejected"
+        # Submitted here, but the platform never showed the assignment submitted: the work is
+        # kept, never paid or accepted, and the HIT's slot reopens (as for rejected work).
+        UNVERIFIED = "unverified", "Not confirmed by the platform"
 
     hit = models.ForeignKey(Hit, on_delete=models.PROTECT, related_name="assignments")
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")
@@ -303,9 +307,21 @@ class Assignment(models.Model):
     accepted_at = models.DateTimeField(default=timezone.now)
     expires_at = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
-    # The crowd platform's own ids, when the worker came from one.
+    # The crowd platform's own ids, when the worker came from one, and the campaign that
+    # published the HIT (or study) they came through.
     external_assignment_id = models.CharField(max_length=64, blank=True)
     external_hit_id = models.CharField(max_length=64, blank=True)
+    campaign = models.ForeignKey(
+        "crowd.Campaign",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="assignments",
+    )
+    # When the work was known to be this worker's: at submission for a signed-in worker; for a
+    # platform worker, when the platform's own records showed the assignment submitted by them
+    # (the ids in a task's address prove nothing). Unverified work is never paid or accepted.
+    verified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -368,6 +384,8 @@ class AuditEntry(models.Model):
         REJECT = "reject", "Rejected work"
         BONUS = "bonus", "Paid a bonus"
         PAYOUT = "payout", "Recorded a payout"
+        CAMPAIGN = "campaign", "Changed a campaign"
+        PLATFORM = "platform", "Told the crowd platform"
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"

@@ -1,0 +1,46 @@
+"""The crowd's models: the work itself (``work``) and its publication on crowd platforms
+(``campaigns``)."""
+
+from .campaigns import Campaign, CampaignEvent, CampaignHit, PlatformAction, PlatformQualification
+from .work import (
+    ArrivalWindow,
+    Assignment,
+    AuditEntry,
+    Hit,
+    HitQuerySet,
+    HitType,
+    HitTypeQuerySet,
+    Item,
+    LedgerEntry,
+    Offered,
+    Payout,
+    Qualification,
+    QualificationQuerySet,
+    Tier,
+    Worker,
+    WorkerQuerySet,
+)
+
+__all__ = [
+    "ArrivalWindow",
+    "Assignment",
+    "AuditEntry",
+    "Campaign",
+    "CampaignEvent",
+    "CampaignHit",
+    "Hit",
+    "HitQuerySet",
+    "HitType",
+    "HitTypeQuerySet",
+    "Item",
+    "LedgerEntry",
+    "Offered",
+    "Payout",
+    "PlatformAction",
+    "PlatformQualification",
+    "Qualification",
+    "QualificationQuerySet",
+    "Tier",
+    "Worker",
+    "WorkerQuerySet",
+]

@@ -1,0 +1,197 @@
+"""Work published on a crowd platform, and what ParaCrowd has to tell the platform.
+
+A *campaign* publishes a batch of HITs of one HIT type and tier on one platform. On Mechanical
+Turk each local HIT becomes one platform HIT (``CampaignHit.external_hit_id``) wanting as many
+assignments as the local HIT still needs; a video-collection campaign is one platform HIT whose
+assignments each open a HIT of their own. On Prolific the campaign is one study
+(``Campaign.external_id``) whose places are spread over the campaign's HITs.
+
+Every decision that must reach a platform (approve, reject, a bonus, a qualification) is a
+``PlatformAction`` written in the same transaction as the decision and sent after commit, retried
+until the platform has it; its unique ``token`` is also the platform's idempotency token, so a
+retry never pays twice.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from .work import Assignment, Hit, HitType, LedgerEntry, Tier, Worker
+
+
+class Campaign(models.Model):
+    class Platform(models.TextChoices):
+        MTURK = Worker.Platform.MTURK.value, Worker.Platform.MTURK.label
+        PROLIFIC = Worker.Platform.PROLIFIC.value, Worker.Platform.PROLIFIC.label
+
+    class State(models.TextChoices):
+        DRAFT = "draft", "Not published"
+        PUBLISHING = "publishing", "Publishing"
+        PUBLISHED = "published", "Published"
+        EXPIRED = "expired", "Expired"
+
+    name = models.CharField(max_length=200)
+    platform = models.CharField(max_length=10, choices=Platform.choices)
+    # Mechanical Turk's sandbox or production; the ids of one mean nothing on the other.
+    sandbox = models.BooleanField(default=True)
+    hit_type = models.ForeignKey(HitType, on_delete=models.PROTECT, related_name="campaigns")
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT)
+    # Fixed when the campaign is created: what each assignment pays the worker, and the fee.
+    reward_cents = models.PositiveIntegerField()
+    fee_cents = models.PositiveIntegerField()
+    lifetime = models.DurationField()
+    # The platform's id of the whole campaign: the HIT type on Mechanical Turk, the study on
+    # Prolific.
+    external_id = models.CharField(max_length=64, blank=True)
+    # Prolific sends workers back with this code, which tells it the work was done.
+    completion_code = models.CharField(max_length=32, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    published_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    # What the platform last reported: HITs available, in progress and submitted, and when.
+    platform_counts = models.JSONField(default=dict, blank=True)
+    synced_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["platform", "external_id"],
+                condition=~Q(external_id=""),
+                name="campaign_unique_external_id",
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def places(self) -> int:
+        return sum(posting.max_assignments for posting in self.postings.all())
+
+    @property
+    def cost_cents(self) -> int:
+        """What the whole campaign may cost: every place paid, with the platform's fee."""
+        return self.places * (self.reward_cents + self.fee_cents)
+
+
+class CampaignHit(models.Model):
+    """One local HIT in a campaign (``hit``), and on Mechanical Turk the platform HIT that
+    offers it (``external_hit_id``, empty until created). A video-collection campaign has one
+    row without a local HIT: each of its assignments opens a HIT of its own."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="postings")
+    hit = models.ForeignKey(
+        Hit, null=True, blank=True, on_delete=models.PROTECT, related_name="postings"
+    )
+    max_assignments = models.PositiveIntegerField()
+    external_hit_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "hit"], name="campaign_hit_once"),
+            models.UniqueConstraint(
+                fields=["external_hit_id"],
+                condition=~Q(external_hit_id=""),
+                name="campaign_hit_unique_external_id",
+            ),
+            models.CheckConstraint(
+                condition=Q(max_assignments__gt=0), name="campaign_hit_wants_work"
+            ),
+        ]
+
+    def __str__(self):
+        return self.external_hit_id or f"{self.campaign} / {self.hit_id}"
+
+
+class CampaignEvent(models.Model):
+    """What happened to a campaign on the platform, errors included, as it happened."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="events")
+    at = models.DateTimeField(default=timezone.now)
+    is_error = models.BooleanField(default=False)
+    message = models.TextField()
+
+    class Meta:
+        indexes = [models.Index(fields=["campaign", "at"])]
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M} {self.message[:60]}"
+
+
+class PlatformQualification(models.Model):
+    """The platform's id of ParaCrowd's own qualification for a tier, created once per
+    platform account (the sandbox's and production's are different)."""
+
+    platform = models.CharField(max_length=10, choices=Campaign.Platform.choices)
+    sandbox = models.BooleanField()
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    external_id = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["platform", "sandbox", "tier"], name="platform_qualification_once"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.get_platform_display()} tier {self.tier}: {self.external_id}"
+
+
+class PlatformAction(models.Model):
+    """One decision to send to a crowd platform, sent after the transaction that made it
+    commits and retried until the platform has it (the outbox)."""
+
+    class Kind(models.TextChoices):
+        APPROVE = "approve", "Approve"
+        REJECT = "reject", "Reject"
+        BONUS = "bonus", "Bonus"
+        GRANT = "grant", "Grant qualification"
+        REVOKE = "revoke", "Revoke qualification"
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Waiting to be sent"
+        DONE = "done", "Done on the platform"
+        FAILED = "failed", "Refused by the platform"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    platform = models.CharField(max_length=10, choices=Campaign.Platform.choices)
+    sandbox = models.BooleanField(default=True)
+    # Names the decision ("approve:assignment:12", "bonus:ledger:40"): one action per decision,
+    # and the idempotency token the platform sees.
+    token = models.CharField(max_length=64, unique=True)
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="platform_actions")
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="platform_actions"
+    )
+    campaign = models.ForeignKey(
+        Campaign, null=True, blank=True, on_delete=models.PROTECT, related_name="platform_actions"
+    )
+    # The ledger entry this action pays (an approval pays the task's entry, a bonus its own).
+    ledger_entry = models.OneToOneField(
+        LedgerEntry,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="platform_payment",
+    )
+    # What the platform needs besides the ids: feedback, amount, reason.
+    details = models.JSONField(default=dict, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    # When the platform did it (for an approval the platform made itself: its approval time).
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["state", "created_at"])]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} {self.token} ({self.state})"
