@@ -3,7 +3,7 @@
 from celery import shared_task
 
 from . import services
-from .models import HitType
+from .models import Campaign, HitType
 
 
 @shared_task
@@ -23,3 +23,27 @@ def pay_unreviewed() -> int:
     """Periodic: pay submitted work of the kinds that have no review of their own (word
     alignment) once their HIT type's delay has passed. Nothing is paid twice."""
     return services.assignments_auto_pay(kind=HitType.Kind.ALIGNMENT)
+
+
+@shared_task
+def publish_campaign(campaign_id: int) -> None:
+    """Publish (or finish publishing) a campaign; what went wrong is on the campaign's page."""
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign and campaign.state in (Campaign.State.DRAFT, Campaign.State.PUBLISHING):
+        try:
+            services.campaign_publish(campaign=campaign)
+        except services.WorkRefused:
+            pass  # recorded as a campaign event; the researcher publishes again
+
+
+@shared_task
+def sync_campaigns() -> int:
+    """Periodic: read every live campaign's work back from its platform and verify it."""
+    synced = 0
+    for campaign in services.campaigns_to_sync():
+        try:
+            services.campaign_sync(campaign=campaign)
+        except services.WorkRefused:
+            continue  # no connector configured for it here
+        synced += 1
+    return synced

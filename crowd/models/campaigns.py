@@ -42,8 +42,8 @@ class Campaign(models.Model):
     reward_cents = models.PositiveIntegerField()
     fee_cents = models.PositiveIntegerField()
     lifetime = models.DurationField()
-    # The platform's id of the whole campaign: the HIT type on Mechanical Turk, the study on
-    # Prolific.
+    # The platform's id of the whole campaign: the HIT type on Mechanical Turk (shared by
+    # campaigns whose HITs have the same properties), the study on Prolific (its own).
     external_id = models.CharField(max_length=64, blank=True)
     # Prolific sends workers back with this code, which tells it the work was done.
     completion_code = models.CharField(max_length=32, blank=True)
@@ -60,9 +60,9 @@ class Campaign(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["platform", "external_id"],
-                condition=~Q(external_id=""),
-                name="campaign_unique_external_id",
+                fields=["external_id"],
+                condition=Q(platform="prolific") & ~Q(external_id=""),
+                name="campaign_one_per_study",
             )
         ]
 

@@ -154,6 +154,19 @@ class MechanicalTurk:
         )
         return answer["HIT"]["HITId"] if answer else None
 
+    def hit_find(self, *, annotation: str) -> str | None:
+        """The id of the HIT created with ``annotation`` (our token), when a create call went
+        through but its answer was lost; None if there is none."""
+        params = {"MaxResults": 100}
+        while True:
+            answer = self._call("list_hits", **params)
+            for hit in answer.get("HITs", []):
+                if hit.get("RequesterAnnotation") == annotation[:255]:
+                    return hit["HITId"]
+            if not answer.get("NextToken") or not answer.get("HITs"):
+                return None
+            params["NextToken"] = answer["NextToken"]
+
     def hit_counts(self, hit_id: str) -> dict:
         """How many of a HIT's assignments are available, in progress and completed."""
         hit = self._call("get_hit", HITId=hit_id)["HIT"]

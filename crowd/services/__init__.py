@@ -19,6 +19,14 @@ from .allocation import (
     hits_open,
     platform_arrival,
 )
+from .campaigns import (
+    campaign_create,
+    campaign_expire,
+    campaign_extend,
+    campaign_publish,
+    campaign_sync,
+    campaigns_to_sync,
+)
 from .errors import ArrivalsExceeded, WorkRefused
 from .ledger import (
     assignments_auto_pay,
@@ -52,6 +60,12 @@ __all__ = [
     "assignments_expire",
     "audit_record",
     "bonus_pay",
+    "campaign_create",
+    "campaign_expire",
+    "campaign_extend",
+    "campaign_publish",
+    "campaign_sync",
+    "campaigns_to_sync",
     "hits_open",
     "ledger_credit",
     "ledger_pay_assignments",

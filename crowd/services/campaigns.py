@@ -1,0 +1,467 @@
+"""Campaigns: publishing a batch of HITs on a crowd platform, stopping or extending it, and
+reading back what the platform says workers did ("trust at sync").
+
+Publishing is resumable: every platform object is created with a token naming the campaign
+and the row it is for, and its id is stored as soon as the platform returns it, so publishing
+again after a failure finishes the job without posting anything twice.
+"""
+
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.db.models.functions import Least
+from django.utils import timezone
+
+from .. import platforms
+from ..entrance import entrance_url
+from ..models import (
+    Assignment,
+    AuditEntry,
+    Campaign,
+    CampaignEvent,
+    CampaignHit,
+    Hit,
+    HitType,
+    PlatformQualification,
+    Tier,
+)
+from ..platforms import PlatformError, Submission, mturk
+from .errors import WorkRefused
+from .workers import audit_record
+
+LIVE = (Campaign.State.DRAFT, Campaign.State.PUBLISHING, Campaign.State.PUBLISHED)
+# Prolific's query placeholders, replaced by each participant's ids when it sends them here.
+PROLIFIC_PARAMETERS = (
+    "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+)
+# Expired campaigns are still read back this long, for late submissions and approvals.
+SYNC_AFTER_EXPIRY = timedelta(days=30)
+
+
+def campaign_create(
+    *,
+    name: str,
+    platform: str,
+    kind: str,
+    tier: int,
+    size: int,
+    lifetime: timedelta,
+    created_by=None,
+) -> Campaign:
+    """A draft campaign of ``size`` HITs of ``kind`` in ``tier`` that still want work and that
+    no other live campaign offers (the HITs with the fewest submissions first). A
+    video-collection campaign offers ``size`` places, each opening a HIT of its own. Nothing
+    is sent to the platform yet; ``campaign_publish`` does that."""
+    if platform not in Campaign.Platform.values:
+        raise WorkRefused(f"Unknown platform {platform!r}.")
+    if tier not in Tier.values:
+        raise WorkRefused("The tier is 1 or 2.")
+    if size < 1:
+        raise WorkRefused("A campaign offers at least one HIT.")
+    if lifetime < timedelta(minutes=30) or lifetime > timedelta(days=365):
+        raise WorkRefused("A campaign runs between 30 minutes and a year.")
+    hit_type = HitType.objects.for_kind(kind)
+    reward = hit_type.pay_cents(tier)
+    with transaction.atomic():
+        if kind == HitType.Kind.VIDEO_COLLECTION:
+            postings = [CampaignHit(hit=None, max_assignments=size)]
+        else:
+            taken = CampaignHit.objects.filter(campaign__state__in=LIVE, hit__isnull=False)
+            hits = list(
+                Hit.objects.filter(
+                    hit_type=hit_type, tier=tier, submitted_count__lt=F("max_assignments")
+                )
+                .exclude(pk__in=taken.values("hit_id"))
+                .order_by("submitted_count", "pk")
+                .select_for_update(skip_locked=True)[:size]
+            )
+            if not hits:
+                raise WorkRefused(
+                    f"No {hit_type.get_kind_display().lower()} HITs in tier {tier} want work "
+                    "outside other campaigns. Open HITs first (import_corpus --open-hits)."
+                )
+            postings = [
+                CampaignHit(hit=hit, max_assignments=hit.max_assignments - hit.submitted_count)
+                for hit in hits
+            ]
+        largest = max(posting.max_assignments for posting in postings)
+        campaign = Campaign.objects.create(
+            name=name.strip() or f"{hit_type.title} (tier {tier})",
+            platform=platform,
+            sandbox=_sandbox(platform),
+            hit_type=hit_type,
+            tier=tier,
+            reward_cents=reward,
+            fee_cents=_fee_cents(platform, reward, largest),
+            lifetime=lifetime,
+            completion_code=secrets.token_hex(4).upper() if platform == "prolific" else "",
+            created_by=created_by,
+        )
+        for posting in postings:
+            posting.campaign = campaign
+        CampaignHit.objects.bulk_create(postings)
+        _event(campaign, f"Created with {len(postings)} HITs, {campaign.places} places.")
+        if created_by is not None:
+            audit_record(
+                actor=created_by,
+                action=AuditEntry.Action.CAMPAIGN,
+                reason=f"Created campaign {campaign.name}",
+                details={"campaign": campaign.pk, "places": campaign.places},
+            )
+    return campaign
+
+
+def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
+    """Publish a draft campaign on its platform, or finish publishing one that stopped half
+    way. Refused, with nothing sent, when the account's balance does not cover the rewards and
+    fees of every place. Platform errors are recorded on the campaign and raised as
+    ``WorkRefused`` carrying the platform's message."""
+    if campaign.state not in (Campaign.State.DRAFT, Campaign.State.PUBLISHING):
+        raise WorkRefused(f"This campaign is {campaign.get_state_display().lower()} already.")
+    connector = _connector(campaign)
+    try:
+        if campaign.state == Campaign.State.DRAFT:
+            balance = connector.balance_cents()
+            if balance < campaign.cost_cents:
+                raise WorkRefused(
+                    f"The {campaign.get_platform_display()} account has {_money(balance)}, "
+                    f"which does not cover this campaign's {_money(campaign.cost_cents)} "
+                    f"({campaign.places} places at {_money(campaign.reward_cents)} plus "
+                    f"{_money(campaign.fee_cents)} fee). Add funds or make it smaller."
+                )
+            moved = Campaign.objects.filter(pk=campaign.pk, state=Campaign.State.DRAFT).update(
+                state=Campaign.State.PUBLISHING
+            )
+            if not moved:
+                raise WorkRefused("Someone else is publishing this campaign.")
+            campaign.state = Campaign.State.PUBLISHING
+            _event(campaign, f"Publishing; the balance was {_money(balance)}.")
+        if campaign.platform == Campaign.Platform.MTURK:
+            _publish_on_mturk(campaign, connector)
+        else:
+            _publish_on_prolific(campaign, connector)
+    except PlatformError as error:
+        _event(campaign, str(error), is_error=True)
+        raise WorkRefused(str(error)) from error
+    now = timezone.now()
+    campaign.state = Campaign.State.PUBLISHED
+    campaign.published_at = now
+    campaign.expires_at = now + campaign.lifetime
+    campaign.save(update_fields=["state", "published_at", "expires_at", "external_id"])
+    _event(campaign, f"Published {campaign.places} places on {campaign.get_platform_display()}.")
+    if published_by is not None:
+        audit_record(
+            actor=published_by,
+            action=AuditEntry.Action.CAMPAIGN,
+            reason=f"Published campaign {campaign.name}",
+            details={"campaign": campaign.pk, "cost_cents": campaign.cost_cents},
+        )
+    return campaign
+
+
+def _publish_on_mturk(campaign, connector) -> None:
+    hit_type = campaign.hit_type
+    # Creating a HIT type with the same properties returns the same id, so this is safe twice.
+    campaign.external_id = connector.hit_type_create(
+        title=f"{hit_type.title}" + (" (Tier 2)" if campaign.tier == Tier.TWO else ""),
+        description=_description(campaign),
+        keywords="video, description, paraphrase, language",
+        reward_cents=campaign.reward_cents,
+        assignment_seconds=int(hit_type.assignment_duration.total_seconds()),
+        auto_approval_seconds=int(hit_type.auto_accept_after.total_seconds()),
+        qualification_type_id=(
+            tier_qualification(campaign=campaign) if campaign.tier == Tier.TWO else None
+        ),
+    )
+    Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
+    url = entrance_url(hit_type.kind)
+    for posting in campaign.postings.filter(external_hit_id="").order_by("pk"):
+        token = f"paracrowd-{campaign.pk}-{posting.pk}"
+        hit_id = connector.hit_create(
+            hit_type_id=campaign.external_id,
+            url=url,
+            max_assignments=posting.max_assignments,
+            lifetime_seconds=int(campaign.lifetime.total_seconds()),
+            token=token,
+        ) or connector.hit_find(annotation=token)
+        if hit_id is None:
+            raise PlatformError(
+                f"Mechanical Turk has the HIT {token} but did not say its id; publish again."
+            )
+        CampaignHit.objects.filter(pk=posting.pk).update(
+            external_hit_id=hit_id, created_at=timezone.now()
+        )
+
+
+def _publish_on_prolific(campaign, connector) -> None:
+    hit_type = campaign.hit_type
+    if not campaign.external_id:
+        campaign.external_id = connector.study_create(
+            name=campaign.name,
+            internal_name=f"paracrowd-campaign-{campaign.pk}",
+            description=_description(campaign),
+            url=f"{entrance_url(hit_type.kind)}?{PROLIFIC_PARAMETERS}",
+            completion_code=campaign.completion_code,
+            reward_cents=campaign.reward_cents,
+            places=campaign.places,
+            minutes=max(1, int(hit_type.assignment_duration.total_seconds() // 60)),
+        )
+        Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
+    connector.study_publish(campaign.external_id)
+    CampaignHit.objects.filter(campaign=campaign, created_at__isnull=True).update(
+        created_at=timezone.now()
+    )
+
+
+def tier_qualification(*, campaign: Campaign) -> str:
+    """The platform's id of ParaCrowd's Tier-2 qualification, created on first use."""
+    known = PlatformQualification.objects.filter(
+        platform=campaign.platform, sandbox=campaign.sandbox, tier=Tier.TWO
+    ).first()
+    if known:
+        return known.external_id
+    external_id = _connector(campaign).qualification_type_create(
+        name="ParaCrowd Tier 2" + (" (sandbox)" if campaign.sandbox else ""),
+        description="Workers whose descriptions ParaCrowd's reviewers have found reliable.",
+    )
+    known, _ = PlatformQualification.objects.get_or_create(
+        platform=campaign.platform,
+        sandbox=campaign.sandbox,
+        tier=Tier.TWO,
+        defaults={"external_id": external_id},
+    )
+    return known.external_id
+
+
+def campaign_expire(*, campaign: Campaign, expired_by, reason: str) -> Campaign:
+    """Stop offering a published campaign's HITs now. Work already accepted may still be
+    submitted, and is read back as usual."""
+    if campaign.state != Campaign.State.PUBLISHED:
+        raise WorkRefused("Only a published campaign can be expired.")
+    connector = _connector(campaign)
+    try:
+        if campaign.platform == Campaign.Platform.MTURK:
+            for hit_id in _platform_hit_ids(campaign):
+                connector.hit_expire(hit_id)
+        else:
+            connector.study_stop(campaign.external_id)
+    except PlatformError as error:
+        _event(campaign, str(error), is_error=True)
+        raise WorkRefused(str(error)) from error
+    with transaction.atomic():
+        campaign.state = Campaign.State.EXPIRED
+        campaign.expires_at = timezone.now()
+        campaign.save(update_fields=["state", "expires_at"])
+        _event(campaign, f"Expired early: {reason.strip()}")
+        audit_record(
+            actor=expired_by,
+            action=AuditEntry.Action.CAMPAIGN,
+            reason=reason,
+            details={"campaign": campaign.pk, "expired": True},
+        )
+    return campaign
+
+
+def campaign_extend(*, campaign: Campaign, extended_by, by: timedelta, reason: str) -> Campaign:
+    """Keep a Mechanical Turk campaign's HITs on offer ``by`` longer than planned (from now if
+    it has expired). Prolific studies have no end date: they run until full or stopped."""
+    if campaign.platform != Campaign.Platform.MTURK:
+        raise WorkRefused("Prolific studies run until they are full or stopped; nothing to extend.")
+    if campaign.state not in (Campaign.State.PUBLISHED, Campaign.State.EXPIRED):
+        raise WorkRefused("Only a published or expired campaign can be extended.")
+    if by <= timedelta(0) or by > timedelta(days=365):
+        raise WorkRefused("Extend by between a minute and a year.")
+    until = max(campaign.expires_at or timezone.now(), timezone.now()) + by
+    connector = _connector(campaign)
+    try:
+        for hit_id in _platform_hit_ids(campaign):
+            connector.hit_extend(hit_id, until=until)
+    except PlatformError as error:
+        _event(campaign, str(error), is_error=True)
+        raise WorkRefused(str(error)) from error
+    with transaction.atomic():
+        campaign.state = Campaign.State.PUBLISHED
+        campaign.expires_at = until
+        campaign.save(update_fields=["state", "expires_at"])
+        _event(campaign, f"Extended until {until:%Y-%m-%d %H:%M} UTC: {reason.strip()}")
+        audit_record(
+            actor=extended_by,
+            action=AuditEntry.Action.CAMPAIGN,
+            reason=reason,
+            details={"campaign": campaign.pk, "until": until.isoformat()},
+        )
+    return campaign
+
+
+def campaigns_to_sync(*, now=None):
+    """Campaigns whose work may still change on the platform."""
+    now = now or timezone.now()
+    return Campaign.objects.filter(
+        Q(state=Campaign.State.PUBLISHED)
+        | Q(state=Campaign.State.EXPIRED, expires_at__gt=now - SYNC_AFTER_EXPIRY)
+    ).order_by("pk")
+
+
+def campaign_sync(*, campaign: Campaign, now=None) -> dict:
+    """Read the campaign's work back from the platform and verify the work stored here.
+
+    A piece of work is verified only when the platform lists its assignment as submitted, by
+    the worker and for the HIT (or study) it arrived with. Work the platform contradicts (the
+    assignment is someone else's, or for another HIT) is marked unverified at once; work the
+    platform still does not show once the assignment's time is up is marked unverified too.
+    Unverified work keeps its row but is never paid or accepted, and its HIT's slot reopens;
+    if the platform shows it later, it is verified and counts again. Approvals the platform
+    made by itself are credited to the ledger as paid. Running it twice changes nothing more.
+    Returns counts of what changed."""
+    now = now or timezone.now()
+    connector = _connector(campaign)
+    try:
+        if campaign.platform == Campaign.Platform.MTURK:
+            hit_ids = _platform_hit_ids(campaign)
+            reported = [s for hit_id in hit_ids for s in connector.assignments(hit_id)]
+            counts = _summed(connector.hit_counts(hit_id) for hit_id in hit_ids)
+        else:
+            reported = list(connector.submissions(campaign.external_id))
+            counts = connector.study_counts(campaign.external_id)
+    except PlatformError as error:
+        _event(campaign, f"Reading back failed: {error}", is_error=True)
+        return {"error": str(error)}
+    by_id = {submission.assignment_id: submission for submission in reported}
+    changed = {"verified": 0, "unverified": 0, "approved_by_platform": 0}
+    assignments = (
+        Assignment.objects.filter(campaign=campaign)
+        .filter(
+            Q(status=Assignment.Status.UNVERIFIED)
+            | Q(status=Assignment.Status.SUBMITTED, verified_at__isnull=True)
+            | Q(external_assignment_id__in=[s.assignment_id for s in reported if s.approved_at])
+        )
+        .select_related("worker", "hit__hit_type")
+        .order_by("pk")
+    )
+    for assignment in assignments:
+        submission = by_id.get(assignment.external_assignment_id)
+        if submission is not None and not _is_theirs(campaign, assignment, submission):
+            changed["unverified"] += _unverify(assignment, "the platform lists it for someone else")
+        elif submission is not None and submission.is_submitted:
+            changed["verified"] += _verify(assignment, now)
+            if submission.status == Submission.APPROVED and assignment.verified_at:
+                from .outbox import platform_approval_record
+
+                changed["approved_by_platform"] += platform_approval_record(
+                    assignment=assignment, approved_at=submission.approved_at or now
+                )
+        elif (
+            assignment.status == Assignment.Status.SUBMITTED
+            and assignment.submitted_at + assignment.hit.hit_type.assignment_duration <= now
+        ):
+            changed["unverified"] += _unverify(assignment, "the platform never showed it submitted")
+    Campaign.objects.filter(pk=campaign.pk).update(platform_counts=counts, synced_at=now)
+    if campaign.state == Campaign.State.PUBLISHED and campaign.expires_at <= now:
+        Campaign.objects.filter(pk=campaign.pk, state=Campaign.State.PUBLISHED).update(
+            state=Campaign.State.EXPIRED
+        )
+    if changed["unverified"]:
+        _event(
+            campaign,
+            f"{changed['unverified']} pieces of work were not confirmed by the platform: "
+            "they will not be paid, and their HITs' places are offered again.",
+            is_error=True,
+        )
+    return changed
+
+
+def _is_theirs(campaign, assignment, submission) -> bool:
+    listing = (
+        campaign.external_id if campaign.platform == "prolific" else assignment.external_hit_id
+    )
+    return submission.worker_id == assignment.worker.external_id and (
+        submission.listing_id == listing
+    )
+
+
+def _verify(assignment, now) -> int:
+    """Mark one assignment verified; an unverified one counts as submitted again (its HIT may
+    have filled meanwhile: it stays at its target, and the work is one more than asked)."""
+    with transaction.atomic():
+        was = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if was.verified_at and was.status != Assignment.Status.UNVERIFIED:
+            return 0
+        if was.status == Assignment.Status.UNVERIFIED:
+            Hit.objects.filter(pk=was.hit_id).update(
+                submitted_count=Least(F("submitted_count") + 1, F("max_assignments"))
+            )
+        Assignment.objects.filter(pk=was.pk).update(
+            status=Assignment.Status.SUBMITTED, verified_at=was.verified_at or now
+        )
+        assignment.status, assignment.verified_at = Assignment.Status.SUBMITTED, now
+    return 1
+
+
+def _unverify(assignment, why: str) -> int:
+    with transaction.atomic():
+        moved = Assignment.objects.filter(
+            pk=assignment.pk, status=Assignment.Status.SUBMITTED
+        ).update(status=Assignment.Status.UNVERIFIED, verified_at=None)
+        if not moved:
+            return 0
+        Hit.objects.filter(pk=assignment.hit_id).update(submitted_count=F("submitted_count") - 1)
+        audit_record(
+            actor=None,
+            action=AuditEntry.Action.PLATFORM,
+            worker=assignment.worker,
+            reason=f"Work not confirmed by the platform: {why}.",
+            details={"assignment": assignment.pk, "campaign": assignment.campaign_id},
+        )
+    return 1
+
+
+def _platform_hit_ids(campaign) -> list[str]:
+    return list(
+        campaign.postings.exclude(external_hit_id="")
+        .order_by("pk")
+        .values_list("external_hit_id", flat=True)
+    )
+
+
+def _summed(counts) -> dict:
+    total = {"available": 0, "in_progress": 0, "submitted": 0}
+    for one in counts:
+        for key in total:
+            total[key] += one.get(key, 0)
+    return total
+
+
+def _connector(campaign):
+    try:
+        return platforms.connector(campaign.platform)
+    except platforms.NotConfigured as error:
+        raise WorkRefused(str(error)) from error
+
+
+def _sandbox(platform: str) -> bool:
+    return platform == Campaign.Platform.MTURK and settings.MTURK_SANDBOX
+
+
+def _fee_cents(platform: str, reward_cents: int, max_assignments: int) -> int:
+    if platform == Campaign.Platform.MTURK:
+        return mturk.fee_cents(reward_cents, max_assignments=max_assignments)
+    return -(-reward_cents * settings.PROLIFIC_FEE_PERCENT // 100)
+
+
+def _description(campaign) -> str:
+    minutes = int(campaign.hit_type.assignment_duration.total_seconds() // 60)
+    return (
+        f"{campaign.hit_type.title}. Takes a minute or two; you have {minutes} minutes. "
+        "Your work is reviewed before it is paid."
+    )
+
+
+def _money(cents: int) -> str:
+    return f"${cents / 100:,.2f}"
+
+
+def _event(campaign, message: str, *, is_error: bool = False) -> None:
+    CampaignEvent.objects.create(campaign=campaign, message=message, is_error=is_error)
