@@ -1,5 +1,7 @@
 """Periodic upkeep of the crowd's work. Every task is idempotent."""
 
+import contextlib
+
 from celery import shared_task
 
 from . import services
@@ -30,10 +32,9 @@ def publish_campaign(campaign_id: int) -> None:
     """Publish (or finish publishing) a campaign; what went wrong is on the campaign's page."""
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign and campaign.state in (Campaign.State.DRAFT, Campaign.State.PUBLISHING):
-        try:
+        # A refusal is recorded as a campaign event; the researcher publishes again.
+        with contextlib.suppress(services.WorkRefused):
             services.campaign_publish(campaign=campaign)
-        except services.WorkRefused:
-            pass  # recorded as a campaign event; the researcher publishes again
 
 
 @shared_task
