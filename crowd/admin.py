@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.db.models import Count
 
+from . import campaign_admin  # noqa: F401  (registers the campaign pages)
 from .models import (
     Assignment,
     AuditEntry,

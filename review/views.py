@@ -242,6 +242,12 @@ def descriptions(request):
                     request,
                     f"{len(outcome.unchanged)} left as they were (accepted work is final).",
                 )
+            if outcome.unverified:
+                messages.warning(
+                    request,
+                    f"{len(outcome.unverified)} not accepted: the crowd platform has not "
+                    "confirmed that work yet. It can be accepted (and paid) once it has.",
+                )
             return redirect(request.get_full_path())
     filters = DescriptionFilterForm(request.GET or {"status": Description.Status.PENDING})
     found = Description.objects.select_related("worker__user", "segment", "score").order_by(

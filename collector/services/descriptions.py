@@ -59,12 +59,16 @@ class ReviewOutcome:
     changed: list[int] = field(default_factory=list)
     # Descriptions left as they were: already in that state, or accepted (which is final).
     unchanged: list[int] = field(default_factory=list)
+    # Not accepted: a crowd platform has not confirmed the work yet (never paid until it does).
+    unverified: list[int] = field(default_factory=list)
 
 
 def descriptions_review(*, description_ids, status: str, reviewed_by, reason: str) -> ReviewOutcome:
     """Accept or reject descriptions as one admin action, with a reason the worker is shown.
 
-    Pending work may be accepted or rejected, and a rejection may be overturned; an accepted
+    Pending work may be accepted or rejected, and a rejection may be overturned; work from a
+    crowd platform that the platform has not confirmed (``verified_at``) is never accepted, so
+    never paid or exported as accepted (``outcome.unverified``). An accepted
     description is final (it has been paid), as on crowd platforms, so paid work is never
     rejected and the ledger never has to take money back. Accepting a collected description
     credits its pay to the ledger, once. Rejected descriptions are kept, marked, and leave the
@@ -89,6 +93,12 @@ def descriptions_review(*, description_ids, status: str, reviewed_by, reason: st
         for description in descriptions:
             if description.status in (status, Description.Status.ACCEPTED):
                 outcome.unchanged.append(description.pk)
+            elif (
+                status == Description.Status.ACCEPTED
+                and description.assignment_id
+                and description.assignment.verified_at is None
+            ):
+                outcome.unverified.append(description.pk)
             else:
                 changing.append(description)
         if not changing:
@@ -152,6 +162,8 @@ def descriptions_auto_accept(*, now=None, batch: int = 1000) -> int:
             Description.objects.filter(
                 status=Description.Status.PENDING,
                 assignment__isnull=False,
+                # Work a crowd platform has not confirmed waits for it, however old.
+                assignment__verified_at__isnull=False,
                 created_at__lte=now - hit_type.auto_accept_after,
             )
             .order_by("pk")

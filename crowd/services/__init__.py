@@ -24,8 +24,10 @@ from .campaigns import (
     campaign_expire,
     campaign_extend,
     campaign_publish,
+    campaign_publish_check,
     campaign_sync,
     campaigns_to_sync,
+    platform_fee_cents,
 )
 from .errors import ArrivalsExceeded, WorkRefused
 from .ledger import (
@@ -64,12 +66,14 @@ __all__ = [
     "campaign_expire",
     "campaign_extend",
     "campaign_publish",
+    "campaign_publish_check",
     "campaign_sync",
     "campaigns_to_sync",
     "hits_open",
     "ledger_credit",
     "ledger_pay_assignments",
     "payout_record",
+    "platform_fee_cents",
     "platform_arrival",
     "qualification_grant",
     "qualification_revoke",

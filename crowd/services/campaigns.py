@@ -95,7 +95,7 @@ def campaign_create(
             hit_type=hit_type,
             tier=tier,
             reward_cents=reward,
-            fee_cents=_fee_cents(platform, reward, largest),
+            fee_cents=platform_fee_cents(platform, reward, largest),
             lifetime=lifetime,
             completion_code=secrets.token_hex(4).upper() if platform == "prolific" else "",
             created_by=created_by,
@@ -119,19 +119,10 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
     way. Refused, with nothing sent, when the account's balance does not cover the rewards and
     fees of every place. Platform errors are recorded on the campaign and raised as
     ``WorkRefused`` carrying the platform's message."""
-    if campaign.state not in (Campaign.State.DRAFT, Campaign.State.PUBLISHING):
-        raise WorkRefused(f"This campaign is {campaign.get_state_display().lower()} already.")
     connector = _connector(campaign)
     try:
+        balance = campaign_publish_check(campaign=campaign)
         if campaign.state == Campaign.State.DRAFT:
-            balance = connector.balance_cents()
-            if balance < campaign.cost_cents:
-                raise WorkRefused(
-                    f"The {campaign.get_platform_display()} account has {_money(balance)}, "
-                    f"which does not cover this campaign's {_money(campaign.cost_cents)} "
-                    f"({campaign.places} places at {_money(campaign.reward_cents)} plus "
-                    f"{_money(campaign.fee_cents)} fee). Add funds or make it smaller."
-                )
             moved = Campaign.objects.filter(pk=campaign.pk, state=Campaign.State.DRAFT).update(
                 state=Campaign.State.PUBLISHING
             )
@@ -160,6 +151,35 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
             details={"campaign": campaign.pk, "cost_cents": campaign.cost_cents},
         )
     return campaign
+
+
+def campaign_publish_check(*, campaign: Campaign) -> int | None:
+    """Refuse (``WorkRefused``) to publish a campaign that is not a draft or half published,
+    or whose platform account cannot pay every place with the fee. Returns the balance read
+    for a draft (None when finishing a publication: its money was checked at the start)."""
+    if campaign.state not in (Campaign.State.DRAFT, Campaign.State.PUBLISHING):
+        raise WorkRefused(f"This campaign is {campaign.get_state_display().lower()} already.")
+    if campaign.state == Campaign.State.PUBLISHING:
+        return None
+    try:
+        balance = _connector(campaign).balance_cents()
+    except PlatformError as error:
+        raise WorkRefused(str(error)) from error
+    if balance < campaign.cost_cents:
+        raise WorkRefused(
+            f"The {campaign.get_platform_display()} account has {_money(balance)}, which does "
+            f"not cover this campaign's {_money(campaign.cost_cents)} ({campaign.places} places "
+            f"at {_money(campaign.reward_cents)} plus {_money(campaign.fee_cents)} fee). Add "
+            "funds or make it smaller."
+        )
+    return balance
+
+
+def platform_fee_cents(platform: str, cents: int, max_assignments: int = 1) -> int:
+    """The platform's fee on one payment of ``cents``."""
+    if platform == Campaign.Platform.MTURK:
+        return mturk.fee_cents(cents, max_assignments=max_assignments)
+    return -(-cents * settings.PROLIFIC_FEE_PERCENT // 100)
 
 
 def _publish_on_mturk(campaign, connector) -> None:
@@ -443,12 +463,6 @@ def _connector(campaign):
 
 def _sandbox(platform: str) -> bool:
     return platform == Campaign.Platform.MTURK and settings.MTURK_SANDBOX
-
-
-def _fee_cents(platform: str, reward_cents: int, max_assignments: int) -> int:
-    if platform == Campaign.Platform.MTURK:
-        return mturk.fee_cents(reward_cents, max_assignments=max_assignments)
-    return -(-reward_cents * settings.PROLIFIC_FEE_PERCENT // 100)
 
 
 def _description(campaign) -> str:

@@ -18,6 +18,7 @@ from crowd.models import (
     Campaign,
     CampaignEvent,
     HitType,
+    LedgerEntry,
     PlatformQualification,
     Tier,
 )
@@ -333,3 +334,21 @@ def test_a_campaign_past_its_lifetime_expires_at_the_next_read_back(mturk):
     crowd.campaign_sync(campaign=campaign, now=datetime.now(UTC) + timedelta(days=8))
     campaign.refresh_from_db()
     assert campaign.state == Campaign.State.EXPIRED
+
+
+def test_unverified_work_is_neither_accepted_nor_paid(mturk):
+    campaign = published(mturk)
+    assignment = arrive_and_describe(campaign)
+    staff = make_staff()
+    outcome = collector.descriptions_review(
+        description_ids=[assignment.description.pk],
+        status="accepted",
+        reviewed_by=staff,
+        reason="Good",
+    )
+    assert outcome.unverified == [assignment.description.pk] and not outcome.changed
+    later = timezone.now() + timedelta(days=4)
+    assert collector.descriptions_auto_accept(now=later) == 0
+    assignment.description.refresh_from_db()
+    assert assignment.description.status == "pending"
+    assert not LedgerEntry.objects.exists()

@@ -1,0 +1,210 @@
+"""The campaign pages in the admin: create a campaign, publish it, watch it, stop or extend it.
+
+Security behaviour: staff only (the admin site); changing anything needs the crowd.change_campaign
+permission, and every change goes through the campaign services, which audit-log it. Publishing
+and reading back talk to the platform in the background (Celery), so no page waits on it.
+"""
+
+from datetime import timedelta
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q, Sum
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.views.decorators.http import require_POST
+
+from paracrowd.celery import enqueue
+
+from . import services
+from .models import Assignment, Campaign, CampaignEvent, HitType, PlatformAction, Tier
+
+
+class CampaignCreateForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False, help_text="Shown to workers.")
+    platform = forms.ChoiceField(choices=Campaign.Platform.choices)
+    kind = forms.ChoiceField(choices=HitType.Kind.choices, label="Task")
+    tier = forms.TypedChoiceField(choices=Tier.choices, coerce=int)
+    size = forms.IntegerField(
+        min_value=1,
+        max_value=5000,
+        help_text="How many HITs (for video collection: how many videos).",
+    )
+    lifetime_days = forms.IntegerField(min_value=1, max_value=365, initial=7)
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(max_length=500)
+    days = forms.IntegerField(min_value=1, max_value=365, required=False)
+
+
+class CampaignEventInline(admin.TabularInline):
+    model = CampaignEvent
+    extra = 0
+    can_delete = False
+    fields = ["at", "is_error", "message"]
+    readonly_fields = fields
+    ordering = ["-at"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ["name", "platform", "sandbox", "hit_type", "tier", "state", "synced_at"]
+    list_filter = ["platform", "state", "tier", "hit_type"]
+    search_fields = ["name", "external_id"]
+    list_select_related = ["hit_type"]
+    inlines = [CampaignEventInline]
+    change_form_template = "admin/crowd/campaign/change_form.html"
+    readonly_fields = [
+        "platform",
+        "sandbox",
+        "hit_type",
+        "tier",
+        "state",
+        "reward_cents",
+        "fee_cents",
+        "lifetime",
+        "external_id",
+        "completion_code",
+        "created_by",
+        "created_at",
+        "published_at",
+        "expires_at",
+        "synced_at",
+    ]
+    fields = ["name", *readonly_fields]
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_urls(self):
+        own = [
+            path(
+                "create/",
+                self.admin_site.admin_view(self.create_view),
+                name="crowd_campaign_create",
+            ),
+            path(
+                "<int:pk>/do/<str:action>/",
+                self.admin_site.admin_view(require_POST(self.action_view)),
+                name="crowd_campaign_action",
+            ),
+        ]
+        return own + super().get_urls()
+
+    def add_view(self, request, form_url="", extra_context=None):
+        return redirect("admin:crowd_campaign_create")
+
+    def create_view(self, request):
+        """A draft campaign from the form; nothing reaches the platform until it is published."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = CampaignCreateForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                campaign = services.campaign_create(
+                    name=data["name"],
+                    platform=data["platform"],
+                    kind=data["kind"],
+                    tier=data["tier"],
+                    size=data["size"],
+                    lifetime=timedelta(days=data["lifetime_days"]),
+                    created_by=request.user,
+                )
+            except services.WorkRefused as refusal:
+                form.add_error(None, str(refusal))
+            else:
+                messages.success(request, "The campaign is ready to publish; check its cost.")
+                return redirect("admin:crowd_campaign_change", campaign.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "form": form,
+            "title": "New campaign",
+        }
+        return TemplateResponse(request, "admin/crowd/campaign/create.html", context)
+
+    def action_view(self, request, pk, action):
+        """Publish, read back now, expire early or extend one campaign."""
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        campaign = get_object_or_404(Campaign, pk=pk)
+        form = ReasonForm(request.POST)
+        try:
+            if action == "publish":
+                services.campaign_publish_check(campaign=campaign)
+                enqueue("crowd.tasks.publish_campaign", campaign.pk)
+                messages.success(request, "Publishing in the background; this page shows how.")
+            elif action == "sync":
+                services.campaign_sync(campaign=campaign)
+                messages.success(request, "Read back from the platform.")
+            elif action in ("expire", "extend") and not form.is_valid():
+                messages.error(request, "Give a reason (and, to extend, a number of days).")
+            elif action == "expire":
+                services.campaign_expire(
+                    campaign=campaign, expired_by=request.user, reason=form.cleaned_data["reason"]
+                )
+                messages.success(request, "Expired: no new worker can take its HITs.")
+            elif action == "extend" and form.cleaned_data["days"]:
+                services.campaign_extend(
+                    campaign=campaign,
+                    extended_by=request.user,
+                    by=timedelta(days=form.cleaned_data["days"]),
+                    reason=form.cleaned_data["reason"],
+                )
+                messages.success(request, "Extended.")
+            else:
+                messages.error(request, "Say by how many days to extend.")
+        except services.WorkRefused as refusal:
+            messages.error(request, str(refusal))
+        return redirect("admin:crowd_campaign_change", campaign.pk)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        campaign = get_object_or_404(Campaign, pk=object_id)
+        extra_context = {**(extra_context or {}), **campaign_summary(campaign)}
+        extra_context["action_urls"] = {
+            name: reverse("admin:crowd_campaign_action", args=[campaign.pk, name])
+            for name in ("publish", "sync", "expire", "extend")
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+def campaign_summary(campaign: Campaign) -> dict:
+    """What the campaign page shows: the platform's counts, ours, and the money."""
+    work = Assignment.objects.filter(campaign=campaign).aggregate(
+        arrived=Count("pk"),
+        submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
+        verified=Count("pk", filter=Q(verified_at__isnull=False)),
+        unverified=Count("pk", filter=Q(status=Assignment.Status.UNVERIFIED)),
+        rejected=Count("pk", filter=Q(status=Assignment.Status.REJECTED)),
+        earned=Sum("ledger_entry__amount_cents"),
+    )
+    actions = PlatformAction.objects.filter(campaign=campaign)
+    paid = actions.filter(
+        state=PlatformAction.State.DONE,
+        kind__in=[PlatformAction.Kind.APPROVE, PlatformAction.Kind.BONUS],
+        ledger_entry__isnull=False,
+    ).values_list("ledger_entry__amount_cents", flat=True)
+    return {
+        "campaign": campaign,
+        "places": campaign.places,
+        "platform_counts": campaign.platform_counts,
+        "work": work,
+        "committed_cents": campaign.cost_cents,
+        "earned_cents": work["earned"] or 0,
+        # What the platform has paid workers, with its fee on each payment.
+        "spent_cents": sum(
+            cents + services.platform_fee_cents(campaign.platform, cents) for cents in paid
+        ),
+        "pending_actions": actions.filter(state=PlatformAction.State.PENDING).count(),
+        "failed_actions": actions.filter(state=PlatformAction.State.FAILED).count(),
+        "unverified_work": Assignment.objects.filter(
+            campaign=campaign, status=Assignment.Status.UNVERIFIED
+        ).select_related("worker")[:50],
+    }
