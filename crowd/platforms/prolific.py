@@ -232,9 +232,7 @@ class Prolific:
 
     def study_places(self, study_id: str, places: int) -> None:
         """Offer ``places`` places in all (Prolific only lets a study grow)."""
-        self._call(
-            "PATCH", f"/api/v1/studies/{study_id}/", json={"total_available_places": places}
-        )
+        self._call("PATCH", f"/api/v1/studies/{study_id}/", json={"total_available_places": places})
 
     def study_counts(self, study_id: str) -> dict:
         """How many places are still open, taken by participants at work, and submitted."""

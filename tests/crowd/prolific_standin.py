@@ -111,8 +111,9 @@ class ProlificStandIn:
     ):
         """The next ``times`` requests to ``path`` answer ``status`` (or, with ``drop``, are
         carried out and then answered with a dropped connection, as a lost answer)."""
-        self.failures.append({"method": method, "path": path, "status": status, "left": times,
-                              "drop": drop})
+        self.failures.append(
+            {"method": method, "path": path, "status": status, "left": times, "drop": drop}
+        )
 
     def sent(self, method: str, path: str) -> list[Recorded]:
         return [r for r in self.requests if r.method == method and r.path == path]
@@ -141,8 +142,10 @@ class ProlificStandIn:
                 study = self._study(study_id)
                 places = body.get("total_available_places")
                 if not isinstance(places, int) or places < study["total_available_places"]:
-                    raise HTTPError(400, {"total_available_places": [
-                        "You can only increase the number of places."]})
+                    raise HTTPError(
+                        400,
+                        {"total_available_places": ["You can only increase the number of places."]},
+                    )
                 study["total_available_places"] = places
                 return 200, study
             case ("POST", "studies", study_id, "transition"):
@@ -182,8 +185,12 @@ class ProlificStandIn:
             following = {"href": f"{self.url}{path}?{extra}page={page + 1}"}
         return {
             "results": items[start : start + PAGE_SIZE],
-            "_links": {"self": {"href": f"{self.url}{path}"}, "next": following,
-                       "previous": None, "last": None},
+            "_links": {
+                "self": {"href": f"{self.url}{path}"},
+                "next": following,
+                "previous": None,
+                "last": None,
+            },
             "meta": {"count": len(items)},
         }
 
@@ -198,12 +205,14 @@ class ProlificStandIn:
         return self.submissions[submission_id]
 
     def _create_study(self, body: dict) -> dict:
-        missing = {name: ["This field is required."] for name in REQUIRED_STUDY_FIELDS
-                   if name not in body}
+        missing = {
+            name: ["This field is required."] for name in REQUIRED_STUDY_FIELDS if name not in body
+        }
         if missing:
             raise HTTPError(400, missing)
-        study = dict(body, id=new_id(), status="UNPUBLISHED", places_taken=0,
-                     number_of_submissions=0)
+        study = dict(
+            body, id=new_id(), status="UNPUBLISHED", places_taken=0, number_of_submissions=0
+        )
         self.studies[study["id"]] = study
         return study
 
@@ -228,23 +237,26 @@ class ProlificStandIn:
             raise HTTPError(400, {"action": [f'"{action}" is not a valid choice.']})
         if submission["status"] != "AWAITING REVIEW":
             raise HTTPError(
-                400, f"Cannot transition a submission that is {submission['status']}.",
+                400,
+                f"Cannot transition a submission that is {submission['status']}.",
                 "Invalid transition",
             )
         if action == "REJECT":
             if body.get("rejection_category") not in REJECTION_CATEGORIES:
                 raise HTTPError(400, {"rejection_category": ["This field is required."]})
             if len(body.get("message") or "") < 100:
-                raise HTTPError(400, {"message": [
-                    "Ensure this field has at least 100 characters."]})
+                raise HTTPError(
+                    400, {"message": ["Ensure this field has at least 100 characters."]}
+                )
         submission["status"] = "APPROVED" if action == "APPROVE" else "REJECTED"
         return submission
 
     def _create_bonus(self, body: dict) -> dict:
         study_id = body.get("study_id")
         self._study(study_id)
-        takers = {s["participant_id"] for s in self.submissions.values()
-                  if s["study_id"] == study_id}
+        takers = {
+            s["participant_id"] for s in self.submissions.values() if s["study_id"] == study_id
+        }
         total, wrong = 0, []
         for line in (body.get("csv_bonuses") or "").splitlines():
             participant_id, value = line.split(",")
@@ -253,8 +265,15 @@ class ProlificStandIn:
             total += round(float(value) * 100)
         if wrong:
             raise HTTPError(400, {"csv_bonuses": [f"Invalid IDs: {', '.join(wrong)}"]})
-        bonus = {"id": new_id(), "study": study_id, "amount": total, "fees": 0,
-                 "vat": 0, "total_amount": total, "csv_bonuses": body["csv_bonuses"]}
+        bonus = {
+            "id": new_id(),
+            "study": study_id,
+            "amount": total,
+            "fees": 0,
+            "vat": 0,
+            "total_amount": total,
+            "csv_bonuses": body["csv_bonuses"],
+        }
         self.bonuses[bonus["id"]] = bonus
         return bonus
 
@@ -288,11 +307,17 @@ class _Handler(BaseHTTPRequestHandler):
                     raise HTTPError(failure["status"], "Request was throttled.", "Throttled")
                 status, answer = standin.handle(self.command, parts.path, query, body or {})
             except HTTPError as error:
-                status, answer = error.status, {"error": {
-                    "error_code": 140000 + error.status, "title": error.title,
-                    "detail": error.detail,
-                    "additional_information": f"/api/v1/errors/{140000 + error.status}",
-                }}
+                status, answer = (
+                    error.status,
+                    {
+                        "error": {
+                            "error_code": 140000 + error.status,
+                            "title": error.title,
+                            "detail": error.detail,
+                            "additional_information": f"/api/v1/errors/{140000 + error.status}",
+                        }
+                    },
+                )
         if failure and failure["drop"]:
             self.close_connection = True
             self.wfile.flush()
