@@ -418,3 +418,20 @@ def test_a_participant_is_not_bonused_twice_in_one_list():
 def test_a_row_that_is_not_a_pair_is_refused():
     with pytest.raises(ValueError, match="not a \\(participant id, cents\\) pair"):
         bonuses_csv([PARTICIPANT])
+
+
+def test_the_configured_connector_reads_token_url_workspace_and_project(settings):
+    from crowd.platforms import connector
+
+    settings.PROLIFIC_API_TOKEN = "configured"
+    settings.PROLIFIC_API_URL = "https://prolific.example/"
+    settings.PROLIFIC_WORKSPACE_ID = WORKSPACE
+    settings.PROLIFIC_PROJECT_ID = "6600000000000000000000bb"
+    platform = connector("prolific")
+    assert isinstance(platform, Prolific)
+    assert platform.session.headers["Authorization"] == "Token configured"
+    assert (platform.base_url, platform.workspace_id, platform.project_id) == (
+        "https://prolific.example",
+        WORKSPACE,
+        "6600000000000000000000bb",
+    )
