@@ -272,6 +272,10 @@ MTURK_SANDBOX = env_bool("MTURK_SANDBOX", True)
 # Prolific: an API token from its researcher workspace (empty: not configured).
 PROLIFIC_API_TOKEN = env("PROLIFIC_API_TOKEN", "")
 PROLIFIC_API_URL = env("PROLIFIC_API_URL", "https://api.prolific.com")
+# The workspace whose balance is checked before publishing, and the project new studies go
+# into (empty: the token's default project); both are ids from the workspace's URL in Prolific.
+PROLIFIC_WORKSPACE_ID = env("PROLIFIC_WORKSPACE_ID", "")
+PROLIFIC_PROJECT_ID = env("PROLIFIC_PROJECT_ID", "")
 PROLIFIC_COMPLETION_URL = env(
     "PROLIFIC_COMPLETION_URL", "https://app.prolific.com/submissions/complete"
 )

@@ -35,7 +35,12 @@ def connector(platform: str):
     if platform == "prolific" and settings.PROLIFIC_API_TOKEN:
         from .prolific import Prolific
 
-        return Prolific(token=settings.PROLIFIC_API_TOKEN, base_url=settings.PROLIFIC_API_URL)
+        return Prolific(
+            token=settings.PROLIFIC_API_TOKEN,
+            base_url=settings.PROLIFIC_API_URL,
+            workspace_id=settings.PROLIFIC_WORKSPACE_ID,
+            project_id=settings.PROLIFIC_PROJECT_ID,
+        )
     raise NotConfigured(f"No connector is configured for {platform}; see the README.")
 
 

@@ -1,0 +1,352 @@
+"""A local stand-in for Prolific's API: the endpoints our connector uses, with the same paths,
+methods, JSON shapes, status codes and error answers, in a thread of the test process.
+
+Tests reach it through the ``prolific_api`` fixture (tests/crowd/conftest.py) and play the
+participants' part with ``participant_joins`` and ``submission_status``; ``fail_next`` makes the
+next matching request answer with an error (a 429 to test backoff, a 500, a dropped
+connection). Every request is recorded in ``requests`` (method, path, query, headers, json).
+"""
+
+import json
+import secrets
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from crowd.platforms.prolific import Prolific
+
+TOKEN = "standin-token"
+WORKSPACE = "6500000000000000000000aa"
+PAGE_SIZE = 2  # small, so listings of a few items already span pages
+REJECTION_CATEGORIES = {
+    "TOO_QUICKLY",
+    "TOO_SLOWLY",
+    "FAILED_INSTRUCTIONS",
+    "INCOMP_LONGITUDINAL",
+    "FAILED_CHECK",
+    "LOW_EFFORT",
+    "MALINGERING",
+    "NO_CODE",
+    "BAD_CODE",
+    "NO_DATA",
+    "UNSUPP_PREF",
+    "OTHER",
+}
+REQUIRED_STUDY_FIELDS = (
+    "name",
+    "description",
+    "external_study_url",
+    "prolific_id_option",
+    "completion_codes",
+    "total_available_places",
+    "estimated_completion_time",
+    "reward",
+)
+
+
+def new_id() -> str:
+    return secrets.token_hex(12)
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict
+    headers: dict
+    json: object
+
+
+class HTTPError(Exception):
+    def __init__(self, status: int, detail, title: str = "Invalid request"):
+        self.status, self.detail, self.title = status, detail, title
+
+
+@dataclass
+class ProlificStandIn:
+    url: str = ""
+    requests: list = field(default_factory=list)
+    studies: dict = field(default_factory=dict)
+    submissions: dict = field(default_factory=dict)
+    bonuses: dict = field(default_factory=dict)
+    payments: list = field(default_factory=list)  # bonus ids, once per pay call Prolific took
+    balance: int = 125_000
+    failures: list = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # What tests call
+
+    def connector(self, **options) -> Prolific:
+        """A connector on this stand-in whose backoff sleeps are recorded, not slept."""
+        self.slept = []
+        options.setdefault("workspace_id", WORKSPACE)
+        return Prolific(token=TOKEN, base_url=self.url, sleep=self.slept.append, **options)
+
+    def participant_joins(self, study_id: str, *, status: str = "ACTIVE") -> tuple[str, str]:
+        """A participant takes a place in a published study; returns (participant, submission)."""
+        study = self.studies[study_id]
+        assert study["status"] == "ACTIVE", "participants only join a published study"
+        participant_id, submission_id = new_id(), new_id()
+        self.submissions[submission_id] = {
+            "id": submission_id,
+            "participant_id": participant_id,
+            "study_id": study_id,
+            "status": status,
+            "started_at": "2025-01-01T10:00:00Z",
+            "completed_at": None,
+            "bonus_payments": [],
+        }
+        study["places_taken"] += 1
+        return participant_id, submission_id
+
+    def submission_status(self, submission_id: str, status: str) -> None:
+        """Move a submission on, as the participant or Prolific would (submit, return, …)."""
+        self.submissions[submission_id]["status"] = status
+
+    def fail_next(
+        self, method: str, path: str, *, status: int = 429, times: int = 1, drop: bool = False
+    ):
+        """The next ``times`` requests to ``path`` answer ``status`` (or, with ``drop``, are
+        carried out and then answered with a dropped connection, as a lost answer)."""
+        self.failures.append(
+            {"method": method, "path": path, "status": status, "left": times, "drop": drop}
+        )
+
+    def sent(self, method: str, path: str) -> list[Recorded]:
+        return [r for r in self.requests if r.method == method and r.path == path]
+
+    # The API
+
+    def handle(self, method: str, path: str, query: dict, body) -> tuple[int, object]:
+        parts = [part for part in path.split("/") if part][2:]  # after /api/v1
+        route = (method, *parts)
+        match route:
+            case ("GET", "workspaces", workspace_id, "balance") if workspace_id == WORKSPACE:
+                return 200, {
+                    "currency_code": "GBP",
+                    "total_balance": self.balance,
+                    "balance_breakdown": {"rewards": self.balance, "fees": 0, "vat": 0},
+                    "available_balance": self.balance,
+                    "available_balance_breakdown": {"rewards": self.balance, "fees": 0, "vat": 0},
+                }
+            case ("GET", "studies"):
+                return 200, self._page(list(self.studies.values()), path, query)
+            case ("POST", "studies"):
+                return 201, self._create_study(body)
+            case ("GET", "studies", study_id):
+                return 200, self._study(study_id)
+            case ("PATCH", "studies", study_id):
+                study = self._study(study_id)
+                places = body.get("total_available_places")
+                if not isinstance(places, int) or places < study["total_available_places"]:
+                    raise HTTPError(
+                        400,
+                        {"total_available_places": ["You can only increase the number of places."]},
+                    )
+                study["total_available_places"] = places
+                return 200, study
+            case ("POST", "studies", study_id, "transition"):
+                return 200, self._transition_study(self._study(study_id), body.get("action"))
+            case ("GET", "studies", study_id, "submissions", "counts"):
+                self._study(study_id)
+                counts = {}
+                for submission in self.submissions.values():
+                    if submission["study_id"] == study_id:
+                        counts[submission["status"]] = counts.get(submission["status"], 0) + 1
+                counts["TOTAL"] = sum(counts.values())
+                return 200, counts
+            case ("GET", "submissions"):
+                if "study" not in query:
+                    raise HTTPError(400, {"study": ["This field is required."]})
+                items = [s for s in self.submissions.values() if s["study_id"] == query["study"]]
+                return 200, self._page(items, path, query)
+            case ("GET", "submissions", submission_id):
+                return 200, self._submission(submission_id)
+            case ("POST", "submissions", submission_id, "transition"):
+                return 200, self._transition_submission(self._submission(submission_id), body)
+            case ("POST", "submissions", "bonus-payments"):
+                return 201, self._create_bonus(body)
+            case ("POST", "bulk-bonus-payments", bonus_id, "pay"):
+                if bonus_id not in self.bonuses:
+                    raise HTTPError(404, "Not found.", "Not found")
+                self.payments.append(bonus_id)
+                return 202, ""
+        raise HTTPError(404, "Not found.", "Not found")
+
+    def _page(self, items: list, path: str, query: dict) -> dict:
+        page = int(query.get("page", "1"))
+        start = (page - 1) * PAGE_SIZE
+        extra = "".join(f"{key}={value}&" for key, value in query.items() if key != "page")
+        following = None
+        if start + PAGE_SIZE < len(items):
+            following = {"href": f"{self.url}{path}?{extra}page={page + 1}"}
+        return {
+            "results": items[start : start + PAGE_SIZE],
+            "_links": {
+                "self": {"href": f"{self.url}{path}"},
+                "next": following,
+                "previous": None,
+                "last": None,
+            },
+            "meta": {"count": len(items)},
+        }
+
+    def _study(self, study_id: str) -> dict:
+        if study_id not in self.studies:
+            raise HTTPError(404, "Not found.", "Not found")
+        return self.studies[study_id]
+
+    def _submission(self, submission_id: str) -> dict:
+        if submission_id not in self.submissions:
+            raise HTTPError(404, "Not found.", "Not found")
+        return self.submissions[submission_id]
+
+    def _create_study(self, body: dict) -> dict:
+        missing = {
+            name: ["This field is required."] for name in REQUIRED_STUDY_FIELDS if name not in body
+        }
+        if missing:
+            raise HTTPError(400, missing)
+        study = dict(
+            body, id=new_id(), status="UNPUBLISHED", places_taken=0, number_of_submissions=0
+        )
+        self.studies[study["id"]] = study
+        return study
+
+    def _transition_study(self, study: dict, action) -> dict:
+        allowed = {
+            "PUBLISH": ({"UNPUBLISHED"}, "ACTIVE"),
+            "PAUSE": ({"ACTIVE"}, "PAUSED"),
+            "START": ({"PAUSED"}, "ACTIVE"),
+            "STOP": ({"ACTIVE", "PAUSED"}, "AWAITING REVIEW"),
+        }
+        if action not in allowed:
+            raise HTTPError(400, {"action": [f'"{action}" is not a valid choice.']})
+        sources, target = allowed[action]
+        if study["status"] not in sources:
+            raise HTTPError(400, f"Cannot {action} a study that is {study['status']}.")
+        study["status"] = target
+        return study
+
+    def _transition_submission(self, submission: dict, body: dict) -> dict:
+        action = body.get("action")
+        if action not in ("APPROVE", "REJECT"):
+            raise HTTPError(400, {"action": [f'"{action}" is not a valid choice.']})
+        if submission["status"] != "AWAITING REVIEW":
+            raise HTTPError(
+                400,
+                f"Cannot transition a submission that is {submission['status']}.",
+                "Invalid transition",
+            )
+        if action == "REJECT":
+            if body.get("rejection_category") not in REJECTION_CATEGORIES:
+                raise HTTPError(400, {"rejection_category": ["This field is required."]})
+            if len(body.get("message") or "") < 100:
+                raise HTTPError(
+                    400, {"message": ["Ensure this field has at least 100 characters."]}
+                )
+        submission["status"] = "APPROVED" if action == "APPROVE" else "REJECTED"
+        return submission
+
+    def _create_bonus(self, body: dict) -> dict:
+        study_id = body.get("study_id")
+        self._study(study_id)
+        takers = {
+            s["participant_id"] for s in self.submissions.values() if s["study_id"] == study_id
+        }
+        total, wrong = 0, []
+        for line in (body.get("csv_bonuses") or "").splitlines():
+            participant_id, value = line.split(",")
+            if participant_id not in takers:
+                wrong.append(participant_id)
+            total += round(float(value) * 100)
+        if wrong:
+            raise HTTPError(400, {"csv_bonuses": [f"Invalid IDs: {', '.join(wrong)}"]})
+        bonus = {
+            "id": new_id(),
+            "study": study_id,
+            "amount": total,
+            "fees": 0,
+            "vat": 0,
+            "total_amount": total,
+            "csv_bonuses": body["csv_bonuses"],
+        }
+        self.bonuses[bonus["id"]] = bonus
+        return bonus
+
+    def _failure(self, method: str, path: str):
+        for failure in self.failures:
+            if failure["method"] == method and failure["path"] == path and failure["left"]:
+                failure["left"] -= 1
+                return failure
+        return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    standin: ProlificStandIn
+
+    def _serve(self):
+        parts = urlsplit(self.path)
+        query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        standin = self.standin
+        with standin.lock:
+            standin.requests.append(
+                Recorded(self.command, parts.path, query, dict(self.headers), body)
+            )
+            failure = standin._failure(self.command, parts.path)
+            try:
+                if self.headers.get("Authorization") != f"Token {TOKEN}":
+                    raise HTTPError(401, "Invalid token.", "Unauthorized")
+                if failure and not failure["drop"]:
+                    raise HTTPError(failure["status"], "Request was throttled.", "Throttled")
+                status, answer = standin.handle(self.command, parts.path, query, body or {})
+            except HTTPError as error:
+                status, answer = (
+                    error.status,
+                    {
+                        "error": {
+                            "error_code": 140000 + error.status,
+                            "title": error.title,
+                            "detail": error.detail,
+                            "additional_information": f"/api/v1/errors/{140000 + error.status}",
+                        }
+                    },
+                )
+        if failure and failure["drop"]:
+            self.close_connection = True
+            self.wfile.flush()
+            self.connection.shutdown(2)
+            return
+        data = json.dumps(answer).encode() if answer != "" else b""
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_PATCH = _serve
+
+    def log_message(self, format, *args):  # keep test output quiet
+        pass
+
+
+@pytest.fixture
+def prolific_api():
+    standin = ProlificStandIn()
+    handler = type("Handler", (_Handler,), {"standin": standin})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    standin.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield standin
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
