@@ -28,15 +28,11 @@ from ..models import (
     PlatformQualification,
     Tier,
 )
-from ..platforms import PlatformError, Submission, mturk
+from ..platforms import PlatformError, Submission, mturk, prolific
 from .errors import WorkRefused
 from .workers import audit_record
 
 LIVE = (Campaign.State.DRAFT, Campaign.State.PUBLISHING, Campaign.State.PUBLISHED)
-# Prolific's query placeholders, replaced by each participant's ids when it sends them here.
-PROLIFIC_PARAMETERS = (
-    "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
-)
 # Expired campaigns are still read back this long, for late submissions and approvals.
 SYNC_AFTER_EXPIRY = timedelta(days=30)
 
@@ -179,7 +175,7 @@ def platform_fee_cents(platform: str, cents: int, max_assignments: int = 1) -> i
     """The platform's fee on one payment of ``cents``."""
     if platform == Campaign.Platform.MTURK:
         return mturk.fee_cents(cents, max_assignments=max_assignments)
-    return -(-cents * settings.PROLIFIC_FEE_PERCENT // 100)
+    return prolific.fee_cents(cents, percent=settings.PROLIFIC_FEE_PERCENT)
 
 
 def _publish_on_mturk(campaign, connector) -> None:
@@ -223,7 +219,7 @@ def _publish_on_prolific(campaign, connector) -> None:
             name=campaign.name,
             internal_name=f"paracrowd-campaign-{campaign.pk}",
             description=_description(campaign),
-            url=f"{entrance_url(hit_type.kind)}?{PROLIFIC_PARAMETERS}",
+            url=entrance_url(hit_type.kind),
             completion_code=campaign.completion_code,
             reward_cents=campaign.reward_cents,
             places=campaign.places,

@@ -1,0 +1,83 @@
+"""A campaign on Prolific end to end against the local stand-in of its API: publish a study,
+participants arrive with their session ids, their work is verified by reading the study's
+submissions back, and nothing doubles when it is read twice."""
+
+from datetime import timedelta
+
+import pytest
+
+from collector import services as collector
+from crowd import platforms
+from crowd import services as crowd
+from crowd.models import Assignment, Campaign, HitType, Tier
+from tests.factories import make_segment
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def prolific(prolific_api, settings):
+    settings.PLATFORM_PUBLIC_URL = "https://paracrowd.example.org"
+    platforms.install("prolific", prolific_api.connector())
+    yield prolific_api
+    platforms.install("prolific", None)
+
+
+def prolific_campaign(size=2):
+    for _ in range(size):
+        make_segment(targets=(3, 3))
+    return crowd.campaign_create(
+        name="Descriptions",
+        platform="prolific",
+        kind=HitType.Kind.DESCRIPTION,
+        tier=Tier.ONE,
+        size=size,
+        lifetime=timedelta(days=7),
+    )
+
+
+def test_publishing_creates_and_publishes_one_study_for_every_place(prolific):
+    campaign = crowd.campaign_publish(campaign=prolific_campaign())
+    study = prolific.studies[campaign.external_id]
+    assert campaign.state == Campaign.State.PUBLISHED and study["status"] == "ACTIVE"
+    assert study["total_available_places"] == 6 and study["reward"] == 1
+    assert study["external_study_url"].startswith(
+        "https://paracrowd.example.org/external/describe/?PROLIFIC_PID={{%PROLIFIC_PID%}}"
+    )
+    assert campaign.completion_code in str(study["completion_codes"])
+
+
+def test_publishing_is_refused_when_the_workspace_cannot_pay(prolific):
+    prolific.balance = 5
+    campaign = prolific_campaign()
+    with pytest.raises(crowd.WorkRefused, match="does not cover"):
+        crowd.campaign_publish(campaign=campaign)
+    assert not prolific.studies
+
+
+def test_participants_work_is_verified_once_the_study_shows_it_submitted(prolific):
+    campaign = crowd.campaign_publish(campaign=prolific_campaign())
+    participant, session = prolific.participant_joins(campaign.external_id)
+    assignment = crowd.platform_arrival(
+        platform="prolific",
+        external_worker_id=participant,
+        address=None,
+        tier=Tier.ONE,
+        external_assignment_id=session,
+        external_hit_id=campaign.external_id,
+        campaign=campaign,
+    )
+    collector.description_submit(
+        assignment_id=assignment.pk,
+        worker=assignment.worker,
+        text="A woman rides a horse.",
+        language="en",
+    )
+    assert crowd.campaign_sync(campaign=campaign)["verified"] == 0  # still working there
+    prolific.submission_status(session, "AWAITING REVIEW")
+    assert crowd.campaign_sync(campaign=campaign)["verified"] == 1
+    assert crowd.campaign_sync(campaign=campaign)["verified"] == 0
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED and assignment.verified_at
+    campaign.refresh_from_db()
+    assert campaign.platform_counts["submitted"] == 1
