@@ -1,16 +1,20 @@
 """The word-alignment task, and the agreement pages.
 
 Security behaviour: a worker opens and submits only their own alignment assignments (any other
-id answers 404); the page needs a login and a worker profile. Agreement pages are staff only.
+id answers 404); the page needs a login and a worker profile, except the platform entrance,
+whose submissions carry a signed token bound to worker and assignment. Agreement pages are
+staff only.
 """
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from crowd import entrance
 from crowd.access import own_assignment, worker_required
-from crowd.models import Assignment, HitType
+from crowd.models import Assignment, Hit, HitType
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 from scoring.metrics.alignment import parse_pharaoh
@@ -22,35 +26,55 @@ from .models import AgreementReport, SentencePair
 @worker_required
 def align(request, pk, worker):
     """Show the pair with its pre-alignment as an editable grid; POST stores the links."""
-    assignment = own_assignment(
-        pk, worker, HitType.Kind.ALIGNMENT, related=("hit__item__sentencepair", "alignment")
-    )
-    pair = assignment.hit.item.sentencepair
-    error = ""
-    submitted = assignment.status == Assignment.Status.SUBMITTED
-    # A submitted task reopens read-only, showing what was submitted.
-    links = assignment.alignment.links if submitted else pair.pre_alignment
+    assignment = own_assignment(pk, worker, HitType.Kind.ALIGNMENT, related=RELATED)
+    links, error = None, ""
     if request.method == "POST":
         links = request.POST.get("links", "")
-        try:
-            _, created = services.alignment_submit(
-                assignment_id=assignment.pk, worker=worker, links=links
-            )
-        except WorkRefused as refusal:
-            error = str(refusal)
-        else:
+        saved = _save(assignment, worker, links)
+        if isinstance(saved, bool):
             messages.success(
                 request,
                 "Thank you! Your alignment was saved."
-                if created
+                if saved
                 else "You had already submitted this task; it was saved once.",
             )
             return redirect("collector:dashboard")
+        error = saved
+    return _align_page(
+        request,
+        assignment.hit,
+        assignment=assignment,
+        links=links,
+        error=error,
+        action=reverse("annotations:align", args=[pk]),
+    )
+
+
+RELATED = ("hit__item__sentencepair", "alignment")
+
+
+def _save(assignment, worker, links) -> bool | str:
+    """Store the links: whether stored now (or before), or why nothing was stored."""
+    try:
+        _, created = services.alignment_submit(
+            assignment_id=assignment.pk, worker=worker, links=links
+        )
+    except WorkRefused as refusal:
+        return str(refusal)
+    return created
+
+
+def _align_page(request, hit, *, assignment, links, action, error="", hidden=None, preview=False):
+    pair = hit.item.sentencepair
+    submitted = assignment is not None and assignment.status == Assignment.Status.SUBMITTED
+    if links is None:
+        # A submitted task reopens read-only, showing what was submitted.
+        links = assignment.alignment.links if submitted else pair.pre_alignment
     context = {
         "assignment": assignment,
-        "hit": assignment.hit,
+        "hit": hit,
         "pair": pair,
-        "pay_cents": assignment.hit.hit_type.pay_cents(assignment.hit.tier),
+        "pay_cents": hit.hit_type.pay_cents(hit.tier),
         "alignment_task": {
             "source": pair.tokens_a,
             "target": pair.tokens_b,
@@ -58,10 +82,66 @@ def align(request, pk, worker):
             "links": links,
         },
         "error": error,
-        "action": reverse("annotations:align", args=[pk]),
+        "action": action,
         "submitted": submitted,
+        "preview": preview,
+        # A crowd platform's page: framed, no site header, the signed token instead of CSRF's.
+        "platform": bool(hidden) or preview,
+        "hidden": hidden or {},
     }
     return render(request, "annotations/align.html", context, status=400 if error else 200)
+
+
+class _AlignmentTask(entrance.PlatformTask):
+    kind = HitType.Kind.ALIGNMENT
+    related = RELATED
+
+    def preview(self, request):
+        hit = (
+            Hit.objects.filter(hit_type__kind=self.kind)
+            .select_related("item__sentencepair", "hit_type")
+            .order_by("id")
+            .first()
+        )
+        if hit is None:
+            raise Http404("There are no sentence pairs to align yet.")
+        action = reverse("annotations:platform_align")
+        return _align_page(request, hit, assignment=None, links=None, action=action, preview=True)
+
+    def show(self, request, assignment, *, hidden, links=None, error=""):
+        return _align_page(
+            request,
+            assignment.hit,
+            assignment=assignment,
+            links=links,
+            error=error,
+            action=reverse("annotations:platform_align"),
+            hidden=hidden,
+        )
+
+    def save(self, request, assignment, *, hidden):
+        links = request.POST.get("links", "")
+        saved = _save(assignment, assignment.worker, links)
+        if isinstance(saved, bool):
+            return saved
+        return self.show(request, assignment, hidden=hidden, links=links, error=saved)
+
+
+@entrance.platform_page
+def platform_align(request):
+    """The word-alignment task as a crowd platform opens it (Mechanical Turk's
+    ExternalQuestion, a Prolific study): anyone the platform sends may preview; an accepted
+    platform assignment gets a sentence pair to align, and after submitting goes straight back
+    to the platform.
+
+    Security behaviour: malformed ids answer 400 and an address bringing too many new workers
+    429, storing nothing; with a platform connector configured, work that none of our
+    published campaigns offers answers 403, and a campaign's tier is enforced. One platform
+    assignment is one local assignment (a reload gives the same pair, or once submitted the way
+    back to the platform; the same assignment id under another worker answers 403). A POST
+    needs the signed token bound to worker and assignment. Only the platforms in
+    PLATFORM_FRAME_ANCESTORS may frame it."""
+    return entrance.enter(request, _AlignmentTask())
 
 
 @staff_member_required

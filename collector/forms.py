@@ -16,29 +16,6 @@ from .youtube import parse_youtube_link
 
 OTHER_LANGUAGE = "other"
 
-# Platform ids: Mechanical Turk's are uppercase letters and digits, Prolific's hexadecimal; our
-# columns hold 64 characters.
-PLATFORM_ID = r"\A[A-Za-z0-9_-]{1,64}\Z"
-
-
-class PlatformArrivalForm(forms.Form):
-    """The ids a crowd platform appends to the task's address, checked before anything is
-    looked up or stored. Each may be missing (a preview has no worker); none may be malformed."""
-
-    workerId = forms.RegexField(PLATFORM_ID, required=False, label="worker id (workerId)")
-    assignmentId = forms.RegexField(
-        PLATFORM_ID, required=False, label="assignment id (assignmentId)"
-    )
-    hitId = forms.RegexField(PLATFORM_ID, required=False, label="HIT id (hitId)")
-
-    def problem(self) -> str:
-        """What is wrong, in one sentence for the worker."""
-        name = next(iter(self.errors))
-        return (
-            f"The {self.fields[name].label} in this task's address is not one a crowd platform "
-            "sends: it must be 1 to 64 letters, digits, - or _."
-        )
-
 
 class DescriptionForm(forms.Form):
     """A description as the worker typed it. The server is authoritative on every rule."""

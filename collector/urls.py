@@ -10,4 +10,5 @@ urlpatterns = [
     path("propose/<int:pk>/", views.propose, name="propose"),
     path("propose/video-link/", views.video_link, name="video_link"),
     path("external/describe/", views.platform_describe, name="platform_describe"),
+    path("external/collect/", views.platform_collect, name="platform_collect"),
 ]

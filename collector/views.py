@@ -7,28 +7,21 @@ workers authenticate each submission with a signed token bound to that worker an
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core import signing
 from django.core.exceptions import ValidationError
 from django.http import Http404, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.clickjacking import xframe_options_exempt
-from django.views.decorators.csrf import csrf_exempt
 
+from crowd import entrance
 from crowd import services as crowd
 from crowd.access import own_assignment, worker_required
-from crowd.models import Assignment, Hit, HitType, Tier, Worker
+from crowd.models import Assignment, Hit, HitType, Tier
 
 from . import selectors, services
-from .forms import DescriptionForm, PlatformArrivalForm, ProposalForm
+from .forms import DescriptionForm, ProposalForm
 from .spans import LengthRule, format_time
 from .validators import SECOND_SENTENCE, URL
 from .youtube import parse_youtube_link
-
-PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
-PLATFORM_TOKEN_SALT = "collector.platform-task"  # noqa: S105 (a namespace, not a secret)
-PLATFORM_TOKEN_MAX_AGE = 7 * 24 * 3600
 
 
 def home(request):
@@ -69,6 +62,15 @@ def propose(request, pk, worker):
     submitted = assignment.status == Assignment.Status.SUBMITTED
     if request.method == "POST":
         form = ProposalForm(request.POST)
+        created = _propose(assignment, worker, form)
+        if created is not None:
+            messages.success(
+                request,
+                "Thank you! Your segment was sent for review."
+                if created
+                else "You had already submitted this task; it was saved once.",
+            )
+            return redirect("collector:dashboard")
     elif submitted:
         proposal = assignment.proposal
         messages.info(request, "You already submitted this segment; it is waiting for review.")
@@ -82,33 +84,50 @@ def propose(request, pk, worker):
         )
     else:
         form = ProposalForm()
-    if request.method == "POST" and form.is_valid():
-        try:
-            _, created = services.proposal_submit(
-                assignment_id=assignment.pk,
-                worker=worker,
-                youtube_id=form.cleaned_data["url"].video_id,
-                start=form.cleaned_data["start"],
-                end=form.cleaned_data["end"],
-                event=form.cleaned_data["event"],
-            )
-        except crowd.WorkRefused as refusal:
-            form.add_error(None, str(refusal))
-        else:
-            messages.success(
-                request,
-                "Thank you! Your segment was sent for review."
-                if created
-                else "You had already submitted this task; it was saved once.",
-            )
-            return redirect("collector:dashboard")
-    hit = assignment.hit
+    return _proposal_page(
+        request,
+        form,
+        assignment=assignment,
+        hit_type=assignment.hit.hit_type,
+        tier=assignment.hit.tier,
+        action=reverse("collector:propose", args=[pk]),
+    )
+
+
+def _propose(assignment, worker, form) -> bool | None:
+    """Validate and store a proposal; on refusal, attach the reason to the form. Whether it
+    was stored now (or before), or None when nothing was stored."""
+    if not form.is_valid():
+        return None
+    try:
+        _, created = services.proposal_submit(
+            assignment_id=assignment.pk,
+            worker=worker,
+            youtube_id=form.cleaned_data["url"].video_id,
+            start=form.cleaned_data["start"],
+            end=form.cleaned_data["end"],
+            event=form.cleaned_data["event"],
+        )
+    except crowd.WorkRefused as refusal:
+        form.add_error(None, str(refusal))
+        return None
+    return created
+
+
+def _proposal_page(
+    request, form, *, assignment, hit_type, tier, action, hidden=None, preview=False
+):
     context = {
         "assignment": assignment,
-        "hit": hit,
+        "tier": tier,
         "form": form,
-        "submitted": submitted,
-        "pay_cents": hit.hit_type.pay_cents(hit.tier),
+        "submitted": assignment is not None and assignment.status == Assignment.Status.SUBMITTED,
+        "preview": preview,
+        # A crowd platform's page: framed, no site header, the signed token instead of CSRF's.
+        "platform": bool(hidden) or preview,
+        "action": action,
+        "hidden": hidden or {},
+        "pay_cents": hit_type.pay_cents(tier),
         "rules": {
             **LengthRule.from_settings().as_json(),
             "videoLinkUrl": reverse("collector:video_link"),
@@ -117,10 +136,10 @@ def propose(request, pk, worker):
     return render(request, "collector/propose.html", context)
 
 
-@login_required
 def video_link(request):
     """The video id and start time of a pasted YouTube link, as JSON, so that the marking tool
-    loads the video the server will accept. Any signed-in user; it reads nothing stored."""
+    loads the video the server will accept. Anyone, platform workers (who have no login)
+    included: it only parses the link, and reads and stores nothing."""
     try:
         link = parse_youtube_link(request.GET.get("url", ""))
     except ValidationError as error:
@@ -129,102 +148,98 @@ def video_link(request):
     return JsonResponse({"videoId": link.video_id, "start": start, "url": link.url})
 
 
-@xframe_options_exempt
-@csrf_exempt  # the signed platform token, bound to worker and assignment, does CSRF's job
-def platform_describe(request):
-    """The task as a crowd platform's ExternalQuestion: anyone the platform sends may preview;
-    an accepted platform assignment (workerId, assignmentId, hitId) gets a real task. This page
-    alone may be framed, and only by the platforms in PLATFORM_FRAME_ANCESTORS.
+class _DescriptionTask(entrance.PlatformTask):
+    kind = HitType.Kind.DESCRIPTION
+    related = ("hit__item__segment",)
 
-    Security behaviour: malformed ids answer 400 and an address bringing too many new workers
-    429, storing nothing. One platform assignment is one local assignment: a reload gives the
-    same task (or, once submitted, the way back to the platform), and the same assignment id
-    under another worker answers 403. A POST needs the signed token bound to worker and
-    assignment."""
-    params = request.POST if request.method == "POST" else request.GET
-    submit_to = params.get("turkSubmitTo", "")
-    if submit_to and submit_to.rstrip("/") not in settings.PLATFORM_FRAME_ANCESTORS:
-        return _refused(request, 403, "This task was not opened from a crowd platform we know.")
-    if request.method == "POST":
-        try:
-            claims = signing.loads(
-                params.get("token", ""), salt=PLATFORM_TOKEN_SALT, max_age=PLATFORM_TOKEN_MAX_AGE
-            )
-        except signing.BadSignature:
-            return _refused(request, 403, "This task link is not valid. Reload the HIT.")
-        worker = get_object_or_404(Worker, pk=claims["worker"])
-        assignment = _own_task(claims["assignment"], worker, HitType.Kind.DESCRIPTION)
-        form = DescriptionForm(request.POST)
-        result = _submit(assignment, worker, form)
-        if result is not None:
-            return _platform_done(request, assignment, submit_to, already_submitted=not result[1])
-        return _framed(
-            _render_task(request, assignment, form, **_platform_fields(params, worker, assignment))
-        )
-
-    arrival = PlatformArrivalForm(params)
-    if not arrival.is_valid():
-        return _refused(request, 400, arrival.problem())
-    worker_id = arrival.cleaned_data["workerId"]
-    external_assignment = arrival.cleaned_data["assignmentId"]
-    if not external_assignment or external_assignment == PREVIEW_ASSIGNMENT_ID or not worker_id:
+    def preview(self, request):
         hit = (
-            Hit.objects.filter(hit_type__kind=HitType.Kind.DESCRIPTION)
+            Hit.objects.filter(hit_type__kind=self.kind)
             .select_related("item__segment", "hit_type")
             .order_by("id")
             .first()
         )
         if hit is None:
             raise Http404("There are no segments to describe yet.")
-        return _framed(
-            render(
-                request,
-                "collector/describe.html",
-                _task_context(hit, DescriptionForm(), preview=True),
-            )
+        context = _task_context(hit, DescriptionForm(), preview=True)
+        return render(request, "collector/describe.html", {**context, "platform": True})
+
+    def show(self, request, assignment, *, hidden, form=None):
+        action = reverse("collector:platform_describe")
+        context = _task_context(
+            assignment.hit,
+            form or DescriptionForm(),
+            assignment=assignment,
+            action=action,
+            hidden=hidden,
         )
-    try:
-        assignment = crowd.platform_arrival(
-            platform=Worker.Platform.MTURK,
-            external_worker_id=worker_id,
-            address=request.META.get("REMOTE_ADDR"),
-            tier=_tier_param(params),
-            external_assignment_id=external_assignment,
-            external_hit_id=arrival.cleaned_data["hitId"],
+        return render(request, "collector/describe.html", {**context, "platform": True})
+
+    def save(self, request, assignment, *, hidden):
+        form = DescriptionForm(request.POST)
+        result = _submit(assignment, assignment.worker, form)
+        if result is None:
+            return self.show(request, assignment, hidden=hidden, form=form)
+        return result[1]
+
+
+class _CollectionTask(entrance.PlatformTask):
+    kind = HitType.Kind.VIDEO_COLLECTION
+    related = ("proposal",)
+
+    def preview(self, request):
+        return self._page(request, ProposalForm(), assignment=None, preview=True)
+
+    def show(self, request, assignment, *, hidden, form=None):
+        return self._page(request, form or ProposalForm(), assignment=assignment, hidden=hidden)
+
+    def save(self, request, assignment, *, hidden):
+        form = ProposalForm(request.POST)
+        created = _propose(assignment, assignment.worker, form)
+        if created is None:
+            return self.show(request, assignment, hidden=hidden, form=form)
+        return created
+
+    def _page(self, request, form, *, assignment, hidden=None, preview=False):
+        hit_type = HitType.objects.for_kind(self.kind)
+        return _proposal_page(
+            request,
+            form,
+            assignment=assignment,
+            hit_type=hit_type,
+            tier=assignment.hit.tier if assignment else Tier.ONE,
+            action=reverse("collector:platform_collect"),
+            hidden=hidden,
+            preview=preview,
         )
-    except crowd.ArrivalsExceeded as refusal:
-        return _refused(request, 429, str(refusal))
-    except crowd.WorkRefused as refusal:
-        return _refused(request, 403, str(refusal))
-    if assignment is None:
-        return _framed(render(request, "collector/platform_done.html", {"nothing_left": True}))
-    if assignment.status == Assignment.Status.SUBMITTED:
-        return _platform_done(request, assignment, submit_to, already_submitted=True)
-    worker = assignment.worker
-    return _framed(
-        _render_task(
-            request, assignment, DescriptionForm(), **_platform_fields(params, worker, assignment)
-        )
-    )
 
 
-def _platform_done(request, assignment, submit_to, *, already_submitted):
-    context = {
-        "assignment": assignment,
-        "submit_to": submit_to,
-        "already_submitted": already_submitted,
-    }
-    return _framed(render(request, "collector/platform_done.html", context))
+@entrance.platform_page
+def platform_describe(request):
+    """The description task as a crowd platform opens it (Mechanical Turk's ExternalQuestion,
+    a Prolific study): anyone the platform sends may preview; an accepted platform assignment
+    gets a real task, and after submitting goes straight back to the platform.
+
+    Security behaviour: malformed ids answer 400 and an address bringing too many new workers
+    429, storing nothing; with a platform connector configured, work that none of our
+    published campaigns offers answers 403, and a campaign's tier is enforced. One platform
+    assignment is one local assignment: a reload gives the same task (or, once submitted, the
+    way back to the platform), and the same assignment id under another worker answers 403.
+    A POST needs the signed token bound to worker and assignment. Only the platforms in
+    PLATFORM_FRAME_ANCESTORS may frame it."""
+    return entrance.enter(request, _DescriptionTask())
 
 
-def _refused(request, status, message):
-    heading = {
-        400: "This task's address is not valid",
-        403: "This task cannot be opened here",
-        429: "Too many new workers right now",
-    }[status]
-    context = {"heading": heading, "message": message}
-    return _framed(render(request, "collector/platform_refused.html", context, status=status))
+@entrance.platform_page
+def platform_collect(request):
+    """The video-collection task as a crowd platform opens it: each accepted platform
+    assignment opens a HIT of its own, and the worker proposes a YouTube segment for review.
+
+    Security behaviour: as ``platform_describe`` — malformed ids 400, too many new workers
+    from one address 429, work no published campaign offers 403, one local assignment per
+    platform assignment (another worker with the same assignment id: 403), POSTs only with
+    the signed token bound to worker and assignment, framed only by known platforms."""
+    return entrance.enter(request, _CollectionTask())
 
 
 def _own_task(pk, worker, kind):
@@ -279,28 +294,3 @@ def _render_task(request, assignment, form, *, action, hidden=None):
         assignment.hit, form, assignment=assignment, action=action, hidden=hidden
     )
     return render(request, "collector/describe.html", context)
-
-
-def _platform_fields(params, worker, assignment):
-    token = signing.dumps(
-        {"worker": worker.pk, "assignment": assignment.pk}, salt=PLATFORM_TOKEN_SALT
-    )
-    return {
-        "action": reverse("collector:platform_describe"),
-        "hidden": {"token": token, "turkSubmitTo": params.get("turkSubmitTo", "")},
-    }
-
-
-def _tier_param(params) -> int:
-    try:
-        tier = int(params.get("tier", Tier.ONE))
-    except ValueError:
-        return Tier.ONE
-    return tier if tier in Tier.values else Tier.ONE
-
-
-def _framed(response):
-    response["Content-Security-Policy"] = "frame-ancestors " + " ".join(
-        ["'self'", *settings.PLATFORM_FRAME_ANCESTORS]
-    )
-    return response

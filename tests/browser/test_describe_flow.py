@@ -101,4 +101,4 @@ def test_a_platform_worker_is_sent_back_to_the_platform_after_submitting(page, h
     page.get_by_role("button", name="Submit").click()
     expect(page.get_by_text("Submitted to the platform")).to_be_visible()
     description = Description.objects.get()
-    assert submitted == [f"assignmentId=3ASSIGN&paracrowd_description={description.pk}"]
+    assert submitted == [f"assignmentId=3ASSIGN&paracrowd_assignment={description.assignment_id}"]
