@@ -21,24 +21,16 @@ from django.conf import settings
 from django.core import signing
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 
 from . import platforms, services
 from .access import own_assignment
-from .models import Assignment, Campaign, HitType, Tier, Worker
+from .models import Assignment, Campaign, Tier, Worker
 
 # What Mechanical Turk sends as assignmentId while a worker only looks at the HIT.
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 TOKEN_MAX_AGE = 7 * 24 * 3600
-
-# The page a platform opens for each kind of task (the campaign publisher links to it).
-ENTRANCES = {
-    HitType.Kind.DESCRIPTION: "collector:platform_describe",
-    HitType.Kind.VIDEO_COLLECTION: "collector:platform_collect",
-    HitType.Kind.ALIGNMENT: "annotations:platform_align",
-}
 
 # Mechanical Turk's ids are uppercase letters and digits, Prolific's hexadecimal; our columns
 # hold 64 characters.
@@ -50,11 +42,6 @@ RETURN_ADVICE = {
     MTURK: "Nothing was saved. Please return the HIT.",
     PROLIFIC: "Nothing was saved. Please return this study on Prolific.",
 }
-
-
-def entrance_url(kind: str) -> str:
-    """The public address of the page a platform opens for tasks of ``kind``."""
-    return settings.PLATFORM_PUBLIC_URL + reverse(ENTRANCES[kind])
 
 
 class Refusal(Exception):  # noqa: N818 (a page the worker sees, not an error of ours)

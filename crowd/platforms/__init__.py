@@ -8,10 +8,23 @@ MTURK_ENABLED, Prolific when PROLIFIC_API_TOKEN is set), or raises ``NotConfigur
 """
 
 from django.conf import settings
+from django.urls import reverse
 
 from .base import NotConfigured, PlatformError, Submission
 
 _installed = {}
+
+# The page a platform opens for each kind of task (each app serves its own).
+ENTRANCES = {
+    "description": "collector:platform_describe",
+    "video_collection": "collector:platform_collect",
+    "alignment": "annotations:platform_align",
+}
+
+
+def entrance_url(kind: str) -> str:
+    """The public address of the page a platform opens for tasks of ``kind``."""
+    return settings.PLATFORM_PUBLIC_URL + reverse(ENTRANCES[kind])
 
 
 def configured() -> list[str]:
@@ -52,4 +65,13 @@ def install(platform: str, instance) -> None:
         _installed[platform] = instance
 
 
-__all__ = ["NotConfigured", "PlatformError", "Submission", "configured", "connector", "install"]
+__all__ = [
+    "ENTRANCES",
+    "entrance_url",
+    "NotConfigured",
+    "PlatformError",
+    "Submission",
+    "configured",
+    "connector",
+    "install",
+]

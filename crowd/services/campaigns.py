@@ -16,7 +16,6 @@ from django.db.models.functions import Least
 from django.utils import timezone
 
 from .. import platforms
-from ..entrance import entrance_url
 from ..models import (
     Assignment,
     AuditEntry,
@@ -28,7 +27,7 @@ from ..models import (
     PlatformQualification,
     Tier,
 )
-from ..platforms import PlatformError, Submission, mturk, prolific
+from ..platforms import PlatformError, Submission, entrance_url, mturk, prolific
 from .errors import WorkRefused
 from .workers import audit_record
 

@@ -10,8 +10,9 @@ from annotations.models import Alignment, SentencePair
 from collector.models import Description, SegmentProposal
 from crowd import platforms
 from crowd import services as crowd
-from crowd.entrance import PREVIEW_ASSIGNMENT_ID, entrance_url
+from crowd.entrance import PREVIEW_ASSIGNMENT_ID
 from crowd.models import Assignment, Campaign, CampaignHit, Hit, HitType, Tier, Worker
+from crowd.platforms import entrance_url
 from tests.factories import make_segment
 
 pytestmark = pytest.mark.django_db
