@@ -23,3 +23,10 @@ def pay_unreviewed() -> int:
     """Periodic: pay submitted work of the kinds that have no review of their own (word
     alignment) once their HIT type's delay has passed. Nothing is paid twice."""
     return services.assignments_auto_pay(kind=HitType.Kind.ALIGNMENT)
+
+
+@shared_task
+def send_platform_actions() -> int:
+    """Queued after each decision for a crowd platform, and periodic: send the outbox's
+    pending actions. Each action is sent by one worker, once, however many run."""
+    return services.platform_actions_send()
