@@ -9,6 +9,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from django.db import connection
+from django.urls import reverse
 from django.utils import timezone
 
 from collector import services as collector
@@ -493,7 +494,7 @@ def test_two_senders_never_send_the_same_action(mturk, campaign, turker):
     assignment = submitted(turker, campaign)
     pay(assignment, reason="Fine.")
     connector = platforms.connector("mturk")
-    other_sender = []
+    other_sender, started = [], []
 
     class Slow:
         """Mechanical Turk, with a second sender running while the first one's call is out."""
@@ -501,7 +502,8 @@ def test_two_senders_never_send_the_same_action(mturk, campaign, turker):
         sandbox = True
 
         def approve(self, **params):
-            if not other_sender:  # only the first sender's call starts another sender
+            if not started:  # only the first sender's call starts another sender
+                started.append(True)
                 thread = threading.Thread(target=lambda: other_sender.append(send_elsewhere()))
                 thread.start()
                 thread.join()
@@ -522,3 +524,11 @@ def test_two_senders_never_send_the_same_action(mturk, campaign, turker):
     assert crowd.platform_actions_send() == 1
     assert other_sender == [0]
     assert PlatformAction.objects.get().state == "done"
+
+
+def test_the_ledger_admin_shows_whether_the_platform_paid(admin_client, campaign, turker):
+    crowd.platform_approval_record(
+        assignment=submitted(turker, campaign), approved_at=timezone.now()
+    )
+    page = admin_client.get(reverse("admin:crowd_ledgerentry_changelist")).content.decode()
+    assert "paid by the platform" in page and "paid by Mechanical Turk itself at" in page
