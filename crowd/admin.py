@@ -148,16 +148,16 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
         "amount_cents",
         "source",
         "payout",
-        "platform_payment",
+        "paid_on_platform",
     ]
     list_filter = ["kind", "tier", "created_at", "platform_payment__state"]
     search_fields = ["source", "reason", "worker__user__username", "worker__external_id"]
     list_select_related = ["worker__user", "payout", "platform_payment"]
-    readonly_fields = ["platform_payment"]
+    readonly_fields = ["paid_on_platform"]
     date_hierarchy = "created_at"
 
     @admin.display(description="paid by the platform")
-    def platform_payment(self, entry):
+    def paid_on_platform(self, entry):
         return ledger_entry_platform_payment(entry)
 
 
