@@ -30,6 +30,7 @@ from crowd.models import (
 )
 from crowd.platforms.mturk import SANDBOX_ENDPOINT, MechanicalTurk
 from crowd.services import outbox
+from crowd.tasks import send_platform_actions
 from tests.factories import make_description, make_segment, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -532,3 +533,14 @@ def test_the_ledger_admin_shows_whether_the_platform_paid(admin_client, campaign
     page = admin_client.get(reverse("admin:crowd_ledgerentry_changelist")).content.decode()
     assert "paid by the platform" in page.lower()
     assert "paid by Mechanical Turk itself at" in page
+
+
+def test_the_send_task_sends_the_outbox(mturk, campaign, turker):
+    assignment = submitted(turker, campaign)
+    pay(assignment, reason="Fine.")
+    mturk.add_response(
+        "approve_assignment",
+        {},
+        {"AssignmentId": assignment.external_assignment_id, "RequesterFeedback": "Fine."},
+    )
+    assert send_platform_actions() == 1
