@@ -12,6 +12,7 @@ from .models import (
     Qualification,
     Worker,
 )
+from .services import ledger_entry_platform_payment
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -140,11 +141,25 @@ class AuditEntryAdmin(ReadOnlyAdmin):
 
 @admin.register(LedgerEntry)
 class LedgerEntryAdmin(ReadOnlyAdmin):
-    list_display = ["created_at", "worker", "kind", "tier", "amount_cents", "source", "payout"]
-    list_filter = ["kind", "tier", "created_at"]
+    list_display = [
+        "created_at",
+        "worker",
+        "kind",
+        "tier",
+        "amount_cents",
+        "source",
+        "payout",
+        "paid_on_platform",
+    ]
+    list_filter = ["kind", "tier", "created_at", "platform_payment__state"]
     search_fields = ["source", "reason", "worker__user__username", "worker__external_id"]
-    list_select_related = ["worker__user", "payout"]
+    list_select_related = ["worker__user", "payout", "platform_payment"]
+    readonly_fields = ["paid_on_platform"]
     date_hierarchy = "created_at"
+
+    @admin.display(description="paid by the platform")
+    def paid_on_platform(self, entry):
+        return ledger_entry_platform_payment(entry)
 
 
 @admin.register(Payout)

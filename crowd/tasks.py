@@ -48,3 +48,10 @@ def sync_campaigns() -> int:
             continue  # no connector configured for it here
         synced += 1
     return synced
+
+
+@shared_task
+def send_platform_actions() -> int:
+    """Queued after each decision for a crowd platform, and periodic: send the outbox's
+    pending actions. Each action is sent by one worker, once, however many run."""
+    return services.platform_actions_send()

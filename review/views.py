@@ -44,6 +44,8 @@ from .worker_signals import SIGNALS
 QUEUE_PAGE = 50
 DESCRIPTIONS_PAGE = 100
 SAMPLE = 10
+# The worker panel lists this many of their latest ledger entries.
+PAYMENTS = 20
 # Offered as the reason for a decision; any other reason may be typed.
 STANDING_REASONS = [
     "Good grammar and spelling in a sample of their work.",
@@ -213,6 +215,9 @@ def _worker_page(request, pk, *, standing_form=None, bonus_form=None):
             total=Coalesce(Sum("amount_cents"), 0),
             unpaid=Coalesce(Sum("amount_cents", filter=Q(payout__isnull=True)), 0),
         ),
+        "payments": worker.ledger_entries.select_related("platform_payment").order_by(
+            "-created_at", "-pk"
+        )[:PAYMENTS],
         "standing_forms": _standing_forms(worker, standing_form),
         "bonus_form": bonus_form or BonusForm(initial={"token": uuid.uuid4().hex}),
         "reasons": STANDING_REASONS,

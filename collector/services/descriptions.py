@@ -108,7 +108,7 @@ def descriptions_review(*, description_ids, status: str, reviewed_by, reason: st
         )
         assignment_ids = [d.assignment_id for d in changing if d.assignment_id]
         if status == Description.Status.REJECTED:
-            crowd.assignment_reject(assignment_ids=assignment_ids)
+            crowd.assignment_reject(assignment_ids=assignment_ids, reason=reason.strip())
         else:
             # Overturned rejections count as submitted again before they are paid.
             crowd.assignment_reinstate(assignment_ids=assignment_ids)

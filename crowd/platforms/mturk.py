@@ -212,10 +212,28 @@ class MechanicalTurk:
                 return
             params["NextToken"] = answer["NextToken"]
 
-    def approve(self, *, assignment_id: str, feedback: str = "") -> None:
+    def assignment(self, assignment_id: str) -> Submission:
+        """One assignment as Mechanical Turk sees it now (to tell whether an approval or
+        rejection we are not sure of went through)."""
+        item = self._call("get_assignment", AssignmentId=assignment_id)["Assignment"]
+        return Submission(
+            assignment_id=item["AssignmentId"],
+            worker_id=item.get("WorkerId", ""),
+            listing_id=item.get("HITId", ""),
+            status=STATUSES.get(item.get("AssignmentStatus", ""), Submission.GONE),
+            approved_at=item.get("ApprovalTime"),
+        )
+
+    def approve(
+        self, *, assignment_id: str, feedback: str = "", override_rejection: bool = False
+    ) -> None:
+        """Approve (and so pay) an assignment; ``override_rejection`` approves one we had
+        rejected (Mechanical Turk allows it within 30 days of submission)."""
         params = {"AssignmentId": assignment_id}
         if feedback:
             params["RequesterFeedback"] = feedback[:1024]
+        if override_rejection:
+            params["OverrideRejection"] = True
         self._call("approve_assignment", **params)
 
     def reject(self, *, assignment_id: str, feedback: str) -> None:

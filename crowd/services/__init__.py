@@ -36,6 +36,13 @@ from .ledger import (
     ledger_credit,
     ledger_pay_assignments,
     payout_record,
+    platform_approval_record,
+)
+from .outbox import (
+    ledger_entry_platform_payment,
+    platform_action_queue,
+    platform_actions_send,
+    platform_qualification,
 )
 from .workers import (
     arrival_windows_forget,
@@ -74,6 +81,11 @@ __all__ = [
     "ledger_pay_assignments",
     "payout_record",
     "platform_fee_cents",
+    "ledger_entry_platform_payment",
+    "platform_action_queue",
+    "platform_actions_send",
+    "platform_approval_record",
+    "platform_qualification",
     "platform_arrival",
     "qualification_grant",
     "qualification_revoke",

@@ -9,8 +9,9 @@ from django.db.models import F
 from django.db.models.functions import Least
 from django.utils import timezone
 
-from ..models import Assignment, Hit, HitType, Item, Tier, Worker
+from ..models import Assignment, Hit, HitType, Item, PlatformAction, Tier, Worker
 from .errors import WorkRefused
+from .outbox import platform_actions_queue
 from .workers import worker_from_platform
 
 # How many locked-then-full candidates the allocator steps past before giving up.
@@ -310,26 +311,62 @@ def assignment_submit(*, assignment_id: int, worker: Worker, record, submission:
     return row, True
 
 
-def assignment_reject(*, assignment_ids) -> int:
+def assignment_reject(*, assignment_ids, reason: str = "") -> int:
     """Mark submitted assignments rejected (their work was rejected in review) and reopen their
     HITs' slots, so that rejected work never keeps an item from reaching its target. The work
-    itself is kept by the app that stored it. Call it inside the review's transaction; an
-    assignment already rejected is left alone. Returns how many were rejected now."""
-    return _move_submissions(
-        assignment_ids, Assignment.Status.SUBMITTED, Assignment.Status.REJECTED
+    itself is kept by the app that stored it. Work that came through a campaign is also
+    rejected on its platform, through the outbox, with ``reason`` as the worker's feedback.
+    Call it inside the review's transaction; an assignment already rejected is left alone.
+    Returns how many were rejected now."""
+    with transaction.atomic():
+        moved = _move_submissions(
+            assignment_ids, Assignment.Status.SUBMITTED, Assignment.Status.REJECTED
+        )
+        if moved:
+            _rejections_queue(moved, reason=reason.strip())
+    return len(moved)
+
+
+def _rejections_queue(assignment_ids: list[int], *, reason: str) -> None:
+    rejected = Assignment.objects.filter(
+        pk__in=assignment_ids, campaign__isnull=False
+    ).select_related("worker", "campaign")
+    actions = platform_actions_queue(
+        [
+            PlatformAction(
+                kind=PlatformAction.Kind.REJECT,
+                worker=assignment.worker,
+                token=f"reject:assignment:{assignment.pk}",
+                assignment=assignment,
+                details={"feedback": reason},
+            )
+            for assignment in rejected
+        ]
     )
+    # Rejected, reinstated and rejected again before the first rejection was sent: that
+    # rejection was recorded as not sent (see the outbox), so it is sent after all.
+    PlatformAction.objects.filter(
+        pk__in=[action.pk for action in actions],
+        state=PlatformAction.State.DONE,
+        details__has_key="overturned",
+    ).update(state=PlatformAction.State.PENDING, done_at=None, details={"feedback": reason})
 
 
 def assignment_reinstate(*, assignment_ids) -> int:
     """Undo ``assignment_reject`` (a rejection overturned): the assignments count as submitted
     again. If a HIT's reopened slot has been filled meanwhile, the HIT stays at its target and
-    the reinstated work is one more than it asked for, rather than being lost."""
-    return _move_submissions(
-        assignment_ids, Assignment.Status.REJECTED, Assignment.Status.SUBMITTED
+    the reinstated work is one more than it asked for, rather than being lost.
+
+    Nothing is sent to a platform here: on a platform, taking a rejection back means approving
+    (and paying) the work, which ``ledger_pay_assignments`` queues when the reinstated work is
+    paid (with Mechanical Turk's OverrideRejection); a rejection not sent yet is dropped by the
+    outbox, which sends rejections of rejected assignments only."""
+    return len(
+        _move_submissions(assignment_ids, Assignment.Status.REJECTED, Assignment.Status.SUBMITTED)
     )
 
 
-def _move_submissions(assignment_ids, from_status: str, to_status: str) -> int:
+def _move_submissions(assignment_ids, from_status: str, to_status: str) -> list[int]:
     with transaction.atomic():
         moving = list(
             Assignment.objects.select_for_update()
@@ -337,7 +374,7 @@ def _move_submissions(assignment_ids, from_status: str, to_status: str) -> int:
             .values_list("pk", "hit_id")
         )
         if not moving:
-            return 0
+            return []
         Assignment.objects.filter(pk__in=[pk for pk, _ in moving]).update(status=to_status)
         per_hit = {}
         for _, hit_id in moving:
@@ -348,7 +385,7 @@ def _move_submissions(assignment_ids, from_status: str, to_status: str) -> int:
                 hits.update(submitted_count=F("submitted_count") - n)
             else:
                 hits.update(submitted_count=Least(F("submitted_count") + n, F("max_assignments")))
-    return len(moving)
+    return [pk for pk, _ in moving]
 
 
 def _locked_assignment(assignment_id: int, worker: Worker) -> Assignment:

@@ -24,11 +24,12 @@ from ..models import (
     CampaignHit,
     Hit,
     HitType,
-    PlatformQualification,
     Tier,
 )
 from ..platforms import PlatformError, Submission, entrance_url, mturk, prolific
 from .errors import WorkRefused
+from .ledger import platform_approval_record
+from .outbox import platform_qualification
 from .workers import audit_record
 
 LIVE = (Campaign.State.DRAFT, Campaign.State.PUBLISHING, Campaign.State.PUBLISHED)
@@ -188,7 +189,11 @@ def _publish_on_mturk(campaign, connector) -> None:
         assignment_seconds=int(hit_type.assignment_duration.total_seconds()),
         auto_approval_seconds=int(hit_type.auto_accept_after.total_seconds()),
         qualification_type_id=(
-            tier_qualification(campaign=campaign) if campaign.tier == Tier.TWO else None
+            platform_qualification(
+                platform=campaign.platform, sandbox=campaign.sandbox, tier=Tier.TWO
+            )
+            if campaign.tier == Tier.TWO
+            else None
         ),
     )
     Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
@@ -229,26 +234,6 @@ def _publish_on_prolific(campaign, connector) -> None:
     CampaignHit.objects.filter(campaign=campaign, created_at__isnull=True).update(
         created_at=timezone.now()
     )
-
-
-def tier_qualification(*, campaign: Campaign) -> str:
-    """The platform's id of ParaCrowd's Tier-2 qualification, created on first use."""
-    known = PlatformQualification.objects.filter(
-        platform=campaign.platform, sandbox=campaign.sandbox, tier=Tier.TWO
-    ).first()
-    if known:
-        return known.external_id
-    external_id = _connector(campaign).qualification_type_create(
-        name="ParaCrowd Tier 2" + (" (sandbox)" if campaign.sandbox else ""),
-        description="Workers whose descriptions ParaCrowd's reviewers have found reliable.",
-    )
-    known, _ = PlatformQualification.objects.get_or_create(
-        platform=campaign.platform,
-        sandbox=campaign.sandbox,
-        tier=Tier.TWO,
-        defaults={"external_id": external_id},
-    )
-    return known.external_id
 
 
 def campaign_expire(*, campaign: Campaign, expired_by, reason: str) -> Campaign:
@@ -363,8 +348,6 @@ def campaign_sync(*, campaign: Campaign, now=None) -> dict:
         elif submission is not None and submission.is_submitted:
             changed["verified"] += _verify(assignment, now)
             if submission.status == Submission.APPROVED and assignment.verified_at:
-                from .outbox import platform_approval_record
-
                 changed["approved_by_platform"] += platform_approval_record(
                     assignment=assignment, approved_at=submission.approved_at or now
                 )

@@ -6,8 +6,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from ..models import Assignment, AuditEntry, HitType, LedgerEntry, Payout, Worker
+from ..models import Assignment, AuditEntry, HitType, LedgerEntry, Payout, PlatformAction, Worker
 from .errors import WorkRefused
+from .outbox import platform_action_queue, platform_actions_queue
 from .workers import audit_record
 
 
@@ -48,9 +49,13 @@ def ledger_credit(
 
 
 def ledger_pay_assignments(*, assignments, reason: str, created_by=None) -> int:
-    """Credit each assignment's worker with its HIT type's pay in its tier, once per
-    assignment (whatever the kind of HIT). Assignments whose pay is zero earn nothing.
-    Returns how many were credited now. Pass assignments with ``hit__hit_type`` loaded."""
+    """Credit each verified assignment's worker with its HIT type's pay in its tier, once per
+    assignment (whatever the kind of HIT). Unverified assignments (a platform has not shown
+    them submitted yet) are skipped and paid when verified; assignments whose pay is zero earn
+    nothing. Work that came through a campaign is also approved on its platform, through the
+    outbox, with ``reason`` as the worker's feedback. Returns how many were credited now.
+    Pass assignments with ``hit__hit_type`` loaded; call it inside the decision's
+    transaction."""
     entries = [
         LedgerEntry(
             worker_id=assignment.worker_id,
@@ -63,21 +68,107 @@ def ledger_pay_assignments(*, assignments, reason: str, created_by=None) -> int:
             created_by=created_by,
         )
         for assignment in assignments
+        if assignment.verified_at is not None
     ]
     entries = [entry for entry in entries if entry.amount_cents > 0]
     if not entries:
         return 0
     sources = [entry.source for entry in entries]
-    before = LedgerEntry.objects.filter(source__in=sources).count()
-    LedgerEntry.objects.bulk_create(entries, ignore_conflicts=True, batch_size=1000)
-    return LedgerEntry.objects.filter(source__in=sources).count() - before
+    with transaction.atomic():
+        before = set(
+            LedgerEntry.objects.filter(source__in=sources).values_list("source", flat=True)
+        )
+        LedgerEntry.objects.bulk_create(entries, ignore_conflicts=True, batch_size=1000)
+        new = [source for source in sources if source not in before]
+        _approvals_queue(sources=new, feedback=reason.strip())
+    return len(new)
+
+
+def _approvals_queue(*, sources: list[str], feedback: str) -> None:
+    """Queue the platform approval of each new task entry whose work came through a campaign.
+    A rejection already queued for the assignment is overridden (Mechanical Turk's
+    OverrideRejection), whether or not it has been sent yet: the outbox sends in order, and a
+    rejection still waiting when its work is reinstated is never sent."""
+    paid = list(
+        LedgerEntry.objects.filter(
+            source__in=sources, assignment__campaign__isnull=False
+        ).select_related("worker", "assignment__campaign")
+    )
+    if not paid:
+        return
+    rejected = set(
+        PlatformAction.objects.filter(
+            kind=PlatformAction.Kind.REJECT, assignment__in=[e.assignment_id for e in paid]
+        ).values_list("assignment_id", flat=True)
+    )
+    platform_actions_queue(
+        [
+            PlatformAction(
+                kind=PlatformAction.Kind.APPROVE,
+                worker=entry.worker,
+                token=f"approve:assignment:{entry.assignment_id}",
+                assignment=entry.assignment,
+                ledger_entry=entry,
+                details={
+                    "feedback": feedback,
+                    "override_rejection": entry.assignment_id in rejected,
+                },
+            )
+            for entry in paid
+        ]
+    )
+
+
+def platform_approval_record(*, assignment: Assignment, approved_at) -> bool:
+    """The platform approved (and paid) ``assignment`` by itself, its auto-approval delay
+    having passed before we decided: credit the ledger for it, once, and record the approval
+    as done by the platform at ``approved_at``, so the ledger shows it paid there. The sync
+    calls this. Returns True when it was recorded now; again, it changes nothing."""
+    campaign = assignment.campaign
+    amount = campaign.reward_cents if campaign else 0
+    amount = amount or assignment.hit.hit_type.pay_cents(assignment.hit.tier)
+    with transaction.atomic():
+        entry, created = None, False
+        if amount > 0:
+            entry, created = ledger_credit(
+                worker=assignment.worker,
+                amount_cents=amount,
+                kind=LedgerEntry.Kind.TASK,
+                reason="Approved automatically by the platform.",
+                source=f"assignment:{assignment.pk}",
+                tier=assignment.hit.tier,
+                assignment=assignment,
+            )
+        token = f"approve:assignment:{assignment.pk}"
+        action = PlatformAction.objects.filter(token=token).first()
+        if action is None:
+            PlatformAction.objects.create(
+                kind=PlatformAction.Kind.APPROVE,
+                platform=campaign.platform if campaign else assignment.worker.platform,
+                sandbox=campaign.sandbox if campaign else False,
+                token=token,
+                worker=assignment.worker,
+                assignment=assignment,
+                campaign=campaign,
+                ledger_entry=entry if entry and not _has_payment(entry) else None,
+                details={"by": "platform"},
+                state=PlatformAction.State.DONE,
+                done_at=approved_at,
+            )
+            return True
+        return created
+
+
+def _has_payment(entry: LedgerEntry) -> bool:
+    return PlatformAction.objects.filter(ledger_entry=entry).exists()
 
 
 def bonus_pay(
     *, worker: Worker, amount_cents: int, reason: str, paid_by, token: str
 ) -> tuple[LedgerEntry, bool]:
     """Pay ``worker`` a bonus, audit-logged. ``token`` comes from the bonus form, so that a
-    form sent twice pays once."""
+    form sent twice pays once. A platform worker's bonus is also paid on their platform,
+    through the outbox, on their most recent assignment from a campaign there."""
     with transaction.atomic():
         entry, created = ledger_credit(
             worker=worker,
@@ -95,7 +186,26 @@ def bonus_pay(
                 reason=reason,
                 details={"amount_cents": amount_cents, "ledger_entry": entry.pk},
             )
+            platform_action_queue(
+                kind=PlatformAction.Kind.BONUS,
+                worker=worker,
+                token=f"bonus:ledger:{entry.pk}",
+                assignment=_latest_campaign_assignment(worker),
+                ledger_entry=entry,
+                details={"cents": amount_cents, "reason": reason.strip()},
+            )
     return entry, created
+
+
+def _latest_campaign_assignment(worker: Worker) -> Assignment | None:
+    return (
+        Assignment.objects.filter(
+            worker=worker, campaign__platform=worker.platform, external_assignment_id__gt=""
+        )
+        .select_related("campaign")
+        .order_by("-accepted_at", "-pk")
+        .first()
+    )
 
 
 def payout_record(*, through: datetime, paid_by, reason: str) -> Payout | None:
@@ -137,6 +247,7 @@ def assignments_auto_pay(*, kind: str, now=None, batch: int = 1000) -> int:
             Assignment.objects.filter(
                 hit__hit_type=hit_type,
                 status=Assignment.Status.SUBMITTED,
+                verified_at__isnull=False,
                 submitted_at__lte=now - hit_type.auto_accept_after,
                 ledger_entry__isnull=True,
             )

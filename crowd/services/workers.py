@@ -6,8 +6,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from ..models import ArrivalWindow, AuditEntry, Qualification, Worker
+from ..models import ArrivalWindow, AuditEntry, PlatformAction, Qualification, Tier, Worker
 from .errors import ArrivalsExceeded, WorkRefused
+from .outbox import platform_action_queue
 
 
 def worker_create(*, username: str, password: str, email: str = "") -> Worker:
@@ -92,6 +93,9 @@ def qualification_grant(*, worker: Worker, tier: int, granted_by, reason: str) -
                 reason=reason,
                 details={"tier": tier, "qualification": qualification.pk},
             )
+            _qualification_tell(
+                PlatformAction.Kind.GRANT, qualification=qualification, reason=reason
+            )
             return qualification
     except IntegrityError:
         return Qualification.objects.active().get(worker=worker, tier=tier)
@@ -122,7 +126,22 @@ def qualification_revoke(*, worker: Worker, tier: int, revoked_by, reason: str) 
             reason=reason,
             details={"tier": tier, "qualification": qualification.pk},
         )
+        _qualification_tell(PlatformAction.Kind.REVOKE, qualification=qualification, reason=reason)
     return qualification
+
+
+def _qualification_tell(kind: str, *, qualification: Qualification, reason: str) -> None:
+    """A Mechanical Turk worker's Tier 2 is also ParaCrowd's qualification on Mechanical Turk,
+    which Tier-2 HITs require: grant or revoke it there, through the outbox."""
+    worker = qualification.worker
+    if worker.platform != Worker.Platform.MTURK or qualification.tier != Tier.TWO:
+        return
+    platform_action_queue(
+        kind=kind,
+        worker=worker,
+        token=f"{kind}:qualification:{qualification.pk}",
+        details={"tier": qualification.tier, "reason": reason.strip()},
+    )
 
 
 def worker_block(*, worker: Worker, blocked_by, reason: str) -> None:

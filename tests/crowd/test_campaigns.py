@@ -164,7 +164,7 @@ def test_a_tier_two_campaign_requires_the_qualification_created_once(mturk):
                 "create_qualification_type",
                 {"QualificationType": {"QualificationTypeId": "QT2"}},
                 {
-                    "Name": "ParaCrowd Tier 2 (sandbox)",
+                    "Name": "ParaCrowd Tier 2",
                     "Description": ANY,
                     "Keywords": "paracrowd,tier",
                     "QualificationTypeStatus": "Active",

@@ -6,7 +6,9 @@ import io
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -26,7 +28,7 @@ from tests.factories import make_submitted_description, make_worker
 pytestmark = pytest.mark.django_db
 # What a page costs in queries, the same at every size of corpus (an N+1 shows up as a change).
 QUEUE_QUERIES = 5
-WORKER_PANEL_QUERIES = 10
+WORKER_PANEL_QUERIES = 11
 
 PAGES = ["overview", "queue", "descriptions", "ledger", "audit"]
 
@@ -319,3 +321,20 @@ def refresh_overview_now(period: Period | None = None) -> OverviewReport:
     assert overview_report_compute(report_id=report.pk)
     report.refresh_from_db()
     return report
+
+
+def test_the_worker_panel_shows_whether_the_platform_paid_each_entry_in_flat_queries(client, staff):
+    turker = crowd.worker_from_platform(platform="mturk", external_id="W-panel")
+    queries = []
+    for n in range(6):
+        crowd.bonus_pay(
+            worker=turker, amount_cents=5, reason="<i>Thanks</i>", paid_by=staff, token=f"b{n}"
+        )
+        if n in (0, 5):
+            with CaptureQueriesContext(connection) as captured:
+                page = client.get(reverse("review:worker", args=[turker.pk])).content.decode()
+            queries.append(len(captured))
+    assert queries[0] == queries[1]
+    payments = page.split('id="payments"')[1].split("</table>")[0]
+    assert payments.count("<td>pending</td>") == 6
+    assert "&lt;i&gt;Thanks&lt;/i&gt;" in payments and "<i>Thanks</i>" not in payments
