@@ -303,11 +303,9 @@ def _bonus(platform, action: PlatformAction) -> None:
     # two is never followed by a second payment.
     bonus_id = details.get("bonus_id")
     if not bonus_id:
+        # Prolific's bulk bonus carries no message; the reason stays in our ledger.
         bonus_id = platform.bonus_setup(
-            worker_id=worker_id,
-            assignment_id=assignment_id,
-            cents=details["cents"],
-            reason=details["reason"],
+            worker_id=worker_id, assignment_id=assignment_id, cents=details["cents"]
         )
         _details_update(action, bonus_id=str(bonus_id))
     if action.details.get("pay_requested") == str(bonus_id):

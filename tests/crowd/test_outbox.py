@@ -452,8 +452,8 @@ class Prolific:
     def __init__(self):
         self.calls = []
 
-    def bonus_setup(self, *, worker_id, assignment_id, cents, reason):
-        self.calls.append(("setup", worker_id, assignment_id, cents, reason))
+    def bonus_setup(self, *, worker_id, assignment_id, cents):
+        self.calls.append(("setup", worker_id, assignment_id, cents))
         return "B1"
 
     def bonus_pay(self, bonus_id):
@@ -474,7 +474,7 @@ def test_a_prolific_bonus_is_set_up_stored_and_paid_once(prolific, admin_user):
         worker=worker, amount_cents=30, reason="Thanks.", paid_by=admin_user, token="p"
     )
     assert crowd.platform_actions_send() == 1
-    assert prolific.calls == [("setup", "P1", "", 30, "Thanks."), ("pay", "B1")]
+    assert prolific.calls == [("setup", "P1", "", 30), ("pay", "B1")]
     assert PlatformAction.objects.get().details["bonus_id"] == "B1"
 
 

@@ -9,8 +9,8 @@ import pytest
 from collector import services as collector
 from crowd import platforms
 from crowd import services as crowd
-from crowd.models import Assignment, Campaign, HitType, Tier
-from tests.factories import make_segment
+from crowd.models import Assignment, Campaign, HitType, LedgerEntry, PlatformAction, Tier
+from tests.factories import make_segment, make_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +81,61 @@ def test_participants_work_is_verified_once_the_study_shows_it_submitted(prolifi
     assert assignment.status == Assignment.Status.SUBMITTED and assignment.verified_at
     campaign.refresh_from_db()
     assert campaign.platform_counts["submitted"] == 1
+
+
+def verified_work(prolific, campaign, text="A woman rides a horse."):
+    """A participant takes part, describes a segment and submits on Prolific; read back."""
+    participant, session = prolific.participant_joins(campaign.external_id)
+    assignment = crowd.platform_arrival(
+        platform="prolific",
+        external_worker_id=participant,
+        address=None,
+        tier=Tier.ONE,
+        external_assignment_id=session,
+        external_hit_id=campaign.external_id,
+        campaign=campaign,
+    )
+    description, _ = collector.description_submit(
+        assignment_id=assignment.pk, worker=assignment.worker, text=text, language="en"
+    )
+    prolific.submission_status(session, "AWAITING REVIEW")
+    crowd.campaign_sync(campaign=campaign)
+    return description, session
+
+
+def test_review_decisions_reach_prolific_once(prolific):
+    campaign = crowd.campaign_publish(campaign=prolific_campaign())
+    staff = make_staff()
+    good, good_session = verified_work(prolific, campaign)
+    spam, spam_session = verified_work(prolific, campaign, text="Nice video I like it.")
+    collector.descriptions_review(
+        description_ids=[good.pk], status="accepted", reviewed_by=staff, reason="Clear."
+    )
+    collector.descriptions_review(
+        description_ids=[spam.pk], status="rejected", reviewed_by=staff, reason="Off topic."
+    )
+    assert crowd.platform_actions_send() == 2
+    assert crowd.platform_actions_send() == 0
+    assert prolific.submissions[good_session]["status"] == "APPROVED"
+    assert prolific.submissions[spam_session]["status"] == "REJECTED"
+    (rejection,) = prolific.sent("POST", f"/api/v1/submissions/{spam_session}/transition/")
+    assert rejection.json["message"].startswith("Off topic.")
+    entry = LedgerEntry.objects.get(assignment__description=good)
+    assert entry.platform_payment.state == PlatformAction.State.DONE
+
+
+def test_a_bonus_is_paid_on_prolific_exactly_once(prolific):
+    campaign = crowd.campaign_publish(campaign=prolific_campaign())
+    description, _ = verified_work(prolific, campaign)
+    crowd.bonus_pay(
+        worker=description.worker,
+        amount_cents=25,
+        reason="Careful work.",
+        paid_by=make_staff(),
+        token="t1",
+    )
+    assert crowd.platform_actions_send() == 1
+    assert crowd.platform_actions_send() == 0
+    (bonus,) = prolific.bonuses.values()
+    assert bonus["csv_bonuses"].strip() == f"{description.worker.external_id},0.25"
+    assert len(prolific.payments) == 1
