@@ -11,6 +11,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, Sum
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -20,6 +21,7 @@ from paracrowd.celery import enqueue
 
 from . import services
 from .models import Assignment, Campaign, CampaignEvent, HitType, PlatformAction, Tier
+from .platforms import prolific
 
 
 class CampaignCreateForm(forms.Form):
@@ -88,6 +90,11 @@ class CampaignAdmin(admin.ModelAdmin):
                 "create/",
                 self.admin_site.admin_view(self.create_view),
                 name="crowd_campaign_create",
+            ),
+            path(
+                "<int:pk>/prolific-<str:sheet>.csv",
+                self.admin_site.admin_view(self.sheet_view),
+                name="crowd_campaign_sheet",
             ),
             path(
                 "<int:pk>/do/<str:action>/",
@@ -165,6 +172,37 @@ class CampaignAdmin(admin.ModelAdmin):
             messages.error(request, str(refusal))
         return redirect("admin:crowd_campaign_change", campaign.pk)
 
+    def sheet_view(self, request, pk, sheet):
+        """Prolific's bulk approve or bulk bonus text for what the outbox has not done: every
+        approval still waiting or refused (approving twice is harmless), and only the bonuses
+        the outbox gave up on (it never pays those again, so pasting them pays once)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        campaign = get_object_or_404(Campaign, pk=pk, platform=Campaign.Platform.PROLIFIC)
+        unsent = PlatformAction.objects.filter(campaign=campaign).select_related("worker")
+        if sheet == "approvals":
+            waiting = unsent.filter(
+                kind=PlatformAction.Kind.APPROVE,
+                state__in=[PlatformAction.State.PENDING, PlatformAction.State.FAILED],
+            ).order_by("pk")
+            text = prolific.approvals_csv(action.worker.external_id for action in waiting)
+        elif sheet == "bonuses":
+            owed = {}
+            for action in unsent.filter(
+                kind=PlatformAction.Kind.BONUS, state=PlatformAction.State.FAILED
+            ).order_by("pk"):
+                owed[action.worker.external_id] = (
+                    owed.get(action.worker.external_id, 0) + action.details["cents"]
+                )
+            text = prolific.bonuses_csv(owed.items())
+        else:
+            raise Http404("No such sheet.")
+        response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = (
+            f'attachment; filename="campaign-{campaign.pk}-prolific-{sheet}.csv"'
+        )
+        return response
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
         campaign = get_object_or_404(Campaign, pk=object_id)
         extra_context = {**(extra_context or {}), **campaign_summary(campaign)}
@@ -172,6 +210,11 @@ class CampaignAdmin(admin.ModelAdmin):
             name: reverse("admin:crowd_campaign_action", args=[campaign.pk, name])
             for name in ("publish", "sync", "expire", "extend")
         }
+        if campaign.platform == Campaign.Platform.PROLIFIC:
+            extra_context["sheet_urls"] = {
+                name: reverse("admin:crowd_campaign_sheet", args=[campaign.pk, name])
+                for name in ("approvals", "bonuses")
+            }
         return super().change_view(request, object_id, form_url, extra_context)
 
 

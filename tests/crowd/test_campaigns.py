@@ -241,7 +241,7 @@ def arrive_and_describe(campaign, *, worker_id="W1", assignment_id="A1", hit_id=
     return assignment
 
 
-def expect_read_back(stubber, listed):
+def expect_read_back(stubber, listed, *, approved_at=None):
     """The platform lists ``listed`` (assignment, worker, HIT, status) for HIT0 and nothing for
     HIT1."""
     for hit_id in ("HIT0", "HIT1"):
@@ -254,6 +254,7 @@ def expect_read_back(stubber, listed):
                         "WorkerId": w,
                         "HITId": h,
                         "AssignmentStatus": status,
+                        **({"ApprovalTime": approved_at} if status == "Approved" else {}),
                     }
                     for a, w, h, status in listed
                     if h == hit_id
@@ -352,3 +353,18 @@ def test_unverified_work_is_neither_accepted_nor_paid(mturk):
     assignment.description.refresh_from_db()
     assert assignment.description.status == "pending"
     assert not LedgerEntry.objects.exists()
+
+
+def test_the_platforms_own_approval_is_read_back_into_the_ledger_once(mturk):
+    """Nobody reviewed the work before Mechanical Turk's auto-approval delay: it paid the
+    worker itself, and the ledger says so."""
+    campaign = published(mturk)
+    assignment = arrive_and_describe(campaign)
+    approved_at = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
+    for _ in range(2):
+        expect_read_back(mturk, [("A1", "W1", "HIT0", "Approved")], approved_at=approved_at)
+        crowd.campaign_sync(campaign=campaign)
+    entry = LedgerEntry.objects.get()
+    assert entry.assignment == assignment and entry.amount_cents == 1
+    assert entry.platform_payment.done_at == approved_at
+    assert entry.platform_payment.details == {"by": "platform"}

@@ -5,6 +5,7 @@ submissions back, and nothing doubles when it is read twice."""
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 
 from collector import services as collector
 from crowd import platforms
@@ -139,3 +140,31 @@ def test_a_bonus_is_paid_on_prolific_exactly_once(prolific):
     (bonus,) = prolific.bonuses.values()
     assert bonus["csv_bonuses"].strip() == f"{description.worker.external_id},0.25"
     assert len(prolific.payments) == 1
+
+
+def test_the_campaign_page_gives_prolifics_bulk_sheets_for_what_was_not_sent(prolific, client):
+    campaign = crowd.campaign_publish(campaign=prolific_campaign())
+    description, _ = verified_work(prolific, campaign)
+    staff = make_staff()
+    staff.is_superuser = True
+    staff.save()
+    collector.descriptions_review(
+        description_ids=[description.pk], status="accepted", reviewed_by=staff, reason="Clear."
+    )
+    crowd.bonus_pay(
+        worker=description.worker, amount_cents=25, reason="Well done.", paid_by=staff, token="b"
+    )
+    PlatformAction.objects.filter(kind="bonus").update(state=PlatformAction.State.FAILED)
+    client.force_login(staff)
+    participant = description.worker.external_id
+
+    def sheet(name):
+        url = reverse("admin:crowd_campaign_sheet", args=[campaign.pk, name])
+        return client.get(url).content.decode()
+
+    assert sheet("approvals") == f"{participant}\n"
+    assert sheet("bonuses") == f"{participant},0.25\n"
+    assert (
+        "prolific-approvals.csv"
+        in client.get(reverse("admin:crowd_campaign_change", args=[campaign.pk])).content.decode()
+    )
