@@ -103,6 +103,21 @@ class MechanicalTurk:
         )
         return answer["QualificationType"]["QualificationTypeId"]
 
+    def qualification_type_find(self, *, name: str) -> str | None:
+        """The id of this account's qualification type called ``name``, if it has one (it was
+        created before, by a database that has since forgotten it)."""
+        answer = self._call(
+            "list_qualification_types",
+            Query=name,
+            MustBeRequestable=False,
+            MustBeOwnedByCaller=True,
+            MaxResults=100,
+        )
+        for found in answer.get("QualificationTypes", []):
+            if found.get("Name") == name:
+                return found["QualificationTypeId"]
+        return None
+
     def hit_type_create(
         self,
         *,

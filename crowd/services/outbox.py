@@ -128,18 +128,25 @@ def _place(action: PlatformAction) -> bool:
 
 def platform_qualification(*, platform: str, sandbox: bool, tier: int) -> str:
     """The platform's id of ParaCrowd's qualification for ``tier``, created on the platform
-    the first time it is needed and remembered. Two senders racing to create it both call the
-    platform; the database keeps one row, and the loser's platform call fails on the
-    duplicate name and is retried with the stored id."""
+    the first time it is needed and remembered. A type of that name the account already has
+    (a racing sender's, or one a reset database forgot) is found by name instead."""
     stored = PlatformQualification.objects.filter(
         platform=platform, sandbox=sandbox, tier=tier
     ).first()
     if stored:
         return stored.external_id
     name = QUALIFICATION_NAME if tier == Tier.TWO else f"ParaCrowd Tier {tier}"
-    external_id = connector(platform).qualification_type_create(
-        name=name, description=QUALIFICATION_DESCRIPTION
-    )
+    account = connector(platform)
+    try:
+        external_id = account.qualification_type_create(
+            name=name, description=QUALIFICATION_DESCRIPTION
+        )
+    except PlatformError:
+        # Names are unique per account: one created earlier (by a database since reset, or a
+        # racing sender) is found by its name.
+        external_id = account.qualification_type_find(name=name)
+        if external_id is None:
+            raise
     try:
         with transaction.atomic():
             PlatformQualification.objects.create(

@@ -391,6 +391,42 @@ def test_promoting_a_turker_grants_the_qualification_created_once(mturk, turker)
     assert AuditEntry.objects.filter(action=AuditEntry.Action.PLATFORM).count() == 2
 
 
+def test_a_qualification_type_the_account_already_has_is_found_by_name(mturk, turker):
+    mturk.add_client_error(
+        "create_qualification_type",
+        service_error_code="RequestError",
+        service_message="You have already created a QualificationType with this name.",
+    )
+    mturk.add_response(
+        "list_qualification_types",
+        {
+            "QualificationTypes": [
+                {"QualificationTypeId": "Q1", "Name": "ParaCrowd Tier 2 draft"},
+                {"QualificationTypeId": "Q2", "Name": "ParaCrowd Tier 2"},
+            ]
+        },
+        {
+            "Query": "ParaCrowd Tier 2",
+            "MustBeRequestable": False,
+            "MustBeOwnedByCaller": True,
+            "MaxResults": 100,
+        },
+    )
+    mturk.add_response(
+        "associate_qualification_with_worker",
+        {},
+        {
+            "QualificationTypeId": "Q2",
+            "WorkerId": "W1",
+            "IntegerValue": 1,
+            "SendNotification": True,
+        },
+    )
+    crowd.qualification_grant(worker=turker, tier=Tier.TWO, granted_by=None, reason="Good work.")
+    assert crowd.platform_actions_send() == 1
+    assert PlatformQualification.objects.get().external_id == "Q2"
+
+
 def test_unverified_work_is_never_paid_or_approved(campaign, turker):
     assignment = submitted(turker, campaign, verified=False)
     assert pay(assignment) == 0
