@@ -175,7 +175,7 @@ def test_a_prolific_worker_does_each_kind_and_finishes_the_study(client, kind):
 def test_reloads_before_and_after_submitting_never_give_a_second_task(client, kind):
     offer(kind)
     first, again = client.get(URLS[kind], mturk()), client.get(URLS[kind], mturk())
-    assert token_from(first) == token_from(again)
+    assert token_from(first).split(":")[0] == token_from(again).split(":")[0]  # signed apart
     submit(client, kind, again, turkSubmitTo=SANDBOX)
     submit(client, kind, again, turkSubmitTo=SANDBOX)
     after = client.get(URLS[kind], mturk())
