@@ -5,7 +5,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from crowd.models import Campaign, HitType
-from tests.crowd.test_campaigns import campaign_of, expect_balance, mturk  # noqa: F401
+from tests.crowd.test_campaigns import campaign_of, expect_balance
 from tests.factories import make_segment, make_staff, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +49,7 @@ def test_a_campaign_with_nothing_to_offer_is_refused_on_the_form(staff_client):
     assert not Campaign.objects.exists()
 
 
-def test_publishing_from_the_page_is_refused_when_the_balance_is_short(staff_client, mturk):  # noqa: F811
+def test_publishing_from_the_page_is_refused_when_the_balance_is_short(staff_client, mturk):
     campaign = campaign_of(2)
     expect_balance(mturk, "0.01")
     answer = staff_client.post(

@@ -4,13 +4,11 @@ back to verify it. Every request's parameters are the ones the API receives."""
 
 from datetime import UTC, datetime, timedelta
 
-import boto3
 import pytest
-from botocore.stub import ANY, Stubber
+from botocore.stub import ANY
 from django.utils import timezone
 
 from collector import services as collector
-from crowd import platforms
 from crowd import services as crowd
 from crowd.models import (
     Assignment,
@@ -22,28 +20,9 @@ from crowd.models import (
     PlatformQualification,
     Tier,
 )
-from crowd.platforms.mturk import SANDBOX_ENDPOINT, MechanicalTurk
 from tests.factories import make_segment, make_staff
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def mturk(monkeypatch, settings):
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_CONFIG_FILE": "/dev/null",
-        "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
-    }.items():
-        monkeypatch.setenv(name, value)
-    settings.PLATFORM_PUBLIC_URL = "https://paracrowd.example.org"
-    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=SANDBOX_ENDPOINT)
-    with Stubber(client) as stubber:
-        platforms.install("mturk", MechanicalTurk(client=client, sleep=lambda seconds: None))
-        yield stubber
-        platforms.install("mturk", None)
-        stubber.assert_no_pending_responses()
 
 
 def campaign_of(size=2, *, tier=Tier.ONE, targets=(3, 3)):

@@ -1,33 +1,18 @@
 """The Mechanical Turk connector against botocore's Stubber: every request is checked against
 the MTurk API model and against the exact parameters we mean to send."""
 
-import boto3
 import pytest
-from botocore.stub import Stubber
 
 from crowd.platforms.base import Submission
 from crowd.platforms.mturk import (
-    SANDBOX_ENDPOINT,
-    MechanicalTurk,
     external_question,
     reward,
 )
 
 
 @pytest.fixture
-def mturk(monkeypatch):
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_CONFIG_FILE": "/dev/null",
-        "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
-    }.items():
-        monkeypatch.setenv(name, value)
-    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=SANDBOX_ENDPOINT)
-    slept = []
-    with Stubber(client) as stubber:
-        yield MechanicalTurk(client=client, sleep=slept.append), stubber, slept
-        stubber.assert_no_pending_responses()
+def mturk(mturk_account):
+    return mturk_account
 
 
 @pytest.mark.parametrize("cents, text", [(0, "0.00"), (1, "0.01"), (5, "0.05"), (125, "1.25")])

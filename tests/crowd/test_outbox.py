@@ -5,9 +5,7 @@ refuses any call nobody expected, so "sent once" is checked by every test)."""
 import threading
 from datetime import timedelta
 
-import boto3
 import pytest
-from botocore.stub import Stubber
 from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
@@ -28,7 +26,6 @@ from crowd.models import (
     PlatformQualification,
     Tier,
 )
-from crowd.platforms.mturk import SANDBOX_ENDPOINT, MechanicalTurk
 from crowd.services import outbox
 from crowd.tasks import send_platform_actions
 from tests.factories import make_description, make_segment, make_worker
@@ -36,25 +33,6 @@ from tests.factories import make_description, make_segment, make_worker
 pytestmark = pytest.mark.django_db
 
 FEEDBACK_SUBMITTED_ONLY = "This operation can be called with a status of: Submitted"
-
-
-@pytest.fixture
-def mturk(monkeypatch):
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_CONFIG_FILE": "/dev/null",
-        "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
-    }.items():
-        monkeypatch.setenv(name, value)
-    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=SANDBOX_ENDPOINT)
-    with Stubber(client) as stubber:
-        platforms.install("mturk", MechanicalTurk(client=client, sleep=lambda seconds: None))
-        try:
-            yield stubber
-        finally:
-            platforms.install("mturk", None)
-        stubber.assert_no_pending_responses()
 
 
 @pytest.fixture

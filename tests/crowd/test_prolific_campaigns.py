@@ -58,34 +58,19 @@ def test_publishing_is_refused_when_the_workspace_cannot_pay(prolific):
 
 def test_participants_work_is_verified_once_the_study_shows_it_submitted(prolific):
     campaign = crowd.campaign_publish(campaign=prolific_campaign())
-    participant, session = prolific.participant_joins(campaign.external_id)
-    assignment = crowd.platform_arrival(
-        platform="prolific",
-        external_worker_id=participant,
-        address=None,
-        tier=Tier.ONE,
-        external_assignment_id=session,
-        external_hit_id=campaign.external_id,
-        campaign=campaign,
-    )
-    collector.description_submit(
-        assignment_id=assignment.pk,
-        worker=assignment.worker,
-        text="A woman rides a horse.",
-        language="en",
-    )
+    description, session = described(prolific, campaign)
     assert crowd.campaign_sync(campaign=campaign)["verified"] == 0  # still working there
     prolific.submission_status(session, "AWAITING REVIEW")
     assert crowd.campaign_sync(campaign=campaign)["verified"] == 1
     assert crowd.campaign_sync(campaign=campaign)["verified"] == 0
-    assignment.refresh_from_db()
+    assignment = Assignment.objects.get(pk=description.assignment_id)
     assert assignment.status == Assignment.Status.SUBMITTED and assignment.verified_at
     campaign.refresh_from_db()
     assert campaign.platform_counts["submitted"] == 1
 
 
-def verified_work(prolific, campaign, text="A woman rides a horse."):
-    """A participant takes part, describes a segment and submits on Prolific; read back."""
+def described(prolific, campaign, text="A woman rides a horse."):
+    """A participant takes a place, arrives with their ids and describes a segment."""
     participant, session = prolific.participant_joins(campaign.external_id)
     assignment = crowd.platform_arrival(
         platform="prolific",
@@ -99,6 +84,12 @@ def verified_work(prolific, campaign, text="A woman rides a horse."):
     description, _ = collector.description_submit(
         assignment_id=assignment.pk, worker=assignment.worker, text=text, language="en"
     )
+    return description, session
+
+
+def verified_work(prolific, campaign, text="A woman rides a horse."):
+    """Work described here, submitted on Prolific and read back."""
+    description, session = described(prolific, campaign, text)
     prolific.submission_status(session, "AWAITING REVIEW")
     crowd.campaign_sync(campaign=campaign)
     return description, session
