@@ -347,3 +347,55 @@ def test_the_platforms_own_approval_is_read_back_into_the_ledger_once(mturk):
     assert entry.assignment == assignment and entry.amount_cents == 1
     assert entry.platform_payment.done_at == approved_at
     assert entry.platform_payment.details == {"by": "platform"}
+
+
+def test_a_video_collection_campaign_is_one_platform_hit_with_a_place_per_video(mturk):
+    campaign = crowd.campaign_create(
+        name="Videos",
+        platform="mturk",
+        kind=HitType.Kind.VIDEO_COLLECTION,
+        tier=Tier.ONE,
+        size=12,
+        lifetime=timedelta(days=2),
+    )
+    # Twelve assignments on one HIT: Mechanical Turk's larger fee, 40% of 5¢.
+    assert campaign.places == 12 and campaign.fee_cents == 2
+    expect_balance(mturk, "100.00")
+    mturk.add_response(
+        "create_hit_type",
+        {"HITTypeId": "HTV"},
+        {
+            "Title": "Find a short segment showing one clear action",
+            "Description": ANY,
+            "Keywords": ANY,
+            "Reward": "0.05",
+            "AssignmentDurationInSeconds": 30 * 60,
+            "AutoApprovalDelayInSeconds": 3 * 24 * 3600,
+            "QualificationRequirements": [],
+        },
+    )
+    posting = campaign.postings.get()
+    mturk.add_response(
+        "create_hit_with_hit_type",
+        {"HIT": {"HITId": "HITV"}},
+        {
+            "HITTypeId": "HTV",
+            "MaxAssignments": 12,
+            "LifetimeInSeconds": 2 * 24 * 3600,
+            "Question": ANY,
+            "RequesterAnnotation": f"paracrowd-{campaign.pk}-{posting.pk}",
+            "UniqueRequestToken": f"paracrowd-{campaign.pk}-{posting.pk}",
+        },
+    )
+    crowd.campaign_publish(campaign=campaign)
+    assignment = crowd.platform_arrival(
+        platform="mturk",
+        external_worker_id="W9",
+        address=None,
+        tier=Tier.ONE,
+        kind=HitType.Kind.VIDEO_COLLECTION,
+        external_assignment_id="AV1",
+        external_hit_id="HITV",
+        campaign=campaign,
+    )
+    assert assignment.hit.opened_for == assignment.worker and assignment.campaign == campaign
