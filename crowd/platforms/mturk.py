@@ -196,19 +196,9 @@ class MechanicalTurk:
         """Stop offering a HIT now; assignments already accepted may still be submitted."""
         self._call("update_expiration_for_hit", HITId=hit_id, ExpireAt=datetime(2015, 1, 1))
 
-    def hit_extend(
-        self, hit_id: str, *, until: datetime, more_assignments: int = 0, token: str = ""
-    ) -> None:
-        """Offer a HIT until ``until``, with ``more_assignments`` more places (once per
-        ``token``)."""
+    def hit_extend(self, hit_id: str, *, until: datetime) -> None:
+        """Offer a HIT until ``until`` (also one that has expired)."""
         self._call("update_expiration_for_hit", HITId=hit_id, ExpireAt=until)
-        if more_assignments:
-            self._call(
-                "create_additional_assignments_for_hit",
-                HITId=hit_id,
-                NumberOfAdditionalAssignments=more_assignments,
-                UniqueRequestToken=_token(token),
-            )
 
     def assignments(self, hit_id: str) -> Iterator[Submission]:
         """Every submitted, approved or rejected assignment of a HIT, page by page."""

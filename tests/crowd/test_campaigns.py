@@ -399,3 +399,30 @@ def test_a_video_collection_campaign_is_one_platform_hit_with_a_place_per_video(
         campaign=campaign,
     )
     assert assignment.hit.opened_for == assignment.worker and assignment.campaign == campaign
+
+
+def test_a_hit_whose_creation_answer_was_lost_is_found_by_its_token(mturk):
+    """The first publish created the HIT but its answer never arrived: asked again with the
+    same token, Mechanical Turk creates nothing, and the HIT is found by its annotation."""
+    campaign = campaign_of(1)
+    posting = campaign.postings.get()
+    token = f"paracrowd-{campaign.pk}-{posting.pk}"
+    expect_balance(mturk, "100.00")
+    expect_hit_type(mturk)
+    mturk.add_client_error(
+        "create_hit_with_hit_type",
+        service_error_code="RequestError",
+        service_message=f"The value {token} of UniqueRequestToken has already been used.",
+    )
+    mturk.add_response(
+        "list_hits",
+        {
+            "HITs": [
+                {"HITId": "OTHER", "RequesterAnnotation": "paracrowd-0-0"},
+                {"HITId": "HIT7", "RequesterAnnotation": token},
+            ]
+        },
+        {"MaxResults": 100},
+    )
+    crowd.campaign_publish(campaign=campaign)
+    assert campaign.postings.get().external_hit_id == "HIT7"
