@@ -129,15 +129,26 @@ class ReviewForm(forms.Form):
     reason = forms.CharField(
         label="Reason",
         max_length=2000,
-        help_text="Required. The worker sees it.",
+        required=False,
+        help_text="Required to reject; optional to accept. The worker sees it.",
         widget=forms.TextInput(attrs={"list": "review-suggestions", "autocomplete": "off"}),
-        error_messages={"required": "Give a reason; the worker sees it."},
     )
+    # What a worker reads when work was accepted without a word.
+    DEFAULT_ACCEPT_REASON = "Accepted."
 
     def __init__(self, *args, ids=(), **kwargs):
         super().__init__(*args, **kwargs)
         # Any id may be posted; the service decides what can change.
         self.fields["description"].choices = [(i, i) for i in ids]
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("reason", "").strip():
+            if data.get("decision") == Description.Status.REJECTED:
+                self.add_error("reason", "Give a reason to reject; the worker sees it.")
+            else:
+                data["reason"] = self.DEFAULT_ACCEPT_REASON
+        return data
 
 
 class PayoutForm(forms.Form):

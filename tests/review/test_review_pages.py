@@ -216,11 +216,22 @@ def test_staff_reject_in_bulk_and_the_worker_sees_why(client, staff, paster):
 
 
 def test_a_review_without_ticks_or_reason_is_sent_back_with_the_errors(client, staff, paster):
-    response = client.post(reverse("review:descriptions"), {"decision": "accepted"})
+    response = client.post(reverse("review:descriptions"), {"decision": "rejected"})
     page = response.content.decode()
     assert response.status_code == 400
-    assert "Tick at least one description." in page and "Give a reason" in page
+    assert "Tick at least one description." in page and "Give a reason to reject" in page
     assert not paster.descriptions.exclude(status="pending").exists()
+
+
+def test_accepting_needs_no_reason_and_the_worker_reads_a_plain_one(client, staff, paster):
+    ticked = list(paster.descriptions.values_list("pk", flat=True))[:2]
+    response = client.post(
+        reverse("review:descriptions"), {"decision": "accepted", "description": ticked}
+    )
+    assert response.status_code == 302
+    accepted = paster.descriptions.filter(status="accepted")
+    assert sorted(accepted.values_list("pk", flat=True)) == sorted(ticked)
+    assert set(accepted.values_list("review_reason", flat=True)) == {"Accepted."}
 
 
 def test_the_review_list_shows_pending_work_first_and_filters(client, staff, paster):
