@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from collector import services
 from collector.models import Description
 from crowd import services as crowd
 from crowd.models import Assignment, Tier
@@ -188,3 +189,20 @@ def test_every_page_has_exactly_one_h1(client, task):
     client.logout()
     for url in [reverse("collector:home"), reverse("login")]:
         assert client.get(url).content.decode().count("<h1") == 1, url
+
+
+def test_the_dashboard_says_when_work_is_not_scored_yet_or_rejected(
+    client, alice, task, admin_user
+):
+    submit(client, task)
+    dashboard = client.get(reverse("collector:dashboard")).content.decode()
+    assert "not scored yet" in dashboard and "BLEU  against" not in dashboard
+    services.descriptions_review(
+        description_ids=[Description.objects.get().pk],
+        status="rejected",
+        reviewed_by=admin_user,
+        reason="Not the main action.",
+    )
+    dashboard = client.get(reverse("collector:dashboard")).content.decode()
+    assert "Rejected: Not the main action." in dashboard
+    assert "not scored yet" not in dashboard and "· PINC" not in dashboard
