@@ -52,6 +52,27 @@ def task_next(request, worker):
     except ValueError:
         messages.error(request, "There is no such task.")
         return redirect(DASHBOARD)
+    return _next_task(request, worker, kind=kind, tier=tier)
+
+
+@require_POST
+@worker_required
+def skip(request, pk, worker):
+    """Give the worker's own assignment back, without doing it, and go straight on to the next
+    segment or sentence pair of the same kind and tier (or say that none is left)."""
+    assignment = own_assignment(pk, worker)
+    try:
+        services.assignment_return(assignment_id=assignment.pk, worker=worker)
+    except services.WorkRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect(DASHBOARD)
+    messages.info(request, "Skipped. You will not be shown that task again.")
+    if assignment.hit.hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
+        return redirect(DASHBOARD)  # each such task opens a new one: nothing to go on to
+    return _next_task(request, worker, kind=assignment.hit.hit_type.kind, tier=assignment.hit.tier)
+
+
+def _next_task(request, worker, *, kind, tier):
     page, items = TASK_PAGES[kind]
     try:
         assignment = services.assignment_claim(worker=worker, tier=tier, kind=kind)
@@ -62,16 +83,3 @@ def task_next(request, worker):
         messages.info(request, f"There are no Tier-{tier} {items} left for you. Thank you!")
         return redirect(DASHBOARD)
     return redirect(page, assignment.pk)
-
-
-@require_POST
-@worker_required
-def skip(request, pk, worker):
-    """Give the worker's own assignment back, without doing it."""
-    try:
-        services.assignment_return(assignment_id=own_assignment(pk, worker).pk, worker=worker)
-    except services.WorkRefused as refusal:
-        messages.error(request, str(refusal))
-        return redirect(DASHBOARD)
-    messages.info(request, "Skipped. You will not be shown that task again.")
-    return redirect(DASHBOARD)

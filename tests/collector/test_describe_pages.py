@@ -149,10 +149,20 @@ def test_a_tier_two_worker_sees_both_tiers_and_tier_two_pay(client):
     assert "Tier 1 · $0.01 each" in page and "Tier 2 · $0.05 each" in page
 
 
-def test_skip_gives_the_segment_back(client, task):
-    client.post(reverse("crowd:skip", args=[task.pk]))
+def test_skip_gives_the_segment_back_and_opens_the_next_one(client, alice, task):
+    make_segment()
+    response = client.post(reverse("crowd:skip", args=[task.pk]))
     task.refresh_from_db()
     assert task.status == Assignment.Status.RETURNED
+    following = Assignment.objects.get(worker=alice, status=Assignment.Status.ASSIGNED)
+    assert following.hit.item_id != task.hit.item_id
+    assert response["Location"] == reverse("collector:describe", args=[following.pk])
+
+
+def test_skipping_the_last_segment_says_none_is_left(client, task):
+    response = client.post(reverse("crowd:skip", args=[task.pk]), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("collector:dashboard")
+    assert "There are no Tier-1 segments to describe left for you" in response.content.decode()
 
 
 def test_worker_pages_need_a_login(client):
