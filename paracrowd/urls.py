@@ -1,10 +1,14 @@
 from django.conf import settings
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from .media import serve_media
 
 urlpatterns = [
+    # Browsers ask for /favicon.ico on pages that name no icon (the admin's).
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
     path("accounts/", include("crowd.account_urls")),
     path("scores/", include("scoring.urls")),

@@ -154,3 +154,9 @@ def test_every_page_has_one_h1_and_a_label_for_every_control(client, site, user)
             problems[url] = found
     assert seen >= 3
     assert problems == {}
+
+
+def test_the_favicon_is_found_wherever_a_browser_looks(client):
+    answer = client.get("/favicon.ico")
+    assert answer.status_code == 301 and answer["Location"].endswith("favicon.svg")
+    assert 'rel="icon"' in client.get(reverse("collector:home")).content.decode()
