@@ -83,7 +83,7 @@ def worker_dashboard(worker: Worker) -> dict:
             hit__hit_type=aligning,
             status__in=[Assignment.Status.SUBMITTED, Assignment.Status.REJECTED],
         ).count(),
-        "proposal_tiers": [(t, collecting.pay_cents(t)) for t in Tier.values if t <= tier],
+        "proposal_tiers": [(t, collecting.pay_cents(t)) for t in tiers_open],
         "proposals": proposals,
         "proposed": sum(proposals.values()),
         "recent_proposals": worker.proposals.order_by("-created_at")[:5],

@@ -182,3 +182,11 @@ def test_the_dashboard_counts_approved_and_rejected_segments_and_their_pay(clien
     assert '<td id="earned-tier1">$0.05</td><td>$0.05</td>' in page
     assert "Subtitles or other text on screen; Captions &lt;i&gt;burned&lt;/i&gt;" in page
     assert "&lt;b&gt;Cats&lt;/b&gt; &amp; dogs" in page and "<b>Cats" not in page
+
+
+def test_a_tier_two_dashboard_lists_every_task_tier_two_first(client):
+    worker = make_worker(tier=Tier.TWO)
+    client.force_login(worker.user)
+    page = client.get(reverse("collector:dashboard")).content.decode()
+    for task in ("Describe a video", "Propose a video segment"):
+        assert page.index(f"{task} · Tier 2") < page.index(f"{task} · Tier 1"), task
