@@ -45,8 +45,9 @@ class DescriptionForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # Read per form, not at import, so the limit follows settings (and tests can change it).
+        # No maxlength attribute: the browser would cut a pasted text silently and the worker
+        # would never read why. The page counts characters instead, and the server says.
         limit = settings.DESCRIPTION_MAX_LENGTH
-        self.fields["text"].widget.attrs["maxlength"] = limit
         self.fields["text"].validators.append(
             MaxLengthValidator(
                 limit,

@@ -40,6 +40,20 @@
 
   var show = window.showFieldError;
 
+  // A live count, so a long paste is seen at once rather than cut or refused unexplained.
+  var counter = document.createElement("p");
+  counter.id = "text-count";
+  counter.className = "help char-count";
+  counter.setAttribute("aria-live", "polite");
+  text.insertAdjacentElement("afterend", counter);
+  function count() {
+    var used = text.value.trim().length;
+    counter.textContent = used + " / " + rules.maxLength + " characters";
+    counter.classList.toggle("over", used > rules.maxLength);
+  }
+  text.addEventListener("input", count);
+  count();
+
   function toggleOther() {
     otherField.hidden = language.value !== "other";
   }

@@ -102,3 +102,18 @@ def test_a_platform_worker_is_sent_back_to_the_platform_after_submitting(page, h
     expect(page.get_by_text("Submitted to the platform")).to_be_visible()
     description = Description.objects.get()
     assert submitted == [f"assignmentId=3ASSIGN&paracrowd_assignment={description.assignment_id}"]
+
+
+def test_a_long_paste_is_counted_and_refused_with_the_reason_never_cut(page, hosted_segment):
+    make_worker(username="paula")
+    log_in(page, "paula")
+    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    box = page.get_by_label("Your one-sentence description")
+    text = "A squirrel " + "very " * 1000 + "quickly eats a nut."
+    box.fill(text)
+    expect(page.locator("#text-count")).to_have_text(f"{len(text)} / 300 characters")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#id_text_error")).to_have_text(
+        f"Keep it to one short sentence: at most 300 characters (you wrote {len(text)})."
+    )
+    assert box.input_value() == text and not Description.objects.exists()
