@@ -8,8 +8,11 @@ from .spans import LengthRule, parse_time
 from .validators import (
     LANGUAGE_CODES,
     LANGUAGES,
+    validate_has_words,
     validate_language_name,
+    validate_no_markup,
     validate_no_url,
+    validate_not_instructions,
     validate_one_sentence,
 )
 from .youtube import parse_youtube_link
@@ -23,7 +26,13 @@ class DescriptionForm(forms.Form):
     text = forms.CharField(
         label="Your one-sentence description",
         widget=forms.Textarea(attrs={"rows": 2}),
-        validators=[validate_one_sentence, validate_no_url],
+        validators=[
+            validate_has_words,
+            validate_no_markup,
+            validate_not_instructions,
+            validate_one_sentence,
+            validate_no_url,
+        ],
         error_messages={"required": "Write one sentence describing the main action."},
     )
     language = forms.ChoiceField(

@@ -2,6 +2,7 @@
 the same patterns to the browser so it can say what is wrong before anything is sent."""
 
 import re
+from difflib import SequenceMatcher
 
 from django.conf import global_settings
 from django.core.exceptions import ValidationError
@@ -16,6 +17,19 @@ SECOND_SENTENCE = re.compile(
 # Written without \w inside [...] so the browser can swap \w for a Unicode class (describe.js).
 URL = re.compile(r"(https?://|www\.)\S+|\b(?:\w|-)+\.(com|org|net|edu|gov|io|ly|be|tv|co)\b", re.I)
 LANGUAGE_FREE_TEXT = re.compile(r"^[^\W\d_][^\W\d_ ()-]*(?:[ ()-]+[^\W\d_]+)*\)?$")
+
+MARKUP = re.compile(r"<\s*/?\s*[A-Za-z!][^>]*>")
+# What the task page tells workers (templates/collector/describe.html says the same): a text
+# that is mostly one of these was pasted back, not written about the video.
+INSTRUCTIONS = (
+    "Describe the main action in one sentence",
+    "Watch the segment and describe its main action in one sentence.",
+    "Write in any language you write well, and say which language it is.",
+    "Describe what you see, not the video itself, not your opinion, and without unnecessary "
+    "detail.",
+    "If you do not understand what is happening in the segment, skip it.",
+)
+INSTRUCTION_LIKENESS = 0.8
 
 # Languages offered in the picker; anything else may be typed in.
 LANGUAGES = sorted(global_settings.LANGUAGES, key=lambda item: item[1])
@@ -45,3 +59,28 @@ def validate_language_name(name: str) -> None:
             "Name the language in letters, for example “Tagalog” or “Swiss German”.",
             code="language",
         )
+
+
+def validate_has_words(text: str) -> None:
+    if not any(character.isalpha() for character in text):
+        raise ValidationError("Describe the action in words; this has no letters.", code="no_words")
+
+
+def validate_no_markup(text: str) -> None:
+    if MARKUP.search(text):
+        raise ValidationError("Write plain text, without HTML or other markup.", code="markup")
+
+
+def validate_not_instructions(text: str) -> None:
+    written = _plain(text)
+    for sentence in INSTRUCTIONS:
+        if SequenceMatcher(None, written, _plain(sentence)).ratio() >= INSTRUCTION_LIKENESS:
+            raise ValidationError(
+                "Describe what you see in this segment in your own words; this repeats the "
+                "task's instructions.",
+                code="instructions",
+            )
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())

@@ -74,14 +74,16 @@ def test_a_worker_describes_a_segment_and_sees_the_count_go_up(page, hosted_segm
     assert Description.objects.get().text == "A test card is shown with a tone."
 
 
-def test_a_description_with_markup_is_shown_as_text(page, hosted_segment):
+def test_a_description_with_markup_is_refused_and_shown_back_as_text(page, hosted_segment):
     make_worker(username="mallory")
     log_in(page, "mallory")
     page.get_by_role("button", name="Describe a video · Tier 1").click()
-    page.get_by_label("Your one-sentence description").fill("<img src=x onerror=alert(1)> A cat")
+    box = page.get_by_label("Your one-sentence description")
+    box.fill("<img src=x onerror=alert(1)> A cat")
     page.get_by_role("button", name="Submit").click()
-    expect(page.locator(".recent q")).to_have_text("<img src=x onerror=alert(1)> A cat")
-    assert page.locator(".recent img").count() == 0
+    expect(page.locator("#id_text_error")).to_contain_text("without HTML or other markup")
+    expect(box).to_have_value("<img src=x onerror=alert(1)> A cat")
+    assert page.locator("form img").count() == 0 and not Description.objects.exists()
 
 
 def test_a_platform_worker_is_sent_back_to_the_platform_after_submitting(page, hosted_segment):

@@ -1,5 +1,6 @@
 """The description task through its pages: what a worker can do, and what bad input gets."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -85,6 +86,11 @@ def test_it_accepts_a_language_typed_in(client, task):
         ({"text": "A man\nA dog"}, "exactly one sentence"),
         ({"text": "x" * 10_000}, "at most 300 characters (you wrote 10000)"),
         ({"text": "Watch https://example.org/v now"}, "do not include links"),
+        ({"text": "🐿️🌰😋"}, "this has no letters"),
+        ({"text": "<script>alert(1)</script>"}, "without HTML or other markup"),
+        ({"text": "A cat <b>jumps</b> onto a table."}, "without HTML or other markup"),
+        ({"text": "describe the main action in one sentence"}, "repeats the task"),
+        ({"text": "Watch the segment and describe its main action in 1 sentence"}, "repeats"),
         ({"language": ""}, "Say which language you wrote in."),
         ({"language": "klingon-ish"}, "Select a valid choice"),
         ({"language": "other", "other_language": ""}, "Type the name of the language"),
@@ -100,10 +106,17 @@ def test_bad_input_gets_a_clear_message_and_stores_nothing(client, task, fields,
     assert task.status == Assignment.Status.ASSIGNED
 
 
-def test_html_is_stored_as_typed_and_shown_escaped(client, task):
+def test_markup_is_refused_and_shown_back_escaped(client, task):
     text = '<script>alert("x")</script> A cat <b>jumps</b> on a table'
-    submit(client, task, text=text)
-    assert Description.objects.get().text == text
+    page = submit(client, task, text=text).content.decode()
+    assert "without HTML or other markup" in page and not Description.objects.exists()
+    assert "<script>alert" not in page and "&lt;script&gt;alert(&quot;x&quot;)" in page
+
+
+def test_markup_that_reached_the_corpus_another_way_is_shown_escaped(client, alice, task):
+    """Imported corpora and older rows were never checked by the form."""
+    text = '<script>alert("x")</script> A cat <b>jumps</b> on a table'
+    services.description_submit(assignment_id=task.pk, worker=alice, text=text, language="en")
     dashboard = client.get(reverse("collector:dashboard")).content.decode()
     assert "<script>alert" not in dashboard and "<b>jumps</b>" not in dashboard
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in dashboard
@@ -216,3 +229,22 @@ def test_the_dashboard_says_when_work_is_not_scored_yet_or_rejected(
     dashboard = client.get(reverse("collector:dashboard")).content.decode()
     assert "Rejected: Not the main action." in dashboard
     assert "not scored yet" not in dashboard and "· PINC" not in dashboard
+
+
+def test_ordinary_sentences_with_symbols_and_comparisons_pass(client, task):
+    response = submit(client, task, text="A man sets the oven to 200° & waits (it's < 1 minute).")
+    assert response.status_code == 302 and Description.objects.exists()
+
+
+def test_the_instructions_refused_as_a_description_are_the_ones_the_page_shows(client, task):
+    from collector.validators import INSTRUCTIONS
+
+    page = " ".join(
+        re.sub(
+            r"<[^>]+>",
+            "",
+            client.get(reverse("collector:describe", args=[task.pk])).content.decode(),
+        ).split()
+    )
+    for sentence in INSTRUCTIONS:
+        assert sentence in page
