@@ -19,6 +19,7 @@ from crowd.models import Assignment, Hit, HitType, Tier
 
 from . import selectors, services
 from .forms import DescriptionForm, ProposalForm
+from .models import Description
 from .spans import LengthRule, format_time
 from .validators import SECOND_SENTENCE, URL
 from .youtube import parse_youtube_link
@@ -288,9 +289,10 @@ def _task_context(hit, form, *, assignment=None, preview=False, action="", hidde
 
 
 def _render_task(request, assignment, form, *, action, hidden=None):
-    if assignment.status == Assignment.Status.SUBMITTED:
-        messages.info(request, "You already submitted this task.")
     context = _task_context(
         assignment.hit, form, assignment=assignment, action=action, hidden=hidden
     )
+    if assignment.status == Assignment.Status.SUBMITTED:
+        # Reopened after submitting: show what was sent, not an empty form and a countdown.
+        context["submitted"] = Description.objects.filter(assignment=assignment).first()
     return render(request, "collector/describe.html", context)

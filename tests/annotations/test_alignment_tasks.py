@@ -154,4 +154,4 @@ def test_a_submitted_task_reopens_showing_what_was_submitted(client, pair):
     assignment = claim(worker)
     client.post(reverse("annotations:align", args=[assignment.pk]), {"links": "2p2"})
     page = client.get(reverse("annotations:align", args=[assignment.pk])).content.decode()
-    assert '"links": "2p2"' in page
+    assert '"links": "2p2"' in page and "You submitted this alignment on" in page

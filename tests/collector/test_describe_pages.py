@@ -248,3 +248,10 @@ def test_the_instructions_refused_as_a_description_are_the_ones_the_page_shows(c
     )
     for sentence in INSTRUCTIONS:
         assert sentence in page
+
+
+def test_a_reopened_submitted_task_shows_what_was_sent_and_no_timer(client, task):
+    submit(client, task, text="A woman is slicing some onions.")
+    page = client.get(reverse("collector:describe", args=[task.pk])).content.decode()
+    assert "You submitted this task on" in page and "A woman is slicing some onions." in page
+    assert 'id="deadline"' not in page and 'id="description-form"' not in page
