@@ -119,3 +119,22 @@ def test_a_long_paste_is_counted_and_refused_with_the_reason_never_cut(page, hos
         f"Keep it to one short sentence: at most 300 characters (you wrote {len(text)})."
     )
     assert box.input_value() == text and not Description.objects.exists()
+
+
+def test_the_segment_can_be_watched_in_a_loop(page, hosted_segment):
+    make_worker(username="lou")
+    log_in(page, "lou")
+    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    loop = page.get_by_label("Loop")
+    expect(loop).not_to_be_checked()
+    loop.check()
+    # Note when playback, having reached the segment's end, starts over from its start.
+    page.evaluate(
+        "() => { const v = document.getElementById('player-video'); window.looped = false;"
+        " let reachedEnd = false; v.addEventListener('timeupdate', () => {"
+        " if (v.currentTime >= 2.9) reachedEnd = true;"
+        " else if (reachedEnd && v.currentTime < 2.5) window.looped = true; }); }"
+    )
+    page.get_by_role("button", name="Play segment").click()
+    page.wait_for_function("() => window.looped")
+    assert not page.evaluate("document.getElementById('player-video').paused")
