@@ -18,6 +18,10 @@
       onReady: function (callback) {
         if (video.readyState >= 1) { callback(); } else { video.addEventListener("loadedmetadata", callback, { once: true }); }
       },
+      onError: function (callback) {
+        video.addEventListener("error", callback);
+        if (video.error) callback();
+      },
     };
   }
 
@@ -40,6 +44,7 @@
     var yt = null;
     var isReady = false;
     var waiting = [];
+    var failed = [];
     function whenReady(fn) { if (isReady) { fn(); } else { waiting.push(fn); } }
     return {
       ready: function () { return isReady; },
@@ -59,6 +64,8 @@
                 isReady = true;
                 waiting.splice(0).forEach(function (fn) { fn(); });
               },
+              // Removed, private, not embeddable, or an unknown id.
+              onError: function () { failed.forEach(function (fn) { fn(); }); },
             },
           });
         });
@@ -72,8 +79,13 @@
       playing: function () { return isReady && yt.getPlayerState() === 1; },
       setMuted: function (muted) { if (!isReady) return; if (muted) { yt.mute(); } else { yt.unMute(); } },
       onReady: whenReady,
+      onError: function (callback) { failed.push(callback); },
     };
   }
+
+  // A video that neither loads nor fails (a blocked YouTube, a stalled file) counts as failed
+  // after this long, so the worker is told instead of facing a black box.
+  var LOAD_PATIENCE_MS = 20000;
 
   // mode "segment": stop at the end; "loop": go back to the start at the end; "free": no bounds.
   window.SegmentPlayer = function (box) {
@@ -101,6 +113,12 @@
     return {
       load: function (videoId, at) { media.load(videoId, at); },
       onReady: media.onReady,
+      onFailure: function (callback) {
+        var done = false;
+        function fail() { if (!done && !media.ready()) { done = true; callback(); } }
+        media.onError(function () { done = true; callback(); });
+        setTimeout(fail, LOAD_PATIENCE_MS);
+      },
       now: media.now,
       playing: media.playing,
       seek: media.seek,
@@ -138,6 +156,12 @@
   var sound = document.getElementById("unmute");
   var loop = document.getElementById("loop");
   var player = window.SegmentPlayer(box);
+  var problem = document.getElementById("player-problem");
+  player.onFailure(function () {
+    problem.hidden = false;
+    playSegment.disabled = true;
+    document.getElementById("play-whole").disabled = true;
+  });
   if (box.dataset.youtubeId) player.load(box.dataset.youtubeId, start);
   player.cueSegment(start, end);
 

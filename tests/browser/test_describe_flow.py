@@ -138,3 +138,13 @@ def test_the_segment_can_be_watched_in_a_loop(page, hosted_segment):
     page.get_by_role("button", name="Play segment").click()
     page.wait_for_function("() => window.looped")
     assert not page.evaluate("document.getElementById('player-video').paused")
+
+
+def test_a_video_that_cannot_be_loaded_says_so_and_offers_to_skip(page, media_root):
+    make_segment(source=Segment.Source.FILE, youtube_id="", video_file="videos/gone.webm")
+    make_worker(username="vera")
+    log_in(page, "vera")
+    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    expect(page.get_by_role("alert")).to_contain_text("The video could not be loaded")
+    expect(page.get_by_role("button", name="Play segment")).to_be_disabled()
+    expect(page.get_by_role("button", name="Skip this segment")).to_be_enabled()
