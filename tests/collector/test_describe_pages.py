@@ -255,3 +255,19 @@ def test_a_reopened_submitted_task_shows_what_was_sent_and_no_timer(client, task
     page = client.get(reverse("collector:describe", args=[task.pk])).content.decode()
     assert "You submitted this task on" in page and "A woman is slicing some onions." in page
     assert 'id="deadline"' not in page and 'id="description-form"' not in page
+
+
+def test_a_new_worker_is_shown_how_it_works_and_the_path_to_tier_two(client, alice):
+    page = client.get(reverse("collector:dashboard")).content.decode()
+    assert 'id="welcome"' in page and "A woman is slicing an onion." in page
+    assert 'id="path-to-tier-two"' in page and "written 0 descriptions" in page
+
+
+def test_the_welcome_goes_once_work_is_in_and_tier_two_needs_no_path(client, alice, task):
+    submit(client, task)
+    page = client.get(reverse("collector:dashboard")).content.decode()
+    assert 'id="welcome"' not in page and "written 1 description, 0 accepted" in page
+    client.force_login(make_worker(tier=Tier.TWO).user)
+    assert (
+        'id="path-to-tier-two"' not in client.get(reverse("collector:dashboard")).content.decode()
+    )
