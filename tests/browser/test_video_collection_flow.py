@@ -71,6 +71,9 @@ def test_a_proposed_segment_is_approved_and_described_by_another_worker(youtube)
 
     # Play on to the end of the event and mark it.
     page.evaluate(f"{FAKE_PLAYER}.playVideo()")
+    # Paused where the event ends, as a viewer would: a running clock would move on between the
+    # scrub and the click by however long a busy machine takes.
+    page.evaluate(f"{FAKE_PLAYER}.pauseVideo()")
     page.evaluate("window.fakeYouTube.scrub(47.5)")
     page.get_by_role("button", name="Mark end").click()
     expect(page.get_by_label("End")).to_have_value("0:47.5")
