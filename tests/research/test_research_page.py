@@ -2,6 +2,7 @@
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from collector.models import Description
@@ -101,3 +102,25 @@ def test_the_api_docs_page_works_without_the_internet(client, researcher):
 
     assert "swagger-ui" in page and "cdn" not in page.lower()
     assert client.get(reverse("research-api:schema")).status_code == 200
+
+
+def test_a_finished_export_shows_what_it_left_out_and_why(client, researcher):
+    ExportJob.objects.create(
+        requested_by=researcher,
+        format="msvd-csv",
+        parameters={},
+        folder="exports/done",
+        state=ExportJob.State.DONE,
+        started_at=timezone.now(),
+        finished_at=timezone.now(),
+        files=["corpus.csv"],
+        report={
+            "lines": [
+                "Exported 10 descriptions in 2 clusters (msvd-csv).",
+                "Left out: 3 descriptions of hosted-file segments (MSVD CSV names YouTube videos)",
+            ]
+        },
+    )
+    page = client.get(reverse("research:home")).content.decode()
+    assert "Exported 10 descriptions in 2 clusters" in page
+    assert '<li class="left-out">Left out: 3 descriptions of hosted-file segments' in page
