@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from crowd import services as crowd
-from crowd.models import HitType, Tier
+from crowd.models import Tier
 from tests.factories import (
     make_researcher,
     make_segment,
