@@ -185,16 +185,21 @@ def _promote_other_language_writer(worker_id: int, stored: WorkerSignals, langua
 
 
 def workers_with_stale_signals(*, limit: int) -> list[int]:
-    """Workers with a description newer, or reviewed later, than their stored signals."""
+    """Workers with a description newer, reviewed later or scored later than their stored
+    signals. Scores arrive after the signals a submission refreshes (scoring runs on its own),
+    and every new description of a segment rescores its whole cluster."""
     workers = (
         Worker.objects.annotate(
-            newest=Max("descriptions__id"), last_review=Max("descriptions__reviewed_at")
+            newest=Max("descriptions__id"),
+            last_review=Max("descriptions__reviewed_at"),
+            last_scored=Max("descriptions__score__computed_at"),
         )
         .filter(newest__isnull=False)
         .filter(
             Q(signals__isnull=True)
             | Q(newest__gt=F("signals__through_description"))
             | Q(last_review__gt=F("signals__computed_at"))
+            | Q(last_scored__gt=F("signals__computed_at"))
         )
         .order_by("pk")
         .values_list("pk", flat=True)

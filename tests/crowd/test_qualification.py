@@ -9,6 +9,7 @@ from review.models import DescriptionCheck, WorkerSignals
 from review.services import worker_signals_refresh, workers_with_stale_signals
 from review.text_checks import CHECKS_VERSION
 from scoring.models import DescriptionScore
+from scoring.services import segments_score
 from tests.factories import make_segment, make_submitted_description, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -196,6 +197,23 @@ def test_the_sweep_finds_workers_with_work_newer_than_their_signals():
     worker_signals_refresh(worker_id=stale.pk)
     make_submitted_description(stale, ENGLISH[1])
     assert workers_with_stale_signals(limit=10) == [stale.pk, never.pk]
+
+
+def test_signals_go_stale_when_others_descriptions_rescore_the_workers_clusters():
+    """A new description of a segment moves every member's leave-one-out BLEU: the signals
+    computed before it no longer say what the examples beside them show."""
+    first, second = make_worker(), make_worker()
+    make_segment()
+    for worker, text in ((first, ENGLISH[0]), (second, ENGLISH[1])):
+        assignment = crowd.assignment_claim(worker=worker, tier=Tier.ONE)
+        services.description_submit(
+            assignment_id=assignment.pk, worker=worker, text=text, language="en"
+        )
+        if worker == first:
+            worker_signals_refresh(worker_id=first.pk)
+    assert first.pk not in workers_with_stale_signals(limit=10)
+    segments_score(segment_ids=list(first.descriptions.values_list("segment_id", flat=True)))
+    assert first.pk in workers_with_stale_signals(limit=10)
 
 
 def test_text_checks_are_computed_once_and_kept():
