@@ -61,11 +61,46 @@ def summary_row(label: str, summary) -> dict:
     }
 
 
+def brockett_rows(brockett) -> dict | None:
+    """Brockett's Fleiss' κ, its item counts and Cohen's κ per pair, JSON-ready."""
+    if brockett is None:
+        return None
+    annotators = len(brockett.annotators)
+    return {
+        "annotators": list(brockett.annotators),
+        "sentence_pairs": brockett.sentence_pairs,
+        "items": brockett.items,
+        "kappa": brockett.kappa,
+        "agreeing": [
+            {
+                "label": _agreeing_label(size, annotators),
+                "items": brockett.agreeing.get(size, 0),
+            }
+            for size in range(annotators, 0, -1)
+            if size > 1 or annotators > 2
+        ],
+        "categories": brockett.categories,
+        "pairwise": [
+            {"label": f"{a} – {b}", "kappa": kappa}
+            for (a, b), kappa in sorted(brockett.pairwise.items())
+        ],
+    }
+
+
+def _agreeing_label(size: int, annotators: int) -> str:
+    if size == annotators:
+        return f"all {annotators} agree" if annotators > 2 else "both agree"
+    if size == 1:
+        return "no two agree"
+    return f"{size} of {annotators} agree"
+
+
 def table_rows(table) -> dict:
     """The whole table as JSON-ready rows."""
     return {
         "samples": table.samples,
         "link_fleiss_kappa": table.link_fleiss_kappa,
+        "brockett": brockett_rows(table.brockett),
         "corpus": summary_row("corpus", table.corpus),
         "pairwise": [
             summary_row(f"{a} – {b}", summary) for (a, b), summary in sorted(table.pairwise.items())
@@ -106,14 +141,31 @@ def format_rows(rows: dict) -> str:
         for row in section:
             cells = ["—" if row[key] is None else fmt.format(row[key]) for key, _, fmt in COLUMNS]
             lines.append(f"{row['label']:<{width}}" + "".join(f"{c:>10}" for c in cells))
+    lines += format_brockett(rows.get("brockett"))
     kappa = rows["link_fleiss_kappa"]
     lines += [
         "",
-        "Fleiss' κ over links (three or more annotators): "
+        "Fleiss' κ over non-identical links, NULL on both sides (three or more annotators): "
         + ("—" if kappa is None else f"{kappa:.3f}"),
         f"Chance agreement π̂₀ from {rows['samples']} Monte Carlo samples per annotator and pair.",
     ]
     return "\n".join(lines)
+
+
+def format_brockett(brockett: dict | None) -> list[str]:
+    """Brockett's κ section of the printed table."""
+    if brockett is None:
+        return []
+    lines = [
+        "",
+        f"Brockett's Fleiss' κ over link items (Brockett 2007): {brockett['kappa']:.3f}",
+        f"  {brockett['items']} items in the {brockett['sentence_pairs']} sentence pairs aligned "
+        f"by all of {', '.join(brockett['annotators'])}",
+    ]
+    lines += [f"  {row['label']:<16}{row['items']:>8}" for row in brockett["agreeing"]]
+    lines.append("  Cohen's κ on the same items:")
+    lines += [f"  {row['label']:<16}{row['kappa']:>8.3f}" for row in brockett["pairwise"]]
+    return lines
 
 
 def annotated_pairs_from(

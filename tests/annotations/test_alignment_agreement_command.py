@@ -24,10 +24,26 @@ def test_it_prints_every_section_for_three_annotators():
         "Pairs of annotators",
         "Each annotator against the others",
         "By length of the longer sentence",
-        "Fleiss' κ over links",
+        "Fleiss' κ over non-identical links",
     ]:
         assert heading in text
     assert "A – B" in text and "B – C" in text
+
+
+def test_it_prints_brocketts_kappa_with_the_item_counts_and_pairwise_kappas():
+    text = run(*MSR_FILES)
+
+    assert "Brockett's Fleiss' κ over link items (Brockett 2007)" in text
+    # C aligned pair 1 only. Its items: six links, and "a" of the hypothesis, which C left
+    # unlinked; A marked strums-plays possible where B and C marked it sure.
+    assert "7 items in the 1 sentence pairs aligned by all of A, B, C" in text
+    counts = {
+        " ".join(line.split()[:-1]): line.split()[-1] for line in text.splitlines() if line.strip()
+    }
+    assert counts["all 3 agree"] == "4"
+    assert counts["2 of 3 agree"] == "3"
+    assert counts["no two agree"] == "0"
+    assert "Cohen's κ on the same items:" in text and "B – C" in text
 
 
 def test_the_same_seed_gives_the_same_table():

@@ -15,6 +15,7 @@ from .agreement import (
     fit_edit_models,
 )
 from .aligner import Aligner, train_aligner
+from .brockett import BrockettAgreement, brockett_fleiss_kappa
 from .chance import EditModel, fit_edit_model
 from .formats import (
     format_pharaoh,
@@ -53,6 +54,7 @@ __all__ = [
     "AlignedPair",
     "Alignment",
     "AnnotatedPair",
+    "BrockettAgreement",
     "ChanceCorrected",
     "EditModel",
     "LengthBin",
@@ -64,6 +66,7 @@ __all__ = [
     "PrecisionRecall",
     "aer",
     "agreement_table",
+    "brockett_fleiss_kappa",
     "c_hat",
     "chance_corrected",
     "cohen_kappa",

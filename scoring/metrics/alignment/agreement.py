@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from .brockett import BrockettAgreement, brockett_fleiss_kappa
 from .chance import (
     EditModel,
     changed_cell_fraction,
@@ -131,8 +132,11 @@ class AgreementTable:
     per_annotator: dict[str, AgreementSummary]
     by_length: list[LengthBin]
     edit_models: dict[str, EditModel]
+    # Fleiss' κ over non-identical link items with NULL items on both sides (see ``kappa``)
     link_fleiss_kappa: float | None  # over all annotators, when there are three or more
     samples: int
+    # Brockett's (2007) Fleiss' κ over link items, with Cohen's κ per pair on the same items
+    brockett: BrockettAgreement | None = None
 
 
 @dataclass(frozen=True)
@@ -355,12 +359,16 @@ def agreement_table(
         if chosen:
             count = len({id(item.pair) for item in chosen})
             by_length.append(LengthBin(shortest, longest, count, _summarise(chosen)))
-    fleiss = None
+    fleiss = brockett = None
     if len(models) >= 3:
         fleiss = link_fleiss_kappa(
             ((pair.source, pair.target, pair.alignments) for pair in pairs),
             sorted(models),
             include_identical=include_identical,
+        )
+    if len(models) >= 2:
+        brockett = brockett_fleiss_kappa(
+            ((pair.source, pair.target, pair.alignments) for pair in pairs), sorted(models)
         )
     return AgreementTable(
         corpus=_summarise(items),
@@ -369,6 +377,7 @@ def agreement_table(
         by_length=by_length,
         edit_models=models,
         link_fleiss_kappa=fleiss,
+        brockett=brockett,
         samples=samples,
     )
 
