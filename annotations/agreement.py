@@ -22,14 +22,21 @@ from scoring.metrics.alignment import (
 
 from .models import AgreementReport, Alignment, SentencePair
 
+# (key, printed title, format). Precision and recall are split as in Cohn et al. (2008):
+# "poss" counts the other side's possible links as right, "sure" only its sure links; F1 is
+# of precision (poss) and recall (sure).
 COLUMNS = [
     ("items", "pairs", "{:d}"),
-    ("word_precision", "word P", "{:.3f}"),
-    ("word_recall", "word R", "{:.3f}"),
+    ("word_precision", "wP poss", "{:.3f}"),
+    ("word_precision_sure", "wP sure", "{:.3f}"),
+    ("word_recall_possible", "wR poss", "{:.3f}"),
+    ("word_recall", "wR sure", "{:.3f}"),
     ("word_f1", "word F1", "{:.3f}"),
     ("aer", "AER", "{:.3f}"),
-    ("phrase_precision", "phrase P", "{:.3f}"),
-    ("phrase_recall", "phrase R", "{:.3f}"),
+    ("phrase_precision", "pP poss", "{:.3f}"),
+    ("phrase_precision_sure", "pP sure", "{:.3f}"),
+    ("phrase_recall_possible", "pR poss", "{:.3f}"),
+    ("phrase_recall", "pR sure", "{:.3f}"),
     ("phrase_f1", "phrase F1", "{:.3f}"),
     ("observed", "π̂", "{:.3f}"),
     ("chance", "π̂₀", "{:.3f}"),
@@ -42,16 +49,21 @@ COLUMNS = [
 
 def summary_row(label: str, summary) -> dict:
     agreement = summary.agreement
+    words, phrases = summary.words, summary.phrases
     return {
         "label": label,
         "items": agreement.items,
-        "word_precision": summary.words.precision,
-        "word_recall": summary.words.recall,
-        "word_f1": summary.words.f1,
-        "aer": summary.words.aer,
-        "phrase_precision": summary.phrases.precision,
-        "phrase_recall": summary.phrases.recall,
-        "phrase_f1": summary.phrases.f1,
+        "word_precision": words.precision,
+        "word_precision_sure": words.precision_sure,
+        "word_recall_possible": words.recall_possible,
+        "word_recall": words.recall,
+        "word_f1": words.f1,
+        "aer": words.aer,
+        "phrase_precision": phrases.precision_possible,
+        "phrase_precision_sure": phrases.precision_sure,
+        "phrase_recall_possible": phrases.recall_possible,
+        "phrase_recall": phrases.recall_sure,
+        "phrase_f1": phrases.tiered_f1,
         "observed": agreement.observed,
         "chance": agreement.chance,
         "c_hat": agreement.c_hat,
@@ -108,6 +120,10 @@ def table_rows(table) -> dict:
         "per_annotator": [
             summary_row(name, summary) for name, summary in sorted(table.per_annotator.items())
         ],
+        "by_corpus": [
+            summary_row(corpus or "(no corpus)", summary)
+            for corpus, summary in sorted(table.by_corpus.items())
+        ],
         "by_length": [
             {
                 **summary_row(
@@ -127,14 +143,21 @@ def table_rows(table) -> dict:
 def format_rows(rows: dict) -> str:
     """The table as fixed-width text, one section per grouping."""
     lines = []
-    every_row = [rows["corpus"], *rows["pairwise"], *rows["per_annotator"], *rows["by_length"]]
+    every_row = [
+        rows["corpus"],
+        *rows["pairwise"],
+        *rows["per_annotator"],
+        *rows.get("by_corpus", []),
+        *rows["by_length"],
+    ]
     width = max(len(row["label"]) for row in every_row) + 2
     header = f"{'':<{width}}" + "".join(f"{title:>10}" for _, title, _ in COLUMNS)
     sections = [
         ("Corpus", [rows["corpus"]]),
         ("Pairs of annotators", rows["pairwise"]),
         ("Each annotator against the others", rows["per_annotator"]),
-        ("By length of the longer sentence", rows["by_length"]),
+        ("By corpus", rows.get("by_corpus", [])),
+        ("By length of the shorter sentence", rows["by_length"]),
     ]
     for title, section in sections:
         lines += ["", title, header]
@@ -142,6 +165,11 @@ def format_rows(rows: dict) -> str:
             cells = ["—" if row[key] is None else fmt.format(row[key]) for key, _, fmt in COLUMNS]
             lines.append(f"{row['label']:<{width}}" + "".join(f"{c:>10}" for c in cells))
     lines += format_brockett(rows.get("brockett"))
+    lines += [
+        "",
+        "Precision and recall: 'poss' counts the other annotator's possible links as right, "
+        "'sure' only the sure ones; F1 is of P (poss) and R (sure) (Cohn et al. 2008).",
+    ]
     kappa = rows["link_fleiss_kappa"]
     lines += [
         "",
@@ -210,6 +238,13 @@ def annotated_pairs_from(
     return annotated, notes
 
 
+def pair_corpus(pair: SentencePair) -> str:
+    """Which corpus a stored pair belongs to: the import's corpus name, or the clusters."""
+    if pair.origin == SentencePair.Origin.CLUSTER:
+        return "clusters"
+    return pair.import_key.rsplit(":", 1)[0] if ":" in pair.import_key else "imported"
+
+
 def stored_annotated_pairs():
     """Every stored pair with two or more annotations, ready for ``agreement_table``."""
     pairs = SentencePair.objects.prefetch_related("alignments__worker__user")
@@ -224,6 +259,7 @@ def stored_annotated_pairs():
                     target=tuple(pair.tokens_b),
                     pre_alignment=parse_pharaoh(pair.pre_alignment),
                     alignments=alignments,
+                    corpus=pair_corpus(pair),
                 )
             )
     return annotated

@@ -153,7 +153,7 @@ def agreement(request):
     if table and table["by_length"]:
         rows = table["by_length"]
         chart = grouped_bars(
-            "Agreement by length of the longer sentence",
+            "Agreement by length of the shorter sentence",
             [row["label"] for row in rows],
             {
                 "observed π̂": [row["observed"] for row in rows],

@@ -68,6 +68,8 @@ def test_staff_see_the_table_and_a_pair_side_by_side(client, admin_user):
     page = client.get(reverse("annotations:agreement")).content.decode()
     assert "Pairs of annotators" in page and "<svg" in page
     assert "Fleiss' κ over link items (Brockett 2007)" in page and "both agree" in page
+    assert "By corpus" in page and '<th scope="row">test</th>' in page
+    assert "P sure" in page and "R poss" in page
     side = client.get(reverse("annotations:pair", args=[pair.pk])).content.decode()
     assert "Pre-alignment" in side and "&lt;b&gt;" in side and "<b>" not in side
     assert side.count("<h1") == 1

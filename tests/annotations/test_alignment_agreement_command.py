@@ -23,7 +23,7 @@ def test_it_prints_every_section_for_three_annotators():
         "Corpus",
         "Pairs of annotators",
         "Each annotator against the others",
-        "By length of the longer sentence",
+        "By length of the shorter sentence",
         "Fleiss' κ over non-identical links",
     ]:
         assert heading in text

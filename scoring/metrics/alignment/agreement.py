@@ -58,6 +58,7 @@ class AnnotatedPair:
     target: tuple[str, ...]
     pre_alignment: Alignment
     alignments: Mapping[str, Alignment]
+    corpus: str = ""  # where the pair comes from, for the per-corpus rows
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source", tuple(self.source))
@@ -115,7 +116,10 @@ class AgreementSummary:
 
 @dataclass(frozen=True)
 class LengthBin:
-    """Sentence pairs whose longer sentence has ``shortest``..``longest`` words (None: no limit)."""
+    """Sentence pairs whose shorter sentence has ``shortest``..``longest`` words (None: no limit).
+
+    Cohn et al. (2008, Figure 4) bin by the shorter sentence of each pair.
+    """
 
     shortest: int
     longest: int | None
@@ -131,6 +135,7 @@ class AgreementTable:
     pairwise: dict[tuple[str, str], AgreementSummary]
     per_annotator: dict[str, AgreementSummary]
     by_length: list[LengthBin]
+    by_corpus: dict[str, AgreementSummary]
     edit_models: dict[str, EditModel]
     # Fleiss' κ over non-identical link items with NULL items on both sides (see ``kappa``)
     link_fleiss_kappa: float | None  # over all annotators, when there are three or more
@@ -148,7 +153,8 @@ class _Item:
     second: str
     words: LinkCounts  # first as candidate
     words_reversed: LinkCounts  # second as candidate
-    phrases: PhraseCounts
+    phrases: PhraseCounts  # first as candidate
+    phrases_reversed: PhraseCounts  # second as candidate
     observed: float | None
     chance: float | None
     kupper_hafner_chance: float | None
@@ -206,6 +212,16 @@ def _score_pair(
         )
         for name in names
     }
+    sure_phrases = {
+        name: scored_phrase_pairs(
+            pair.alignments[name],
+            pair.source,
+            pair.target,
+            include_identical=include_identical,
+            links="sure",
+        )
+        for name in names
+    }
     pre = phrase_links(pair.pre_alignment, links)
     draws = [
         draw_alignments(
@@ -244,7 +260,12 @@ def _score_pair(
                 words_reversed=link_counts(
                     b, a, pair.source, pair.target, include_identical=include_identical
                 ),
-                phrases=phrase_counts_between(phrases[first], phrases[second]),
+                phrases=phrase_counts_between(
+                    phrases[first], phrases[second], sure_phrases[first], sure_phrases[second]
+                ),
+                phrases_reversed=phrase_counts_between(
+                    phrases[second], phrases[first], sure_phrases[second], sure_phrases[first]
+                ),
                 observed=observed,
                 chance=chance,
                 kupper_hafner_chance=kupper_hafner,
@@ -270,7 +291,7 @@ def _summarise(
             phrases += item.phrases
         else:
             words += item.words_reversed
-            phrases += item.phrases.reversed()
+            phrases += item.phrases_reversed
         if item.observed is not None:
             scored.append(item)
     agreement = ChanceCorrected(
@@ -312,7 +333,7 @@ def _items(
 
 
 def _in_bin(pair: AnnotatedPair, shortest: int, longest: int | None) -> bool:
-    length = max(len(pair.source), len(pair.target))
+    length = min(len(pair.source), len(pair.target))
     return length >= shortest and (longest is None or length <= longest)
 
 
@@ -323,14 +344,14 @@ def agreement_table(
     seed: int = 0,
     include_identical: bool = False,
     links: PhraseLinks = "all",
-    length_bins: Sequence[int] = (10, 20, 30, 40),
+    length_bins: Sequence[int] = (5, 10, 15, 20, 30),
 ) -> AgreementTable:
     """Agreement of every pair of annotators, per corpus, per annotator and by length.
 
     ``samples`` is J, the Monte Carlo draws per annotator and sentence pair; ``seed`` makes
     the draws reproducible (each pair and annotator gets its own stream, see
     ``chance.sample_generator``). ``length_bins`` are the upper edges of the bins of the
-    longer sentence's length. ``links`` chooses the links that define phrase pairs.
+    shorter sentence's length. ``links`` chooses the links that define phrase pairs.
     """
     pairs = list(pairs)
     models = fit_edit_models(pairs, links=links)
@@ -359,6 +380,11 @@ def agreement_table(
         if chosen:
             count = len({id(item.pair) for item in chosen})
             by_length.append(LengthBin(shortest, longest, count, _summarise(chosen)))
+    corpora = sorted({item.pair.corpus for item in items})
+    by_corpus = {
+        corpus: _summarise([item for item in items if item.pair.corpus == corpus])
+        for corpus in corpora
+    }
     fleiss = brockett = None
     if len(models) >= 3:
         fleiss = link_fleiss_kappa(
@@ -375,6 +401,7 @@ def agreement_table(
         pairwise=pairwise,
         per_annotator=per_annotator,
         by_length=by_length,
+        by_corpus=by_corpus,
         edit_models=models,
         link_fleiss_kappa=fleiss,
         brockett=brockett,

@@ -153,15 +153,15 @@ def test_an_annotators_row_counts_that_annotator_as_the_candidate():
     assert table.pairwise["A", "B"].words.precision == 0.5
 
 
-def test_pairs_are_binned_by_their_longer_sentence():
+def test_pairs_are_binned_by_their_shorter_sentence_as_in_the_paper():
     pairs = synthetic_pairs(30)
 
     table = agreement_table(pairs, samples=10, length_bins=(5, 7))
 
     expected = {(1, 5): 0, (6, 7): 0, (8, None): 0}
     for pair in pairs:
-        longest = max(len(pair.source), len(pair.target))
-        key = (1, 5) if longest <= 5 else (6, 7) if longest <= 7 else (8, None)
+        shortest = min(len(pair.source), len(pair.target))
+        key = (1, 5) if shortest <= 5 else (6, 7) if shortest <= 7 else (8, None)
         expected[key] += 1
     found = {(row.shortest, row.longest): row.pairs for row in table.by_length}
     assert found == {key: count for key, count in expected.items() if count}
