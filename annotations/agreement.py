@@ -230,7 +230,7 @@ def annotated_pairs_from(
             pair_id=pid,
             source=tokens[pid][0],
             target=tokens[pid][1],
-            pre_alignment=aligner.align(*tokens[pid]) if aligner else parse_pharaoh(""),
+            pre_alignment=aligner.prealign(*tokens[pid]) if aligner else parse_pharaoh(""),
             alignments=alignments,
         )
         for pid, alignments in sorted(shared.items())

@@ -5,6 +5,7 @@ import random
 from datetime import timedelta
 from itertools import combinations
 
+from django.conf import settings
 from django.db import transaction
 
 from collector.models import Description
@@ -70,13 +71,26 @@ def pairs_sample(
     return pairs_store(candidates, open_hits=open_hits)
 
 
+def aligner_usable() -> AlignerModel | None:
+    """The newest aligner, when it was trained on ALIGNER_MIN_TRAINING_PAIRS pairs or more.
+
+    An aligner trained on fewer is kept (and listed in the admin) but pre-aligns nothing, so
+    annotators start from an empty grid rather than from a weak model's guesses.
+    """
+    newest = AlignerModel.objects.order_by("-trained_at").first()
+    if newest and newest.training_pairs >= settings.ALIGNER_MIN_TRAINING_PAIRS:
+        return newest
+    return None
+
+
 def pairs_store(pairs: list[SentencePair], *, open_hits: bool) -> list[SentencePair]:
-    """Store new pairs (skipping ones already stored), pre-align them, offer them as HITs."""
-    aligner_model = AlignerModel.objects.order_by("-trained_at").first()
+    """Store new pairs (skipping ones already stored), pre-align them with a usable aligner
+    (see ``aligner_usable``), offer them as HITs."""
+    aligner_model = aligner_usable()
     if aligner_model:
         aligner = Aligner.from_dict(aligner_model.parameters)
         for pair in pairs:
-            pair.pre_alignment = format_pharaoh(aligner.align(pair.tokens_a, pair.tokens_b))
+            pair.pre_alignment = format_pharaoh(aligner.prealign(pair.tokens_a, pair.tokens_b))
             pair.aligner = aligner_model
     with transaction.atomic():
         SentencePair.objects.bulk_create(pairs, ignore_conflicts=True, batch_size=2000)
@@ -133,13 +147,19 @@ def aligner_train(*, max_pairs: int = 200_000, seed: int = 0, iterations: int = 
 
 
 def pairs_prealign(*, aligner_model: AlignerModel, pairs=None) -> int:
-    """Pre-align pairs (by default every pair nobody has annotated yet) with ``aligner_model``."""
+    """Pre-align pairs (by default every pair nobody has annotated yet) with ``aligner_model``.
+
+    An aligner trained on fewer than ALIGNER_MIN_TRAINING_PAIRS pairs pre-aligns nothing: the
+    count returned is 0 and the pairs keep what they had.
+    """
+    if aligner_model.training_pairs < settings.ALIGNER_MIN_TRAINING_PAIRS:
+        return 0
     aligner = Aligner.from_dict(aligner_model.parameters)
     if pairs is None:
         pairs = SentencePair.objects.filter(alignments__isnull=True)
     updated = []
     for pair in pairs:
-        pair.pre_alignment = format_pharaoh(aligner.align(pair.tokens_a, pair.tokens_b))
+        pair.pre_alignment = format_pharaoh(aligner.prealign(pair.tokens_a, pair.tokens_b))
         pair.aligner = aligner_model
         updated.append(pair)
     SentencePair.objects.bulk_update(updated, ["pre_alignment", "aligner"], batch_size=2000)

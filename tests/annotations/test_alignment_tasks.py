@@ -1,6 +1,9 @@
 """Alignment HITs: pairs drawn from clusters, pre-aligned, annotated once per worker."""
 
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 from annotations import services
@@ -135,7 +138,21 @@ def test_a_description_assignment_is_not_an_alignment_task(client):
     assert client.get(reverse("annotations:align", args=[assignment.pk])).status_code == 404
 
 
-def test_the_trained_aligner_pre_aligns_new_pairs():
+def test_an_aligner_trained_on_too_few_pairs_pre_aligns_nothing(settings):
+    settings.ALIGNER_MIN_TRAINING_PAIRS = 1000
+    describe(make_segment(), CLUSTER[:3])
+    model = services.aligner_train(iterations=2)
+    assert model.training_pairs < 1000
+    pairs = services.pairs_sample(per_cluster=3, seed=0)
+    assert pairs and all(pair.pre_alignment == "" and pair.aligner is None for pair in pairs)
+    assert services.pairs_prealign(aligner_model=model) == 0
+    out = StringIO()
+    call_command("train_aligner", "--iterations", "1", stdout=out)
+    assert "no pair is pre-aligned" in out.getvalue()
+
+
+def test_the_trained_aligner_pre_aligns_new_pairs(settings):
+    settings.ALIGNER_MIN_TRAINING_PAIRS = 1
     describe(make_segment(), CLUSTER[:3])
     model = services.aligner_train(iterations=2)
     assert isinstance(model, AlignerModel) and model.training_pairs > 0
@@ -145,6 +162,10 @@ def test_the_trained_aligner_pre_aligns_new_pairs():
     pair = next(p for p in pairs if "guitar" in p.tokens_a and "guitar" in p.tokens_b)
     link = (pair.tokens_a.index("guitar"), pair.tokens_b.index("guitar"))
     assert link in parse_pharaoh(pair.pre_alignment).sure
+    # Punctuation is never linked to a word.
+    for pair in pairs:
+        for i, j in parse_pharaoh(pair.pre_alignment).possible:
+            assert (pair.tokens_a[i] == ".") == (pair.tokens_b[j] == ".")
 
 
 def test_a_submitted_task_reopens_showing_what_was_submitted(client, pair):
