@@ -6,7 +6,8 @@ read from $PARACROWD_DATA (the msr-rte06-align folder, or a folder holding it) o
 ../shared/data/msr-rte06-align next to the repository; training is unsupervised, the gold
 links are never seen. Clusters: 30 paraphrase pairs written for this benchmark with hand-made
 links (bench/data/cluster_pairs.txt); the model is trained on pairings within the MSVD
-clusters (msvd-s2vt-sents beside the RTE folder) plus these 30 pairs' text. Without the data, a generated word-for-word corpus.
+clusters (msvd-s2vt-sents beside the RTE folder) plus these 30 pairs' text. Without the
+data, a generated word-for-word corpus.
 
 Held out: no gold link is ever trained on. The way the aligner combines model and anchors
 (one-to-one identical-word anchors, model links grown from them along the diagonal) was chosen
