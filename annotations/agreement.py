@@ -73,6 +73,14 @@ def summary_row(label: str, summary) -> dict:
     }
 
 
+def aligner_row(label: str, summary) -> dict:
+    """A row of the pre-aligner against humans: counts and P/R/F1/AER, no chance terms."""
+    row = summary_row(label, summary)
+    for key in ("observed", "chance", "c_hat", "kupper_hafner_chance", "kupper_hafner_c_hat"):
+        row[key] = None
+    return row
+
+
 def brockett_rows(brockett) -> dict | None:
     """Brockett's Fleiss' κ, its item counts and Cohen's κ per pair, JSON-ready."""
     if brockett is None:
@@ -120,6 +128,10 @@ def table_rows(table) -> dict:
         "per_annotator": [
             summary_row(name, summary) for name, summary in sorted(table.per_annotator.items())
         ],
+        "aligner": [
+            aligner_row(f"pre-aligner vs {name}", summary)
+            for name, summary in table.aligner.items()
+        ],
         "by_corpus": [
             summary_row(corpus or "(no corpus)", summary)
             for corpus, summary in sorted(table.by_corpus.items())
@@ -148,6 +160,7 @@ def format_rows(rows: dict) -> str:
         *rows["pairwise"],
         *rows["per_annotator"],
         *rows.get("by_corpus", []),
+        *rows.get("aligner", []),
         *rows["by_length"],
     ]
     width = max(len(row["label"]) for row in every_row) + 2
@@ -157,9 +170,12 @@ def format_rows(rows: dict) -> str:
         ("Pairs of annotators", rows["pairwise"]),
         ("Each annotator against the others", rows["per_annotator"]),
         ("By corpus", rows.get("by_corpus", [])),
+        ("The pre-aligner against the annotators", rows.get("aligner", [])),
         ("By length of the shorter sentence", rows["by_length"]),
     ]
     for title, section in sections:
+        if not section:
+            continue
         lines += ["", title, header]
         for row in section:
             cells = ["—" if row[key] is None else fmt.format(row[key]) for key, _, fmt in COLUMNS]
@@ -197,7 +213,7 @@ def format_brockett(brockett: dict | None) -> list[str]:
 
 
 def annotated_pairs_from(
-    aligned_pairs_by_annotator: dict[str, list], *, pre_alignment="trained"
+    aligned_pairs_by_annotator: dict[str, list], *, pre_alignment="trained", corpus: str = ""
 ) -> tuple[list[AnnotatedPair], list[str]]:
     """Group files' pairs by pair id into AnnotatedPairs (pairs two or more annotators share).
 
@@ -232,6 +248,8 @@ def annotated_pairs_from(
             target=tokens[pid][1],
             pre_alignment=aligner.prealign(*tokens[pid]) if aligner else parse_pharaoh(""),
             alignments=alignments,
+            corpus=corpus,
+            pre_aligned=aligner is not None,
         )
         for pid, alignments in sorted(shared.items())
     ]
@@ -260,6 +278,7 @@ def stored_annotated_pairs():
                     pre_alignment=parse_pharaoh(pair.pre_alignment),
                     alignments=alignments,
                     corpus=pair_corpus(pair),
+                    pre_aligned=pair.aligner_id is not None,
                 )
             )
     return annotated

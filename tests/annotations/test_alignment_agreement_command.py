@@ -46,6 +46,20 @@ def test_it_prints_brocketts_kappa_with_the_item_counts_and_pairwise_kappas():
     assert "Cohen's κ on the same items:" in text and "B – C" in text
 
 
+def test_it_compares_the_pre_aligner_with_each_annotator_and_the_majority():
+    text = run(*MSR_FILES)
+
+    assert "The pre-aligner against the annotators" in text
+    for name in ["A", "B", "C", "majority"]:
+        assert f"pre-aligner vs {name} " in text
+
+
+def test_without_a_pre_alignment_there_is_no_aligner_section():
+    text = run(*MSR_FILES, "--pre-alignment", "none")
+
+    assert "pre-aligner vs" not in text
+
+
 def test_the_same_seed_gives_the_same_table():
     assert run(*MSR_FILES, "--seed", "3") == run(*MSR_FILES, "--seed", "3")
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 from .brockett import BrockettAgreement, brockett_fleiss_kappa
@@ -59,6 +59,7 @@ class AnnotatedPair:
     pre_alignment: Alignment
     alignments: Mapping[str, Alignment]
     corpus: str = ""  # where the pair comes from, for the per-corpus rows
+    pre_aligned: bool = True  # False: no aligner gave this pair a pre-alignment
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source", tuple(self.source))
@@ -140,6 +141,8 @@ class AgreementTable:
     # Fleiss' κ over non-identical link items with NULL items on both sides (see ``kappa``)
     link_fleiss_kappa: float | None  # over all annotators, when there are three or more
     samples: int
+    # The pre-alignment against each annotator and the majority (pre-aligned pairs only)
+    aligner: dict[str, AgreementSummary] = field(default_factory=dict)
     # Brockett's (2007) Fleiss' κ over link items, with Cohen's κ per pair on the same items
     brockett: BrockettAgreement | None = None
 
@@ -397,6 +400,7 @@ def agreement_table(
             ((pair.source, pair.target, pair.alignments) for pair in pairs), sorted(models)
         )
     return AgreementTable(
+        aligner=aligner_against_annotators(pairs, include_identical=include_identical, links=links),
         corpus=_summarise(items),
         pairwise=pairwise,
         per_annotator=per_annotator,
@@ -407,6 +411,79 @@ def agreement_table(
         brockett=brockett,
         samples=samples,
     )
+
+
+MAJORITY = "majority"
+
+
+def majority_alignment(alignments: Sequence[Alignment]) -> Alignment:
+    """Links more than half of the alignments have; sure where more than half say sure."""
+    half = len(alignments) / 2
+    every = [link for alignment in alignments for link in alignment.possible]
+    sure = [link for alignment in alignments for link in alignment.sure]
+    return Alignment(
+        sure={link for link in set(sure) if sure.count(link) > half},
+        possible={link for link in set(every) if every.count(link) > half},
+    )
+
+
+def aligner_against_annotators(
+    pairs: Iterable[AnnotatedPair], *, include_identical: bool = False, links: PhraseLinks = "all"
+) -> dict[str, AgreementSummary]:
+    """The pre-alignment as candidate against each annotator and the majority as reference.
+
+    Only pre-aligned pairs count; the majority needs three or more annotators of a pair. Ĉ is
+    not given (NaN): the chance model edits the pre-alignment itself, so it would be 0 by
+    construction, as Cohn et al. note for their Table 5.
+    """
+    words: dict[str, LinkCounts] = {}
+    phrases: dict[str, PhraseCounts] = {}
+    counted: dict[str, int] = {}
+    for pair in pairs:
+        if not pair.pre_aligned:
+            continue
+        references = dict(pair.alignments)
+        if len(references) >= 3:
+            references[MAJORITY] = majority_alignment(list(pair.alignments.values()))
+        tiers = {
+            tier: scored_phrase_pairs(
+                pair.pre_alignment,
+                pair.source,
+                pair.target,
+                include_identical=include_identical,
+                links=tier,
+            )
+            for tier in (links, "sure")
+        }
+        for name, reference in references.items():
+            words[name] = words.get(name, LinkCounts()) + link_counts(
+                pair.pre_alignment,
+                reference,
+                pair.source,
+                pair.target,
+                include_identical=include_identical,
+            )
+            reference_tiers = [
+                scored_phrase_pairs(
+                    reference,
+                    pair.source,
+                    pair.target,
+                    include_identical=include_identical,
+                    links=tier,
+                )
+                for tier in (links, "sure")
+            ]
+            phrases[name] = phrases.get(name, PhraseCounts()) + phrase_counts_between(
+                tiers[links], reference_tiers[0], tiers["sure"], reference_tiers[1]
+            )
+            counted[name] = counted.get(name, 0) + 1
+    nan = math.nan
+    return {
+        name: AgreementSummary(
+            words[name], phrases[name], ChanceCorrected(counted[name], nan, nan, nan)
+        )
+        for name in sorted(words, key=lambda name: (name == MAJORITY, name))
+    }
 
 
 def c_hat(
