@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from annotations import services
-from annotations.models import AgreementReport, AlignerModel, SentencePair
+from annotations.models import AgreementReport, AlignerModel, Alignment, SentencePair
 from annotations.tasks import refresh_agreement
 from crowd import services as crowd
 from crowd.models import HitType, Tier
@@ -92,17 +92,20 @@ def test_workers_cannot_see_agreement_pages(client):
 
 @pytest.mark.django_db
 def test_staff_see_the_pre_aligner_against_the_annotators_for_pre_aligned_pairs(client, admin_user):
-    plain, pre_aligned = make_pair(5), make_pair(6)
+    pair = make_pair(5)
+    annotate(pair, LINKS[0])
+    annotate(pair, LINKS[1])
+    refresh_agreement()
+    assert AgreementReport.objects.get().table["aligner"] == []  # no aligner gave "0-0 3-3"
+
     model = AlignerModel.objects.create(parameters={}, training_pairs=5000)
-    SentencePair.objects.filter(pk=pre_aligned.pk).update(aligner=model)
-    for pair in (plain, pre_aligned):
-        annotate(pair, LINKS[0])
-        annotate(pair, LINKS[1])
+    SentencePair.objects.filter(pk=pair.pk).update(aligner=model)
+    Alignment.objects.create(pair=pair, annotator="imported", links=LINKS[2])
     refresh_agreement()
 
     rows = AgreementReport.objects.get().table["aligner"]
-
-    assert [row["items"] for row in rows] == [1, 1]  # the pre-aligned pair only
+    assert [row["items"] for row in rows] == [1, 1, 1, 1]  # three annotators and the majority
+    assert rows[-1]["label"] == "pre-aligner vs majority"
     client.force_login(admin_user)
     page = client.get(reverse("annotations:agreement")).content.decode()
     assert "The pre-aligner against the annotators" in page and "pre-aligner vs" in page
