@@ -3,7 +3,7 @@
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotations import services
@@ -176,3 +176,45 @@ def test_a_submitted_task_reopens_showing_what_was_submitted(client, pair):
     client.post(reverse("annotations:align", args=[assignment.pk]), {"links": "2p2"})
     page = client.get(reverse("annotations:align", args=[assignment.pk])).content.decode()
     assert '"links": "2p2"' in page
+
+
+def test_sampling_filters_drop_pairs_by_length_and_ratio_and_count_them():
+    describe(
+        make_segment(),
+        [
+            "A man plays a guitar.",  # 6 tokens
+            "Guitar.",  # 2 tokens: too short for the default minimum of 3
+            "A man in a red shirt and a hat is sitting on a chair and playing an old guitar.",
+        ],
+    )
+
+    draw = services.pairs_draw(
+        per_cluster=3, seed=0, open_hits=False, filters=services.PairFilters(max_ratio=2.5)
+    )
+
+    # Pairings: 6–2 tokens (too short), 2–19 (too short), 6–19 (ratio 3.2 > 2.5).
+    assert draw.pairs == []
+    assert draw.dropped == {"too short": 2, "too long": 0, "length ratio": 1, "near-duplicate": 0}
+    assert SentencePair.objects.count() == 0
+
+
+def test_sample_pairs_prints_what_each_filter_dropped():
+    describe(make_segment(), CLUSTER)
+    out = StringIO()
+
+    call_command(
+        "sample_pairs", "--per-cluster", "10", "--no-hits", "--max-length", "6", stdout=out
+    )
+
+    # Only "Someone strums a guitar ." (5 tokens) with "A man plays the guitar ." (6) fits.
+    assert "1 sentence pairs drawn" in out.getvalue()
+    assert "too long 5" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(["--min-length", "0"], "lengths"), (["--max-ratio", "0.5"], "length ratio")],
+)
+def test_sample_pairs_refuses_impossible_filters(args, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("sample_pairs", *args, stdout=StringIO())
