@@ -20,7 +20,10 @@ def annotator_names(file_names: list[str]) -> list[str]:
     prefix = os.path.commonprefix(file_names)
     suffix = os.path.commonprefix([name[::-1] for name in file_names])[::-1]
     names = [name[len(prefix) : len(name) - len(suffix)] for name in file_names]
-    return names if all(names) and len(set(names)) == len(names) else file_names
+    if all(names) and len(set(names)) == len(names):
+        return names
+    stems = [name.split(".")[0] for name in file_names]  # one file: its name without extensions
+    return stems if all(stems) and len(set(stems)) == len(stems) else file_names
 
 
 def corpus_name(file_names: list[str]) -> str:
