@@ -23,6 +23,14 @@ from . import services
 from .models import AgreementReport, SentencePair
 
 
+def guidelines(request):
+    """The alignment guidelines, with examples.
+
+    Security behaviour: anyone may read them, signed in or not (platform workers open them from
+    a framed task); the page shows no data of ours."""
+    return render(request, "annotations/guidelines.html")
+
+
 @worker_required
 def align(request, pk, worker):
     """Show the pair with its pre-alignment as an editable grid; POST stores the links."""

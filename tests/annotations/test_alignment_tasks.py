@@ -218,3 +218,16 @@ def test_sample_pairs_prints_what_each_filter_dropped():
 def test_sample_pairs_refuses_impossible_filters(args, message):
     with pytest.raises(CommandError, match=message):
         call_command("sample_pairs", *args, stdout=StringIO())
+
+
+def test_every_alignment_task_links_the_guidelines_which_anyone_may_read(client, pair):
+    worker = make_worker()
+    client.force_login(worker.user)
+    page = client.get(reverse("annotations:align", args=[claim(worker).pk])).content.decode()
+    assert f'href="{reverse("annotations:guidelines")}"' in page
+
+    client.logout()
+    guidelines = client.get(reverse("annotations:guidelines")).content.decode()
+    for case in ["Names", "Articles", "Tense", "Verb groups", "particle", "Possessives",
+                 "Pronouns", "Typos", "Punctuation"]:  # fmt: skip
+        assert case in guidelines
