@@ -214,7 +214,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(hours=1),
     },
     "pay-unreviewed-work": {
-        "task": "crowd.tasks.pay_unreviewed",
+        "task": "annotations.tasks.pay_alignments",
         "schedule": timedelta(minutes=10),
     },
     "refresh-stale-signals": {
