@@ -22,14 +22,21 @@ from scoring.metrics.alignment import (
 
 from .models import AgreementReport, Alignment, SentencePair
 
+# (key, printed title, format). Precision and recall are split as in Cohn et al. (2008):
+# "poss" counts the other side's possible links as right, "sure" only its sure links; F1 is
+# of precision (poss) and recall (sure).
 COLUMNS = [
     ("items", "pairs", "{:d}"),
-    ("word_precision", "word P", "{:.3f}"),
-    ("word_recall", "word R", "{:.3f}"),
+    ("word_precision", "wP poss", "{:.3f}"),
+    ("word_precision_sure", "wP sure", "{:.3f}"),
+    ("word_recall_possible", "wR poss", "{:.3f}"),
+    ("word_recall", "wR sure", "{:.3f}"),
     ("word_f1", "word F1", "{:.3f}"),
     ("aer", "AER", "{:.3f}"),
-    ("phrase_precision", "phrase P", "{:.3f}"),
-    ("phrase_recall", "phrase R", "{:.3f}"),
+    ("phrase_precision", "pP poss", "{:.3f}"),
+    ("phrase_precision_sure", "pP sure", "{:.3f}"),
+    ("phrase_recall_possible", "pR poss", "{:.3f}"),
+    ("phrase_recall", "pR sure", "{:.3f}"),
     ("phrase_f1", "phrase F1", "{:.3f}"),
     ("observed", "π̂", "{:.3f}"),
     ("chance", "π̂₀", "{:.3f}"),
@@ -42,16 +49,21 @@ COLUMNS = [
 
 def summary_row(label: str, summary) -> dict:
     agreement = summary.agreement
+    words, phrases = summary.words, summary.phrases
     return {
         "label": label,
         "items": agreement.items,
-        "word_precision": summary.words.precision,
-        "word_recall": summary.words.recall,
-        "word_f1": summary.words.f1,
-        "aer": summary.words.aer,
-        "phrase_precision": summary.phrases.precision,
-        "phrase_recall": summary.phrases.recall,
-        "phrase_f1": summary.phrases.f1,
+        "word_precision": words.precision,
+        "word_precision_sure": words.precision_sure,
+        "word_recall_possible": words.recall_possible,
+        "word_recall": words.recall,
+        "word_f1": words.f1,
+        "aer": words.aer,
+        "phrase_precision": phrases.precision_possible,
+        "phrase_precision_sure": phrases.precision_sure,
+        "phrase_recall_possible": phrases.recall_possible,
+        "phrase_recall": phrases.recall_sure,
+        "phrase_f1": phrases.tiered_f1,
         "observed": agreement.observed,
         "chance": agreement.chance,
         "c_hat": agreement.c_hat,
@@ -61,17 +73,68 @@ def summary_row(label: str, summary) -> dict:
     }
 
 
+def aligner_row(label: str, summary) -> dict:
+    """A row of the pre-aligner against humans: counts and P/R/F1/AER, no chance terms."""
+    row = summary_row(label, summary)
+    for key in ("observed", "chance", "c_hat", "kupper_hafner_chance", "kupper_hafner_c_hat"):
+        row[key] = None
+    return row
+
+
+def brockett_rows(brockett) -> dict | None:
+    """Brockett's Fleiss' κ, its item counts and Cohen's κ per pair, JSON-ready."""
+    if brockett is None:
+        return None
+    annotators = len(brockett.annotators)
+    return {
+        "annotators": list(brockett.annotators),
+        "sentence_pairs": brockett.sentence_pairs,
+        "items": brockett.items,
+        "kappa": brockett.kappa,
+        "agreeing": [
+            {
+                "label": _agreeing_label(size, annotators),
+                "items": brockett.agreeing.get(size, 0),
+            }
+            for size in range(annotators, 0, -1)
+            if size > 1 or annotators > 2
+        ],
+        "categories": brockett.categories,
+        "pairwise": [
+            {"label": f"{a} – {b}", "kappa": kappa}
+            for (a, b), kappa in sorted(brockett.pairwise.items())
+        ],
+    }
+
+
+def _agreeing_label(size: int, annotators: int) -> str:
+    if size == annotators:
+        return f"all {annotators} agree" if annotators > 2 else "both agree"
+    if size == 1:
+        return "no two agree"
+    return f"{size} of {annotators} agree"
+
+
 def table_rows(table) -> dict:
     """The whole table as JSON-ready rows."""
     return {
         "samples": table.samples,
         "link_fleiss_kappa": table.link_fleiss_kappa,
+        "brockett": brockett_rows(table.brockett),
         "corpus": summary_row("corpus", table.corpus),
         "pairwise": [
             summary_row(f"{a} – {b}", summary) for (a, b), summary in sorted(table.pairwise.items())
         ],
         "per_annotator": [
             summary_row(name, summary) for name, summary in sorted(table.per_annotator.items())
+        ],
+        "aligner": [
+            aligner_row(f"pre-aligner vs {name}", summary)
+            for name, summary in table.aligner.items()
+        ],
+        "by_corpus": [
+            summary_row(corpus or "(no corpus)", summary)
+            for corpus, summary in sorted(table.by_corpus.items())
         ],
         "by_length": [
             {
@@ -92,32 +155,65 @@ def table_rows(table) -> dict:
 def format_rows(rows: dict) -> str:
     """The table as fixed-width text, one section per grouping."""
     lines = []
-    every_row = [rows["corpus"], *rows["pairwise"], *rows["per_annotator"], *rows["by_length"]]
+    every_row = [
+        rows["corpus"],
+        *rows["pairwise"],
+        *rows["per_annotator"],
+        *rows.get("by_corpus", []),
+        *rows.get("aligner", []),
+        *rows["by_length"],
+    ]
     width = max(len(row["label"]) for row in every_row) + 2
     header = f"{'':<{width}}" + "".join(f"{title:>10}" for _, title, _ in COLUMNS)
     sections = [
         ("Corpus", [rows["corpus"]]),
         ("Pairs of annotators", rows["pairwise"]),
         ("Each annotator against the others", rows["per_annotator"]),
-        ("By length of the longer sentence", rows["by_length"]),
+        ("By corpus", rows.get("by_corpus", [])),
+        ("The pre-aligner against the annotators", rows.get("aligner", [])),
+        ("By length of the shorter sentence", rows["by_length"]),
     ]
     for title, section in sections:
+        if not section:
+            continue
         lines += ["", title, header]
         for row in section:
             cells = ["—" if row[key] is None else fmt.format(row[key]) for key, _, fmt in COLUMNS]
             lines.append(f"{row['label']:<{width}}" + "".join(f"{c:>10}" for c in cells))
+    lines += format_brockett(rows.get("brockett"))
+    lines += [
+        "",
+        "Precision and recall: 'poss' counts the other annotator's possible links as right, "
+        "'sure' only the sure ones; F1 is of P (poss) and R (sure) (Cohn et al. 2008).",
+    ]
     kappa = rows["link_fleiss_kappa"]
     lines += [
         "",
-        "Fleiss' κ over links (three or more annotators): "
+        "Fleiss' κ over non-identical links, NULL on both sides (three or more annotators): "
         + ("—" if kappa is None else f"{kappa:.3f}"),
         f"Chance agreement π̂₀ from {rows['samples']} Monte Carlo samples per annotator and pair.",
     ]
     return "\n".join(lines)
 
 
+def format_brockett(brockett: dict | None) -> list[str]:
+    """Brockett's κ section of the printed table."""
+    if brockett is None:
+        return []
+    lines = [
+        "",
+        f"Brockett's Fleiss' κ over link items (Brockett 2007): {brockett['kappa']:.3f}",
+        f"  {brockett['items']} items in the {brockett['sentence_pairs']} sentence pairs aligned "
+        f"by all of {', '.join(brockett['annotators'])}",
+    ]
+    lines += [f"  {row['label']:<16}{row['items']:>8}" for row in brockett["agreeing"]]
+    lines.append("  Cohen's κ on the same items:")
+    lines += [f"  {row['label']:<16}{row['kappa']:>8.3f}" for row in brockett["pairwise"]]
+    return lines
+
+
 def annotated_pairs_from(
-    aligned_pairs_by_annotator: dict[str, list], *, pre_alignment="trained"
+    aligned_pairs_by_annotator: dict[str, list], *, pre_alignment="trained", corpus: str = ""
 ) -> tuple[list[AnnotatedPair], list[str]]:
     """Group files' pairs by pair id into AnnotatedPairs (pairs two or more annotators share).
 
@@ -150,12 +246,21 @@ def annotated_pairs_from(
             pair_id=pid,
             source=tokens[pid][0],
             target=tokens[pid][1],
-            pre_alignment=aligner.align(*tokens[pid]) if aligner else parse_pharaoh(""),
+            pre_alignment=aligner.prealign(*tokens[pid]) if aligner else parse_pharaoh(""),
             alignments=alignments,
+            corpus=corpus,
+            pre_aligned=aligner is not None,
         )
         for pid, alignments in sorted(shared.items())
     ]
     return annotated, notes
+
+
+def pair_corpus(pair: SentencePair) -> str:
+    """Which corpus a stored pair belongs to: the import's corpus name, or the clusters."""
+    if pair.origin == SentencePair.Origin.CLUSTER:
+        return "clusters"
+    return pair.import_key.rsplit(":", 1)[0] if ":" in pair.import_key else "imported"
 
 
 def stored_annotated_pairs():
@@ -172,6 +277,8 @@ def stored_annotated_pairs():
                     target=tuple(pair.tokens_b),
                     pre_alignment=parse_pharaoh(pair.pre_alignment),
                     alignments=alignments,
+                    corpus=pair_corpus(pair),
+                    pre_aligned=pair.aligner_id is not None,
                 )
             )
     return annotated

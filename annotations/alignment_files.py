@@ -1,11 +1,14 @@
-"""Alignment corpora in and out: MSR RTE annotator files, Pharaoh/Moses and NAACL/WPT.
+"""Alignment corpora in and out: MSR RTE annotator files, Pharaoh/Moses, NAACL/WPT,
+Edinburgh++ JSON and MultiMWA TSV.
 
 An export is a folder: ``source.txt`` and ``target.txt`` (one pair per line, tokens separated
-by spaces), ``pairs.txt`` (the pair ids), and for each k, ``alignment-k.pharaoh`` or
-``alignment-k.naacl`` holding every pair's k-th annotation (an empty line or no line where a
-pair has fewer) with ``annotators-k.txt`` naming who made each.
+by spaces), ``pairs.txt`` (the pair ids), and for each k, ``alignment-k.pharaoh``,
+``alignment-k.naacl``, ``alignment-k.tsv`` (MultiMWA) or the Edinburgh++ pair
+``alignment-k.sure.json`` and ``alignment-k.sure+poss.json``, holding every pair's k-th
+annotation (empty where a pair has fewer), with ``annotators-k.txt`` naming who made each.
 """
 
+import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
@@ -18,13 +21,17 @@ from django.db.models import Count, Max, Prefetch
 
 from scoring.metrics.alignment import (
     AlignedPair,
+    edinburgh_partner,
     format_pharaoh,
     parse_pharaoh,
+    read_edinburgh,
     read_msr_annotator,
+    read_multimwa,
     read_pharaoh,
     read_wpt,
     write_naacl,
 )
+from scoring.metrics.alignment.corpora import edinburgh_records, multimwa_line
 
 from .models import Alignment, SentencePair
 from .services import pairs_store
@@ -38,8 +45,22 @@ class ImportReport:
 
 
 def read_annotator_file(path: Path, format: str, source=None, target=None) -> list[AlignedPair]:
+    """One annotator's pairs. For Edinburgh++ ``path`` is either file of the pair; the other
+    is read too when it is there."""
     if format == "msr":
         return read_msr_annotator(path)
+    if format == "multimwa":
+        return read_multimwa(path)
+    if format == "edinburgh":
+        partner = edinburgh_partner(path)
+        files = {
+            path.name.endswith(".sure.json"): path,
+            partner.name.endswith(".sure.json"): partner,
+        }
+        return read_edinburgh(
+            files[True] if files[True].exists() else None,
+            files[False] if files[False].exists() else None,
+        )
     if not (source and target):
         raise ValueError(f"--format {format} needs --source and --target token files")
     if format == "naacl":
@@ -122,15 +143,17 @@ def alignments_export(
             )
         )
     )
+    suffixes = EXPORT_SUFFIXES[format]
     names = ["source.txt", "target.txt", "pairs.txt"]
-    names += [
-        f"{kind}-{k}.{suffix}"
-        for k in range(1, slots + 1)
-        for kind, suffix in (("annotators", "txt"), ("alignment", format))
-    ]
+    names += [f"annotators-{k}.txt" for k in range(1, slots + 1)]
+    names += [f"alignment-{k}.{suffix}" for k in range(1, slots + 1) for suffix in suffixes]
     written = 0
     with ExitStack() as stack:
         files = {name: stack.enter_context(open_file(name)) for name in names}
+        if format == "edinburgh":
+            for name in names:
+                if name.endswith(".json"):
+                    files[name].write("[")
         for written, pair in enumerate(pairs.iterator(chunk_size=chunk_size), start=1):
             files["source.txt"].write(_line(" ".join(pair.tokens_a)))
             files["target.txt"].write(_line(" ".join(pair.tokens_b)))
@@ -141,12 +164,41 @@ def alignments_export(
                     _line(annotator_name(annotation) if annotation else "")
                 )
                 links = parse_pharaoh(annotation.links if annotation else "")
-                if format == "naacl":
-                    text = write_naacl({written: links})
-                else:
-                    text = _line(format_pharaoh(links))
-                files[f"alignment-{k + 1}.{format}"].write(text)
+                _write_links(files, k + 1, format, written, pair, links)
+        if format == "edinburgh":
+            for name in names:
+                if name.endswith(".json"):
+                    files[name].write("\n]\n")
     return written
+
+
+EXPORT_SUFFIXES = {
+    "pharaoh": ["pharaoh"],
+    "naacl": ["naacl"],
+    "multimwa": ["tsv"],
+    "edinburgh": ["sure.json", "sure+poss.json"],
+}
+
+
+def _write_links(files, k: int, format: str, number: int, pair: SentencePair, links) -> None:
+    """One pair's k-th annotation in ``format``; Edinburgh++ and MultiMWA carry the tokens
+    and the pair's id (its import key, corpus:id, or its own key) on every record."""
+    if format == "naacl":
+        files[f"alignment-{k}.naacl"].write(write_naacl({number: links}))
+        return
+    if format == "pharaoh":
+        files[f"alignment-{k}.pharaoh"].write(_line(format_pharaoh(links)))
+        return
+    pair_id = pair.import_key or str(pair.pk)
+    aligned = AlignedPair(pair_id, tuple(pair.tokens_a), tuple(pair.tokens_b), links)
+    if format == "multimwa":
+        files[f"alignment-{k}.tsv"].write(multimwa_line(aligned))
+        return
+    separator = "\n" if number == 1 else ",\n"
+    for suffix, record in zip(
+        EXPORT_SUFFIXES["edinburgh"], edinburgh_records(aligned), strict=True
+    ):
+        files[f"alignment-{k}.{suffix}"].write(separator + json.dumps(record, ensure_ascii=False))
 
 
 def folder_files(folder: Path) -> Callable[[str], AbstractContextManager[TextIO]]:

@@ -2,9 +2,11 @@
 what annotators submit."""
 
 import random
+from dataclasses import dataclass, field
 from datetime import timedelta
 from itertools import combinations
 
+from django.conf import settings
 from django.db import transaction
 
 from collector.models import Description
@@ -29,13 +31,65 @@ def tokens_of(text: str, language: str) -> list[str]:
     return list(sentence_units(text, tokenize=default_tokenize(language)))
 
 
-def pairs_sample(
-    *, per_cluster: int, seed: int = 0, language: str = "en", open_hits: bool = True
-) -> list[SentencePair]:
+@dataclass(frozen=True)
+class PairFilters:
+    """Which pairs of descriptions are worth aligning.
+
+    Lengths are in tokens. The defaults for the longest sentence (50) and the length ratio
+    (9, longer over shorter) are the filters of Cohn et al. (2008); the shortest (3) keeps out
+    fragments that leave nothing to align. Near-duplicates are pairs whose PINC is below
+    ``NEAR_IDENTICAL_PINC`` both ways.
+    """
+
+    min_length: int = 3
+    max_length: int = 50
+    max_ratio: float = 9.0
+
+    def __post_init__(self):
+        if self.min_length < 1 or self.max_length < self.min_length:
+            raise ValueError("lengths must satisfy 1 ≤ shortest ≤ longest")
+        if self.max_ratio < 1:
+            raise ValueError("the length ratio is longer over shorter, so at least 1")
+
+    def reason_to_drop(self, tokens_a: list[str], tokens_b: list[str], a: str, b: str) -> str:
+        """Why a pair is dropped ('' to keep it): the first filter it fails."""
+        shorter, longer = sorted((len(tokens_a), len(tokens_b)))
+        if shorter < self.min_length:
+            return "too short"
+        if longer > self.max_length:
+            return "too long"
+        if longer / shorter > self.max_ratio:
+            return "length ratio"
+        if _near_identical(a, b):
+            return "near-duplicate"
+        return ""
+
+
+DROP_REASONS = ("too short", "too long", "length ratio", "near-duplicate")
+
+
+@dataclass(frozen=True)
+class PairDraw:
+    """The pairs a draw stored, and how many pairs each filter dropped on the way."""
+
+    pairs: list[SentencePair]
+    dropped: dict[str, int] = field(default_factory=dict)
+
+
+def pairs_draw(
+    *,
+    per_cluster: int,
+    seed: int = 0,
+    language: str = "en",
+    open_hits: bool = True,
+    filters: PairFilters = PairFilters(),
+) -> PairDraw:
     """Draw ``per_cluster`` pairs of descriptions from every cluster in ``language``, seeded.
 
-    Near-identical pairs are skipped. Pairs already drawn are kept, not drawn twice. The newest
-    aligner pre-aligns the new pairs; ``open_hits`` offers them as alignment HITs.
+    Pairings of a cluster are tried in a seeded order until ``per_cluster`` pass ``filters``;
+    the counts say how many of the pairings tried each filter dropped. Pairs already drawn are
+    kept, not drawn twice. A usable aligner pre-aligns the new pairs; ``open_hits`` offers them
+    as alignment HITs.
     """
     rng = random.Random(seed)
     segments = sorted(
@@ -46,6 +100,7 @@ def pairs_sample(
         )
     )
     candidates = []
+    dropped = dict.fromkeys(DROP_REASONS, 0)
     for (_, lang), members in sorted(cluster_descriptions(segments).items()):
         if lang != language or len(members) < 2:
             continue
@@ -55,28 +110,53 @@ def pairs_sample(
         for (id_a, text_a), (id_b, text_b) in all_pairs:
             if taken == per_cluster:
                 break
-            if _near_identical(text_a, text_b):
+            tokens_a, tokens_b = tokens_of(text_a, language), tokens_of(text_b, language)
+            reason = filters.reason_to_drop(tokens_a, tokens_b, text_a, text_b)
+            if reason:
+                dropped[reason] += 1
                 continue
             candidates.append(
                 SentencePair(
                     origin=SentencePair.Origin.CLUSTER,
                     description_a_id=id_a,
                     description_b_id=id_b,
-                    tokens_a=tokens_of(text_a, language),
-                    tokens_b=tokens_of(text_b, language),
+                    tokens_a=tokens_a,
+                    tokens_b=tokens_b,
                 )
             )
             taken += 1
-    return pairs_store(candidates, open_hits=open_hits)
+    return PairDraw(pairs_store(candidates, open_hits=open_hits), dropped)
+
+
+def pairs_sample(
+    *, per_cluster: int, seed: int = 0, language: str = "en", open_hits: bool = True
+) -> list[SentencePair]:
+    """The pairs of ``pairs_draw`` with the default filters."""
+    return pairs_draw(
+        per_cluster=per_cluster, seed=seed, language=language, open_hits=open_hits
+    ).pairs
+
+
+def aligner_usable() -> AlignerModel | None:
+    """The newest aligner, when it was trained on ALIGNER_MIN_TRAINING_PAIRS pairs or more.
+
+    An aligner trained on fewer is kept (and listed in the admin) but pre-aligns nothing, so
+    annotators start from an empty grid rather than from a weak model's guesses.
+    """
+    newest = AlignerModel.objects.order_by("-trained_at").first()
+    if newest and newest.training_pairs >= settings.ALIGNER_MIN_TRAINING_PAIRS:
+        return newest
+    return None
 
 
 def pairs_store(pairs: list[SentencePair], *, open_hits: bool) -> list[SentencePair]:
-    """Store new pairs (skipping ones already stored), pre-align them, offer them as HITs."""
-    aligner_model = AlignerModel.objects.order_by("-trained_at").first()
+    """Store new pairs (skipping ones already stored), pre-align them with a usable aligner
+    (see ``aligner_usable``), offer them as HITs."""
+    aligner_model = aligner_usable()
     if aligner_model:
         aligner = Aligner.from_dict(aligner_model.parameters)
         for pair in pairs:
-            pair.pre_alignment = format_pharaoh(aligner.align(pair.tokens_a, pair.tokens_b))
+            pair.pre_alignment = format_pharaoh(aligner.prealign(pair.tokens_a, pair.tokens_b))
             pair.aligner = aligner_model
     with transaction.atomic():
         SentencePair.objects.bulk_create(pairs, ignore_conflicts=True, batch_size=2000)
@@ -133,13 +213,19 @@ def aligner_train(*, max_pairs: int = 200_000, seed: int = 0, iterations: int = 
 
 
 def pairs_prealign(*, aligner_model: AlignerModel, pairs=None) -> int:
-    """Pre-align pairs (by default every pair nobody has annotated yet) with ``aligner_model``."""
+    """Pre-align pairs (by default every pair nobody has annotated yet) with ``aligner_model``.
+
+    An aligner trained on fewer than ALIGNER_MIN_TRAINING_PAIRS pairs pre-aligns nothing: the
+    count returned is 0 and the pairs keep what they had.
+    """
+    if aligner_model.training_pairs < settings.ALIGNER_MIN_TRAINING_PAIRS:
+        return 0
     aligner = Aligner.from_dict(aligner_model.parameters)
     if pairs is None:
         pairs = SentencePair.objects.filter(alignments__isnull=True)
     updated = []
     for pair in pairs:
-        pair.pre_alignment = format_pharaoh(aligner.align(pair.tokens_a, pair.tokens_b))
+        pair.pre_alignment = format_pharaoh(aligner.prealign(pair.tokens_a, pair.tokens_b))
         pair.aligner = aligner_model
         updated.append(pair)
     SentencePair.objects.bulk_update(updated, ["pre_alignment", "aligner"], batch_size=2000)

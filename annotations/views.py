@@ -19,8 +19,48 @@ from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 from scoring.metrics.alignment import parse_pharaoh
 
-from . import services
+from . import review, services
 from .models import AgreementReport, SentencePair
+
+
+@staff_member_required
+def review_alignments(request):
+    """Workers' alignments waiting for review, flagged ones (low agreement with the pair's
+    other annotations) first; POST accepts (pays) or rejects one with a reason.
+
+    Security behaviour: staff only; a decision is audit-logged under the staff member's name,
+    and an alignment already decided is left alone."""
+    if request.method == "POST":
+        accept = request.POST.get("decision") == "accept"
+        try:
+            alignment_id = int(request.POST.get("alignment", ""))
+            decided = review.alignments_review(
+                alignment_ids=[alignment_id],
+                accept=accept,
+                reviewer=request.user,
+                reason=request.POST.get("reason", ""),
+            )
+        except ValueError:
+            messages.error(request, "Choose an alignment to review.")
+        except WorkRefused as refusal:
+            messages.error(request, str(refusal))
+        else:
+            verb = "accepted and paid" if accept else "rejected"
+            messages.success(
+                request,
+                f"Alignment {alignment_id} {verb}." if decided else "Already decided; unchanged.",
+            )
+        return redirect("annotations:review")
+    context = {"items": review.alignment_review_queue(), "flag_below": review.FLAG_BELOW_F1}
+    return render(request, "annotations/review.html", context)
+
+
+def guidelines(request):
+    """The alignment guidelines, with examples.
+
+    Security behaviour: anyone may read them, signed in or not (platform workers open them from
+    a framed task); the page shows no data of ours."""
+    return render(request, "annotations/guidelines.html")
 
 
 @worker_required
@@ -153,7 +193,7 @@ def agreement(request):
     if table and table["by_length"]:
         rows = table["by_length"]
         chart = grouped_bars(
-            "Agreement by length of the longer sentence",
+            "Agreement by length of the shorter sentence",
             [row["label"] for row in rows],
             {
                 "observed π̂": [row["observed"] for row in rows],

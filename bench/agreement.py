@@ -212,7 +212,16 @@ def main() -> None:
         upper = "" if length_bin.longest is None else str(length_bin.longest)
         print(row(f"len {length_bin.shortest}–{upper}", length_bin.summary))
     if table.link_fleiss_kappa is not None:
-        print(f"Fleiss' κ over link items, all annotators: {table.link_fleiss_kappa:.3f}")
+        print(
+            "Fleiss' κ over non-identical link items, NULL on both sides: "
+            f"{table.link_fleiss_kappa:.3f}"
+        )
+    if table.brockett is not None:
+        brockett = table.brockett
+        print(
+            f"Brockett's Fleiss' κ over link items: {brockett.kappa:.3f} "
+            f"({brockett.items} items; by the largest agreeing group {brockett.agreeing})"
+        )
 
     models = fit_edit_models(pairs)
     chosen = pairs[:subset]

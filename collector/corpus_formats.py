@@ -12,11 +12,16 @@ Formats:
 ``msvd-csv``
     The Microsoft Research Video Description Corpus CSV, with the header
     ``VideoID,Start,End,WorkerID,Source,AnnotationTime,Language,Description``.
+``msvd-json``
+    The JSON form many captioning projects use: one object
+    ``{"<YouTubeID>_<start>_<end>": ["sentence", ...], ...}``; English, no worker, no tier.
+    A row's "line" is the sentence's number counted through the file.
 """
 
 import csv
 import hashlib
 import itertools
+import json
 import math
 import re
 from collections.abc import Iterable, Iterator
@@ -27,7 +32,7 @@ from pathlib import Path
 
 from django.conf import global_settings
 
-FORMATS = ("msvd-s2vt", "msvd-csv")
+FORMATS = ("msvd-s2vt", "msvd-csv", "msvd-json")
 
 S2VT_SENTENCES_GLOB = "sents_*_lc_nopunc.txt"
 S2VT_MAPPING_NAME = "youtube_video_to_id_mapping.txt"
@@ -130,6 +135,14 @@ def read_corpus(path: Path, corpus_format: str, *, mapping: Path | None = None) 
             numbered_lines(path, keepends=True),
             source=path.name,
             key_prefix=import_key_prefix("msvd-csv", path),
+        )
+    if corpus_format == "msvd-json":
+        if path.is_dir():
+            raise CorpusFormatError(f"{path} is a folder; msvd-json reads one JSON file.")
+        return msvd_json_rows(
+            msvd_json_object(path),
+            source=path.name,
+            key_prefix=import_key_prefix("msvd-json", path),
         )
     raise CorpusFormatError(
         f"Unknown format {corpus_format!r}; expected one of {', '.join(FORMATS)}."
@@ -301,6 +314,58 @@ def _msvd_csv_records(reader, header: list[str], *, source: str, key_prefix: str
             )
         except RowError as error:
             yield MalformedRow(source, start_line, str(error))
+
+
+# --- msvd-json ---------------------------------------------------------------------------------
+
+
+def msvd_json_object(path: Path) -> dict:
+    """The file's one JSON object; anything else is a ``CorpusFormatError`` before any load."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8").removeprefix("\ufeff"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CorpusFormatError(f"{path.name} is not JSON text: {error}") from None
+    if not isinstance(data, dict):
+        raise CorpusFormatError(
+            f"{path.name}: expected one object of "
+            '{"<YouTubeID>_<start>_<end>": [sentences]}, found a JSON '
+            f"{type(data).__name__}."
+        )
+    return data
+
+
+def msvd_json_rows(data: dict, *, source: str, key_prefix: str) -> Iterator[Row]:
+    """One record per sentence; a bad key or a non-list value spoils its sentences only."""
+    number = 0
+    for span, sentences in data.items():
+        if not isinstance(sentences, list) or not sentences:
+            number += 1
+            yield MalformedRow(source, number, f"{span!r}: expected a list of sentences")
+            continue
+        try:
+            youtube_id, start, end = youtube_span(span)
+            span_problem = None
+        except RowError as error:
+            span_problem = str(error)
+        for sentence in sentences:
+            number += 1
+            try:
+                if span_problem:
+                    raise RowError(span_problem)
+                if not isinstance(sentence, str):
+                    raise RowError(f"{span}: a sentence must be text, found {sentence!r}")
+                yield DescriptionRecord(
+                    source=source,
+                    line=number,
+                    import_key=f"{key_prefix}:{number}",
+                    youtube_id=youtube_id,
+                    start=start,
+                    end=end,
+                    text=description_text(sentence),
+                    language="en",
+                )
+            except RowError as error:
+                yield MalformedRow(source, number, str(error))
 
 
 # --- fields ------------------------------------------------------------------------------------

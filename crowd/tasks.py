@@ -5,7 +5,7 @@ import contextlib
 from celery import shared_task
 
 from . import services
-from .models import Campaign, HitType
+from .models import Campaign
 
 
 @shared_task
@@ -18,13 +18,6 @@ def expire_assignments() -> int:
 def forget_arrival_counts() -> int:
     """Periodic: delete the per-address counts of new platform workers of past hours."""
     return services.arrival_windows_forget()
-
-
-@shared_task
-def pay_unreviewed() -> int:
-    """Periodic: pay submitted work of the kinds that have no review of their own (word
-    alignment) once their HIT type's delay has passed. Nothing is paid twice."""
-    return services.assignments_auto_pay(kind=HitType.Kind.ALIGNMENT)
 
 
 @shared_task

@@ -214,7 +214,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(hours=1),
     },
     "pay-unreviewed-work": {
-        "task": "crowd.tasks.pay_unreviewed",
+        "task": "annotations.tasks.pay_alignments",
         "schedule": timedelta(minutes=10),
     },
     "refresh-stale-signals": {
@@ -255,6 +255,10 @@ if not (
     )
 # How many video-collection tasks one worker may take in any 24 hours (the review queue is manual).
 PROPOSALS_PER_DAY = env_int("PROPOSALS_PER_DAY", 20, minimum=1)
+
+# Pairs are pre-aligned only by an aligner trained on at least this many sentence pairs: below
+# it the model's links are mostly noise (bench/aligner.py measures 1,600 RTE-2 pairs).
+ALIGNER_MIN_TRAINING_PAIRS = env_int("ALIGNER_MIN_TRAINING_PAIRS", 1000, minimum=1)
 # Crowd platforms that may frame the external-question pages (CSP frame-ancestors).
 PLATFORM_FRAME_ANCESTORS = env_list(
     "PLATFORM_FRAME_ANCESTORS",

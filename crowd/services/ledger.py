@@ -232,11 +232,11 @@ def payout_record(*, through: datetime, paid_by, reason: str) -> Payout | None:
     return payout
 
 
-def assignments_auto_pay(*, kind: str, now=None, batch: int = 1000) -> int:
-    """Pay the submitted assignments of a kind of HIT that has no review of its own (word
-    alignment), once its ``auto_accept_after`` has passed, as unreviewed descriptions are.
-    Returns how many were paid; paying is once per assignment, so running it again pays
-    nothing more."""
+def assignments_auto_pay(*, kind: str, now=None, batch: int = 1000, hold=()) -> int:
+    """Pay the submitted assignments of a kind of HIT nobody reviewed (word alignment), once
+    its ``auto_accept_after`` has passed, as unreviewed descriptions are; the assignment ids
+    in ``hold`` wait (for review). Returns how many were paid; paying is once per assignment,
+    so running it again pays nothing more."""
     now = now or timezone.now()
     hit_type = HitType.objects.for_kind(kind)
     days = hit_type.auto_accept_after / timedelta(days=1)
@@ -251,6 +251,7 @@ def assignments_auto_pay(*, kind: str, now=None, batch: int = 1000) -> int:
                 submitted_at__lte=now - hit_type.auto_accept_after,
                 ledger_entry__isnull=True,
             )
+            .exclude(pk__in=list(hold))
             .select_related("hit__hit_type")
             .order_by("pk")[:batch]
         )

@@ -27,6 +27,11 @@ FORMATS = {
         "corpus.csv",
         "one row per description, MSR Video Description Corpus columns",
     ),
+    "msvd-json": Format(
+        "research.exports.text.write_msvd_json",
+        "corpus.json",
+        'one JSON object {"<YouTubeID>_<start>_<end>": [descriptions]} (YouTube segments)',
+    ),
     "jsonl": Format(
         "research.exports.text.write_jsonl",
         "clusters.jsonl",
@@ -47,8 +52,16 @@ FORMATS = {
         "research.exports.alignments.write_pharaoh", None, "word alignments, Pharaoh/Moses"
     ),
     "naacl": Format("research.exports.alignments.write_naacl", None, "word alignments, NAACL/WPT"),
+    "edinburgh": Format(
+        "research.exports.alignments.write_edinburgh",
+        None,
+        "word alignments, Edinburgh++ JSON (.sure.json and .sure+poss.json)",
+    ),
+    "multimwa": Format(
+        "research.exports.alignments.write_multimwa", None, "word alignments, MultiMWA TSV"
+    ),
 }
-ALIGNMENT_FORMATS = ("pharaoh", "naacl")
+ALIGNMENT_FORMATS = ("pharaoh", "naacl", "edinburgh", "multimwa")
 
 
 @contextmanager

@@ -35,3 +35,11 @@ def write_pharaoh(destination, options, report, progress: Progress) -> None:
 
 def write_naacl(destination, options, report, progress: Progress) -> None:
     write_alignments(destination, options, report, progress, format="naacl")
+
+
+def write_edinburgh(destination, options, report, progress: Progress) -> None:
+    write_alignments(destination, options, report, progress, format="edinburgh")
+
+
+def write_multimwa(destination, options, report, progress: Progress) -> None:
+    write_alignments(destination, options, report, progress, format="multimwa")

@@ -6,7 +6,7 @@ writes as it goes; nothing holds more than one batch of clusters.
 
 import csv
 import json
-from itertools import islice
+from itertools import groupby, islice
 
 from collector.corpus_formats import CSV_COLUMNS
 from collector.models import Segment
@@ -76,6 +76,37 @@ def write_msvd_csv(destination, options, report, progress: Progress) -> None:
             written += len(cluster.members)
             report.clusters += 1
             progress.step(len(cluster.members))
+    report.descriptions = written
+    report.files[location] = written
+
+
+def write_msvd_json(destination, options, report, progress: Progress) -> None:
+    """One JSON object, each YouTube segment's selected descriptions (every selected language,
+    in cluster order) under ``<YouTubeID>_<start>_<end>``; written a segment at a time."""
+    selected = options.filter.rows(CSV_FIELDS)
+    report.left_out[HOSTED_FILES_LEFT_OUT.replace("the MSVD CSV", "msvd-json")] = selected.filter(
+        segment__source=Segment.Source.FILE
+    ).count()
+    rows = selected.filter(segment__source=Segment.Source.YOUTUBE)
+    location = destination.path()
+    written = 0
+    with destination.open() as file:
+        file.write("{")
+        separator = "\n"
+        for _, group in groupby(clusters(rows), key=lambda cluster: cluster.segment_id):
+            group = list(group)
+            first = group[0].segment
+            key = (
+                f"{first.video}_{seconds_text(first.segment__start)}_"
+                f"{seconds_text(first.segment__end)}"
+            )
+            texts = [row.text for cluster in group for row in cluster.members]
+            file.write(f"{separator}{json.dumps(key)}: {json.dumps(texts, ensure_ascii=False)}")
+            separator = ",\n"
+            written += len(texts)
+            report.clusters += len(group)
+            progress.step(len(texts))
+        file.write("\n}\n")
     report.descriptions = written
     report.files[location] = written
 

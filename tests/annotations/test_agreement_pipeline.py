@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from annotations import services
-from annotations.models import AgreementReport, SentencePair
+from annotations.models import AgreementReport, AlignerModel, Alignment, SentencePair
 from annotations.tasks import refresh_agreement
 from crowd import services as crowd
 from crowd.models import HitType, Tier
@@ -67,6 +67,9 @@ def test_staff_see_the_table_and_a_pair_side_by_side(client, admin_user):
     client.force_login(admin_user)
     page = client.get(reverse("annotations:agreement")).content.decode()
     assert "Pairs of annotators" in page and "<svg" in page
+    assert "Fleiss' κ over link items (Brockett 2007)" in page and "both agree" in page
+    assert "By corpus" in page and '<th scope="row">test</th>' in page
+    assert "P sure" in page and "R poss" in page
     side = client.get(reverse("annotations:pair", args=[pair.pk])).content.decode()
     assert "Pre-alignment" in side and "&lt;b&gt;" in side and "<b>" not in side
     assert side.count("<h1") == 1
@@ -85,3 +88,24 @@ def test_workers_cannot_see_agreement_pages(client):
     client.force_login(make_worker().user)
     for url in [reverse("annotations:agreement"), reverse("annotations:pair", args=[pair.pk])]:
         assert client.get(url).status_code == 302
+
+
+@pytest.mark.django_db
+def test_staff_see_the_pre_aligner_against_the_annotators_for_pre_aligned_pairs(client, admin_user):
+    pair = make_pair(5)
+    annotate(pair, LINKS[0])
+    annotate(pair, LINKS[1])
+    refresh_agreement()
+    assert AgreementReport.objects.get().table["aligner"] == []  # no aligner gave "0-0 3-3"
+
+    model = AlignerModel.objects.create(parameters={}, training_pairs=5000)
+    SentencePair.objects.filter(pk=pair.pk).update(aligner=model)
+    Alignment.objects.create(pair=pair, annotator="imported", links=LINKS[2])
+    refresh_agreement()
+
+    rows = AgreementReport.objects.get().table["aligner"]
+    assert [row["items"] for row in rows] == [1, 1, 1, 1]  # three annotators and the majority
+    assert rows[-1]["label"] == "pre-aligner vs majority"
+    client.force_login(admin_user)
+    page = client.get(reverse("annotations:agreement")).content.decode()
+    assert "The pre-aligner against the annotators" in page and "pre-aligner vs" in page

@@ -23,11 +23,41 @@ def test_it_prints_every_section_for_three_annotators():
         "Corpus",
         "Pairs of annotators",
         "Each annotator against the others",
-        "By length of the longer sentence",
-        "Fleiss' κ over links",
+        "By length of the shorter sentence",
+        "Fleiss' κ over non-identical links",
     ]:
         assert heading in text
     assert "A – B" in text and "B – C" in text
+
+
+def test_it_prints_brocketts_kappa_with_the_item_counts_and_pairwise_kappas():
+    text = run(*MSR_FILES)
+
+    assert "Brockett's Fleiss' κ over link items (Brockett 2007)" in text
+    # C aligned pair 1 only. Its items: six links, and "a" of the hypothesis, which C left
+    # unlinked; A marked strums-plays possible where B and C marked it sure.
+    assert "7 items in the 1 sentence pairs aligned by all of A, B, C" in text
+    counts = {
+        " ".join(line.split()[:-1]): line.split()[-1] for line in text.splitlines() if line.strip()
+    }
+    assert counts["all 3 agree"] == "4"
+    assert counts["2 of 3 agree"] == "3"
+    assert counts["no two agree"] == "0"
+    assert "Cohen's κ on the same items:" in text and "B – C" in text
+
+
+def test_it_compares_the_pre_aligner_with_each_annotator_and_the_majority():
+    text = run(*MSR_FILES)
+
+    assert "The pre-aligner against the annotators" in text
+    for name in ["A", "B", "C", "majority"]:
+        assert f"pre-aligner vs {name} " in text
+
+
+def test_without_a_pre_alignment_there_is_no_aligner_section():
+    text = run(*MSR_FILES, "--pre-alignment", "none")
+
+    assert "pre-aligner vs" not in text
 
 
 def test_the_same_seed_gives_the_same_table():

@@ -1,6 +1,9 @@
 """Alignment HITs: pairs drawn from clusters, pre-aligned, annotated once per worker."""
 
+from io import StringIO
+
 import pytest
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotations import services
@@ -135,7 +138,21 @@ def test_a_description_assignment_is_not_an_alignment_task(client):
     assert client.get(reverse("annotations:align", args=[assignment.pk])).status_code == 404
 
 
-def test_the_trained_aligner_pre_aligns_new_pairs():
+def test_an_aligner_trained_on_too_few_pairs_pre_aligns_nothing(settings):
+    settings.ALIGNER_MIN_TRAINING_PAIRS = 1000
+    describe(make_segment(), CLUSTER[:3])
+    model = services.aligner_train(iterations=2)
+    assert model.training_pairs < 1000
+    pairs = services.pairs_sample(per_cluster=3, seed=0)
+    assert pairs and all(pair.pre_alignment == "" and pair.aligner is None for pair in pairs)
+    assert services.pairs_prealign(aligner_model=model) == 0
+    out = StringIO()
+    call_command("train_aligner", "--iterations", "1", stdout=out)
+    assert "no pair is pre-aligned" in out.getvalue()
+
+
+def test_the_trained_aligner_pre_aligns_new_pairs(settings):
+    settings.ALIGNER_MIN_TRAINING_PAIRS = 1
     describe(make_segment(), CLUSTER[:3])
     model = services.aligner_train(iterations=2)
     assert isinstance(model, AlignerModel) and model.training_pairs > 0
@@ -145,6 +162,10 @@ def test_the_trained_aligner_pre_aligns_new_pairs():
     pair = next(p for p in pairs if "guitar" in p.tokens_a and "guitar" in p.tokens_b)
     link = (pair.tokens_a.index("guitar"), pair.tokens_b.index("guitar"))
     assert link in parse_pharaoh(pair.pre_alignment).sure
+    # Punctuation is never linked to a word.
+    for pair in pairs:
+        for i, j in parse_pharaoh(pair.pre_alignment).possible:
+            assert (pair.tokens_a[i] == ".") == (pair.tokens_b[j] == ".")
 
 
 def test_a_submitted_task_reopens_showing_what_was_submitted(client, pair):
@@ -155,3 +176,58 @@ def test_a_submitted_task_reopens_showing_what_was_submitted(client, pair):
     client.post(reverse("annotations:align", args=[assignment.pk]), {"links": "2p2"})
     page = client.get(reverse("annotations:align", args=[assignment.pk])).content.decode()
     assert '"links": "2p2"' in page and "You submitted this alignment on" in page
+
+
+def test_sampling_filters_drop_pairs_by_length_and_ratio_and_count_them():
+    describe(
+        make_segment(),
+        [
+            "A man plays a guitar.",  # 6 tokens
+            "Guitar.",  # 2 tokens: too short for the default minimum of 3
+            "A man in a red shirt and a hat is sitting on a chair and playing an old guitar.",
+        ],
+    )
+
+    draw = services.pairs_draw(
+        per_cluster=3, seed=0, open_hits=False, filters=services.PairFilters(max_ratio=2.5)
+    )
+
+    # Pairings: 6–2 tokens (too short), 2–19 (too short), 6–19 (ratio 3.2 > 2.5).
+    assert draw.pairs == []
+    assert draw.dropped == {"too short": 2, "too long": 0, "length ratio": 1, "near-duplicate": 0}
+    assert SentencePair.objects.count() == 0
+
+
+def test_sample_pairs_prints_what_each_filter_dropped():
+    describe(make_segment(), CLUSTER)
+    out = StringIO()
+
+    call_command(
+        "sample_pairs", "--per-cluster", "10", "--no-hits", "--max-length", "6", stdout=out
+    )
+
+    # Only "Someone strums a guitar ." (5 tokens) with "A man plays the guitar ." (6) fits.
+    assert "1 sentence pairs drawn" in out.getvalue()
+    assert "too long 5" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(["--min-length", "0"], "lengths"), (["--max-ratio", "0.5"], "length ratio")],
+)
+def test_sample_pairs_refuses_impossible_filters(args, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("sample_pairs", *args, stdout=StringIO())
+
+
+def test_every_alignment_task_links_the_guidelines_which_anyone_may_read(client, pair):
+    worker = make_worker()
+    client.force_login(worker.user)
+    page = client.get(reverse("annotations:align", args=[claim(worker).pk])).content.decode()
+    assert f'href="{reverse("annotations:guidelines")}"' in page
+
+    client.logout()
+    guidelines = client.get(reverse("annotations:guidelines")).content.decode()
+    for case in ["Names", "Articles", "Tense", "Verb groups", "particle", "Possessives",
+                 "Pronouns", "Typos", "Punctuation"]:  # fmt: skip
+        assert case in guidelines

@@ -261,3 +261,39 @@ def test_it_refuses_a_csv_whose_header_lacks_a_column(tmp_path):
     with pytest.raises(CommandError, match="WorkerID"):
         run(broken, "msvd-csv")
     assert Description.objects.count() == 0
+
+
+JSON_FILE = DATA / "msvd_json_tiny.json"
+
+
+def test_it_loads_the_msvd_json_form_as_english_descriptions_and_reports_bad_entries():
+    output = run(JSON_FILE, "msvd-json")
+
+    assert "Descriptions: 6 new" in output
+    segment = Segment.objects.get(youtube_id="x-y_z012345")
+    assert (segment.start, segment.end) == (Decimal("0"), Decimal("5.5"))
+    texts = set(Description.objects.filter(segment=segment).values_list("text", flat=True))
+    assert texts == {"a dog runs on the beach", "a puppy runs along the shore"}
+    assert set(Description.objects.values_list("language", flat=True)) == {"en"}
+    # The bad key, the reversed span, the empty list, the empty and non-text sentences.
+    assert "Rows skipped: 5" in output
+    assert "is not <YouTubeID>_<start>_<end>" in output or "is not a YouTube video id" in output
+    assert "before it starts" in output
+    assert "expected a list of sentences" in output
+    assert "a sentence must be text, found 42" in output
+    assert "msvd_json_tiny.json:" in output
+    assert run(JSON_FILE, "msvd-json").count("6 already present") == 1
+
+
+@pytest.mark.parametrize(
+    "content, message", [("[1, 2]", "expected one object"), ("{oops", "not JSON text")]
+)
+def test_a_json_file_of_the_wrong_shape_is_refused_before_anything_is_loaded(
+    tmp_path, content, message
+):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+
+    with pytest.raises(CommandError, match=message):
+        run(path, "msvd-json")
+    assert not Description.objects.exists()

@@ -403,3 +403,33 @@ def test_alignment_exports_take_the_tier_and_date_filters(tmp_path):
     assert "Exported 0 aligned sentence pairs" in export(tmp_path / "a", "pharaoh", "--tier", "2")
     assert "Exported 2 aligned" in export(tmp_path / "b", "pharaoh", "--tier", "unrecorded")
     assert (tmp_path / "b" / "alignment-3.pharaoh").exists()
+
+
+def test_an_msvd_json_export_imports_back_as_the_same_sentences(tmp_path):
+    source = DATA / "msvd_json_tiny.json"
+    call_command("import_corpus", str(source), "--format", "msvd-json", stdout=StringIO())
+    before = set(
+        Description.objects.values_list(
+            "segment__youtube_id", "segment__start", "segment__end", "text"
+        )
+    )
+
+    output = export(tmp_path / "corpus.json", "msvd-json")
+    assert "Exported 6 descriptions" in output
+    exported = json.loads((tmp_path / "corpus.json").read_text(encoding="utf-8"))
+    assert exported["x-y_z012345_0_5.5"] == [
+        "a dog runs on the beach",
+        "a puppy runs along the shore",
+    ]
+    Description.objects.all().delete()
+    Segment.objects.all().delete()
+    call_command(
+        "import_corpus", str(tmp_path / "corpus.json"), "--format", "msvd-json", stdout=StringIO()
+    )
+
+    after = set(
+        Description.objects.values_list(
+            "segment__youtube_id", "segment__start", "segment__end", "text"
+        )
+    )
+    assert after == before

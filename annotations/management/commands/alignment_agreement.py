@@ -20,7 +20,15 @@ def annotator_names(file_names: list[str]) -> list[str]:
     prefix = os.path.commonprefix(file_names)
     suffix = os.path.commonprefix([name[::-1] for name in file_names])[::-1]
     names = [name[len(prefix) : len(name) - len(suffix)] for name in file_names]
-    return names if all(names) and len(set(names)) == len(names) else file_names
+    if all(names) and len(set(names)) == len(names):
+        return names
+    stems = [name.split(".")[0] for name in file_names]  # one file: its name without extensions
+    return stems if all(stems) and len(set(stems)) == len(stems) else file_names
+
+
+def corpus_name(file_names: list[str]) -> str:
+    """What the files share at the start: RTE2_test_A.align.txt, … → RTE2_test."""
+    return os.path.commonprefix(file_names).rstrip("_-. ") or "files"
 
 
 class Command(BaseCommand):
@@ -37,7 +45,10 @@ class Command(BaseCommand):
             "--pre-alignment",
             choices=["trained", "none"],
             default="trained",
-            help="what the chance model edits: an aligner trained on these pairs, or nothing",
+            help=(
+                "the pre-alignment the chance model edits and the annotators are compared "
+                "with: the pre-aligner trained on these pairs, or nothing"
+            ),
         )
 
     def handle(self, *args, files, format, source, target, samples, seed, **options):
@@ -50,7 +61,9 @@ class Command(BaseCommand):
                 for name, path in zip(names, files, strict=True)
             }
             pairs, notes = annotated_pairs_from(
-                by_annotator, pre_alignment=options["pre_alignment"]
+                by_annotator,
+                pre_alignment=options["pre_alignment"],
+                corpus=corpus_name([path.name for path in files]),
             )
         except (OSError, ValueError) as error:
             raise CommandError(str(error)) from None

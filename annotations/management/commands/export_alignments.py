@@ -10,7 +10,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("folder", type=Path)
-        parser.add_argument("--format", choices=["pharaoh", "naacl"], default="pharaoh")
+        parser.add_argument(
+            "--format", choices=["pharaoh", "naacl", "edinburgh", "multimwa"], default="pharaoh"
+        )
 
     def handle(self, *args, folder, format, **options):
         written = alignments_export(folder_files(folder), format=format)

@@ -1,4 +1,5 @@
 import os
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -11,8 +12,9 @@ from annotations.management.commands.alignment_agreement import annotator_names
 def line_annotators(path: Path, default: str, count: int) -> list[str]:
     """Who made each line of ``path``: the export's ``annotators-k.txt`` beside an
     ``alignment-k.*`` file when there is one, else ``default`` for every line."""
-    names = path.with_name(path.name.replace("alignment-", "annotators-", 1)).with_suffix(".txt")
-    if path.name.startswith("alignment-") and names.exists():
+    slot = re.match(r"alignment-(\d+)\.", path.name)
+    names = path.with_name(f"annotators-{slot[1]}.txt") if slot else None
+    if names and names.exists():
         lines = names.read_text(encoding="utf-8").splitlines()
         if len(lines) != count:
             raise ValueError(f"{names}: {len(lines)} names for {count} pairs")
@@ -20,21 +22,42 @@ def line_annotators(path: Path, default: str, count: int) -> list[str]:
     return [default] * count
 
 
+def edinburgh_files(files: list[Path]) -> list[Path]:
+    """One file per Edinburgh++ pair: ``x.sure.json`` and ``x.sure+poss.json`` are one
+    annotator, named by the ``x`` part."""
+    kept = {}
+    for path in files:
+        stem = path.name.removesuffix(".sure+poss.json").removesuffix(".sure.json")
+        kept.setdefault(path.with_name(stem), path)
+    return list(kept.values())
+
+
 class Command(BaseCommand):
     help = (
-        "Import annotators' alignments of the same sentence pairs: MSR RTE files, or Pharaoh "
-        "/ NAACL link files with --source and --target token files. One file per annotator."
+        "Import annotators' alignments of the same sentence pairs: MSR RTE files, Edinburgh++ "
+        "JSON pairs, MultiMWA TSV, or Pharaoh / NAACL link files with --source and --target "
+        "token files. One file (or Edinburgh++ pair of files) per annotator."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", type=Path)
-        parser.add_argument("--format", choices=["msr", "pharaoh", "naacl"], default="msr")
+        parser.add_argument(
+            "--format",
+            choices=["msr", "pharaoh", "naacl", "edinburgh", "multimwa"],
+            default="msr",
+            help=(
+                "edinburgh: one annotator's .sure.json or .sure+poss.json file (its partner is "
+                "read too); multimwa: one annotator's TSV file"
+            ),
+        )
         parser.add_argument("--source", type=Path)
         parser.add_argument("--target", type=Path)
         parser.add_argument("--corpus", help="a name keeping this corpus's pair ids apart")
         parser.add_argument("--open-hits", action="store_true", help="offer pairs as HITs")
 
     def handle(self, *args, files, format, source, target, corpus, open_hits, **options):
+        if format == "edinburgh":
+            files = edinburgh_files(files)
         names = annotator_names([path.name for path in files])
         corpus = corpus or os.path.commonprefix([path.name for path in files]).strip("_-.")
         by_annotator = defaultdict(list)

@@ -1,25 +1,53 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotations.services import pairs_sample
+from annotations.services import PairFilters, pairs_draw
 
 
 class Command(BaseCommand):
     help = (
         "Draw sentence pairs for alignment from the descriptions of each cluster (seeded, "
-        "skipping near-identical pairs) and offer them as alignment HITs."
+        "filtered by length, length ratio and near-duplicates) and offer them as alignment HITs."
     )
 
     def add_arguments(self, parser):
+        defaults = PairFilters()
         parser.add_argument("--per-cluster", type=int, default=1)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--language", default="en")
         parser.add_argument("--no-hits", action="store_true", help="store pairs, offer no HITs")
+        parser.add_argument(
+            "--min-length", type=int, default=defaults.min_length, help="tokens, shorter side"
+        )
+        parser.add_argument(
+            "--max-length", type=int, default=defaults.max_length, help="tokens, longer side"
+        )
+        parser.add_argument(
+            "--max-ratio",
+            type=float,
+            default=defaults.max_ratio,
+            help="longest allowed ratio of the longer sentence's length to the shorter's",
+        )
 
     def handle(self, *args, per_cluster, seed, language, no_hits, **options):
         if per_cluster < 1:
             raise CommandError("--per-cluster must be at least 1")
-        pairs = pairs_sample(
-            per_cluster=per_cluster, seed=seed, language=language, open_hits=not no_hits
+        try:
+            filters = PairFilters(
+                min_length=options["min_length"],
+                max_length=options["max_length"],
+                max_ratio=options["max_ratio"],
+            )
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        draw = pairs_draw(
+            per_cluster=per_cluster,
+            seed=seed,
+            language=language,
+            open_hits=not no_hits,
+            filters=filters,
         )
-        pre_aligned = sum(1 for pair in pairs if pair.pre_alignment)
-        self.stdout.write(f"{len(pairs)} sentence pairs drawn, {pre_aligned} pre-aligned.")
+        pre_aligned = sum(1 for pair in draw.pairs if pair.pre_alignment)
+        self.stdout.write(f"{len(draw.pairs)} sentence pairs drawn, {pre_aligned} pre-aligned.")
+        self.stdout.write(
+            "Dropped: " + ", ".join(f"{reason} {count}" for reason, count in draw.dropped.items())
+        )

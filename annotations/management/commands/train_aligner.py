@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from annotations.services import aligner_train, pairs_prealign
@@ -17,4 +18,10 @@ class Command(BaseCommand):
     def handle(self, *args, max_pairs, iterations, seed, **options):
         model = aligner_train(max_pairs=max_pairs, seed=seed, iterations=iterations)
         self.stdout.write(f"Trained on {model.training_pairs} sentence pairs.")
+        if model.training_pairs < settings.ALIGNER_MIN_TRAINING_PAIRS:
+            self.stdout.write(
+                f"Fewer than ALIGNER_MIN_TRAINING_PAIRS ({settings.ALIGNER_MIN_TRAINING_PAIRS}): "
+                "no pair is pre-aligned with this aligner; annotators start from an empty grid."
+            )
+            return
         self.stdout.write(f"{pairs_prealign(aligner_model=model)} pairs pre-aligned.")

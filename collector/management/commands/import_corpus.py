@@ -22,7 +22,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "path",
             type=Path,
-            help="msvd-s2vt: the folder, or one sents_*.txt file; msvd-csv: the CSV file",
+            help=(
+                "msvd-s2vt: the folder, or one sents_*.txt file; msvd-csv: the CSV file; "
+                "msvd-json: the JSON file"
+            ),
         )
         parser.add_argument("--format", dest="corpus_format", required=True, choices=FORMATS)
         parser.add_argument(

@@ -15,7 +15,15 @@ from .agreement import (
     fit_edit_models,
 )
 from .aligner import Aligner, train_aligner
+from .brockett import BrockettAgreement, brockett_fleiss_kappa
 from .chance import EditModel, fit_edit_model
+from .corpora import (
+    edinburgh_partner,
+    read_edinburgh,
+    read_multimwa,
+    write_edinburgh,
+    write_multimwa,
+)
 from .formats import (
     format_pharaoh,
     parse_pharaoh,
@@ -53,6 +61,7 @@ __all__ = [
     "AlignedPair",
     "Alignment",
     "AnnotatedPair",
+    "BrockettAgreement",
     "ChanceCorrected",
     "EditModel",
     "LengthBin",
@@ -64,10 +73,12 @@ __all__ = [
     "PrecisionRecall",
     "aer",
     "agreement_table",
+    "brockett_fleiss_kappa",
     "c_hat",
     "chance_corrected",
     "cohen_kappa",
     "corpus_link_counts",
+    "edinburgh_partner",
     "extract_phrase_pairs",
     "fit_edit_model",
     "fit_edit_models",
@@ -81,12 +92,16 @@ __all__ = [
     "phrase_counts",
     "phrase_precision_recall",
     "precision_recall",
+    "read_edinburgh",
     "read_msr_annotator",
     "read_msr_majority",
+    "read_multimwa",
     "read_naacl",
     "read_pharaoh",
     "read_wpt",
     "train_aligner",
+    "write_edinburgh",
+    "write_multimwa",
     "write_naacl",
     "write_pharaoh",
 ]

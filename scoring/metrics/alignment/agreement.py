@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
+from .brockett import BrockettAgreement, brockett_fleiss_kappa
 from .chance import (
     EditModel,
     changed_cell_fraction,
@@ -57,6 +58,8 @@ class AnnotatedPair:
     target: tuple[str, ...]
     pre_alignment: Alignment
     alignments: Mapping[str, Alignment]
+    corpus: str = ""  # where the pair comes from, for the per-corpus rows
+    pre_aligned: bool = True  # False: no aligner gave this pair a pre-alignment
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source", tuple(self.source))
@@ -114,7 +117,10 @@ class AgreementSummary:
 
 @dataclass(frozen=True)
 class LengthBin:
-    """Sentence pairs whose longer sentence has ``shortest``..``longest`` words (None: no limit)."""
+    """Sentence pairs whose shorter sentence has ``shortest``..``longest`` words (None: no limit).
+
+    Cohn et al. (2008, Figure 4) bin by the shorter sentence of each pair.
+    """
 
     shortest: int
     longest: int | None
@@ -130,9 +136,15 @@ class AgreementTable:
     pairwise: dict[tuple[str, str], AgreementSummary]
     per_annotator: dict[str, AgreementSummary]
     by_length: list[LengthBin]
+    by_corpus: dict[str, AgreementSummary]
     edit_models: dict[str, EditModel]
+    # Fleiss' κ over non-identical link items with NULL items on both sides (see ``kappa``)
     link_fleiss_kappa: float | None  # over all annotators, when there are three or more
     samples: int
+    # The pre-alignment against each annotator and the majority (pre-aligned pairs only)
+    aligner: dict[str, AgreementSummary] = field(default_factory=dict)
+    # Brockett's (2007) Fleiss' κ over link items, with Cohen's κ per pair on the same items
+    brockett: BrockettAgreement | None = None
 
 
 @dataclass(frozen=True)
@@ -144,7 +156,8 @@ class _Item:
     second: str
     words: LinkCounts  # first as candidate
     words_reversed: LinkCounts  # second as candidate
-    phrases: PhraseCounts
+    phrases: PhraseCounts  # first as candidate
+    phrases_reversed: PhraseCounts  # second as candidate
     observed: float | None
     chance: float | None
     kupper_hafner_chance: float | None
@@ -202,6 +215,16 @@ def _score_pair(
         )
         for name in names
     }
+    sure_phrases = {
+        name: scored_phrase_pairs(
+            pair.alignments[name],
+            pair.source,
+            pair.target,
+            include_identical=include_identical,
+            links="sure",
+        )
+        for name in names
+    }
     pre = phrase_links(pair.pre_alignment, links)
     draws = [
         draw_alignments(
@@ -240,7 +263,12 @@ def _score_pair(
                 words_reversed=link_counts(
                     b, a, pair.source, pair.target, include_identical=include_identical
                 ),
-                phrases=phrase_counts_between(phrases[first], phrases[second]),
+                phrases=phrase_counts_between(
+                    phrases[first], phrases[second], sure_phrases[first], sure_phrases[second]
+                ),
+                phrases_reversed=phrase_counts_between(
+                    phrases[second], phrases[first], sure_phrases[second], sure_phrases[first]
+                ),
                 observed=observed,
                 chance=chance,
                 kupper_hafner_chance=kupper_hafner,
@@ -266,7 +294,7 @@ def _summarise(
             phrases += item.phrases
         else:
             words += item.words_reversed
-            phrases += item.phrases.reversed()
+            phrases += item.phrases_reversed
         if item.observed is not None:
             scored.append(item)
     agreement = ChanceCorrected(
@@ -308,7 +336,7 @@ def _items(
 
 
 def _in_bin(pair: AnnotatedPair, shortest: int, longest: int | None) -> bool:
-    length = max(len(pair.source), len(pair.target))
+    length = min(len(pair.source), len(pair.target))
     return length >= shortest and (longest is None or length <= longest)
 
 
@@ -319,14 +347,14 @@ def agreement_table(
     seed: int = 0,
     include_identical: bool = False,
     links: PhraseLinks = "all",
-    length_bins: Sequence[int] = (10, 20, 30, 40),
+    length_bins: Sequence[int] = (5, 10, 15, 20, 30),
 ) -> AgreementTable:
     """Agreement of every pair of annotators, per corpus, per annotator and by length.
 
     ``samples`` is J, the Monte Carlo draws per annotator and sentence pair; ``seed`` makes
     the draws reproducible (each pair and annotator gets its own stream, see
     ``chance.sample_generator``). ``length_bins`` are the upper edges of the bins of the
-    longer sentence's length. ``links`` chooses the links that define phrase pairs.
+    shorter sentence's length. ``links`` chooses the links that define phrase pairs.
     """
     pairs = list(pairs)
     models = fit_edit_models(pairs, links=links)
@@ -355,22 +383,107 @@ def agreement_table(
         if chosen:
             count = len({id(item.pair) for item in chosen})
             by_length.append(LengthBin(shortest, longest, count, _summarise(chosen)))
-    fleiss = None
+    corpora = sorted({item.pair.corpus for item in items})
+    by_corpus = {
+        corpus: _summarise([item for item in items if item.pair.corpus == corpus])
+        for corpus in corpora
+    }
+    fleiss = brockett = None
     if len(models) >= 3:
         fleiss = link_fleiss_kappa(
             ((pair.source, pair.target, pair.alignments) for pair in pairs),
             sorted(models),
             include_identical=include_identical,
         )
+    if len(models) >= 2:
+        brockett = brockett_fleiss_kappa(
+            ((pair.source, pair.target, pair.alignments) for pair in pairs), sorted(models)
+        )
     return AgreementTable(
+        aligner=aligner_against_annotators(pairs, include_identical=include_identical, links=links),
         corpus=_summarise(items),
         pairwise=pairwise,
         per_annotator=per_annotator,
         by_length=by_length,
+        by_corpus=by_corpus,
         edit_models=models,
         link_fleiss_kappa=fleiss,
+        brockett=brockett,
         samples=samples,
     )
+
+
+MAJORITY = "majority"
+
+
+def majority_alignment(alignments: Sequence[Alignment]) -> Alignment:
+    """Links more than half of the alignments have; sure where more than half say sure."""
+    half = len(alignments) / 2
+    every = [link for alignment in alignments for link in alignment.possible]
+    sure = [link for alignment in alignments for link in alignment.sure]
+    return Alignment(
+        sure={link for link in set(sure) if sure.count(link) > half},
+        possible={link for link in set(every) if every.count(link) > half},
+    )
+
+
+def aligner_against_annotators(
+    pairs: Iterable[AnnotatedPair], *, include_identical: bool = False, links: PhraseLinks = "all"
+) -> dict[str, AgreementSummary]:
+    """The pre-alignment as candidate against each annotator and the majority as reference.
+
+    Only pre-aligned pairs count; the majority needs three or more annotators of a pair. Ĉ is
+    not given (NaN): the chance model edits the pre-alignment itself, so it would be 0 by
+    construction, as Cohn et al. note for their Table 5.
+    """
+    words: dict[str, LinkCounts] = {}
+    phrases: dict[str, PhraseCounts] = {}
+    counted: dict[str, int] = {}
+    for pair in pairs:
+        if not pair.pre_aligned:
+            continue
+        references = dict(pair.alignments)
+        if len(references) >= 3:
+            references[MAJORITY] = majority_alignment(list(pair.alignments.values()))
+        tiers = {
+            tier: scored_phrase_pairs(
+                pair.pre_alignment,
+                pair.source,
+                pair.target,
+                include_identical=include_identical,
+                links=tier,
+            )
+            for tier in (links, "sure")
+        }
+        for name, reference in references.items():
+            words[name] = words.get(name, LinkCounts()) + link_counts(
+                pair.pre_alignment,
+                reference,
+                pair.source,
+                pair.target,
+                include_identical=include_identical,
+            )
+            reference_tiers = [
+                scored_phrase_pairs(
+                    reference,
+                    pair.source,
+                    pair.target,
+                    include_identical=include_identical,
+                    links=tier,
+                )
+                for tier in (links, "sure")
+            ]
+            phrases[name] = phrases.get(name, PhraseCounts()) + phrase_counts_between(
+                tiers[links], reference_tiers[0], tiers["sure"], reference_tiers[1]
+            )
+            counted[name] = counted.get(name, 0) + 1
+    nan = math.nan
+    return {
+        name: AgreementSummary(
+            words[name], phrases[name], ChanceCorrected(counted[name], nan, nan, nan)
+        )
+        for name in sorted(words, key=lambda name: (name == MAJORITY, name))
+    }
 
 
 def c_hat(

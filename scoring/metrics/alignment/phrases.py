@@ -157,12 +157,29 @@ def scored_phrase_pairs(
 
 @dataclass(frozen=True)
 class PhraseCounts(AdditiveCounts):
-    """Counts behind phrase precision and recall; add them to micro-average."""
+    """Counts behind phrase precision and recall; add them to micro-average.
+
+    ``precision``, ``recall`` and ``f1`` compare phrase pairs extracted from every link on both
+    sides (the Poss tier). The Sure tier extracts phrase pairs from sure links alone on both
+    sides; phrase pairs of the two tiers are not nested (a possible link can make a box of
+    sure links inconsistent), so each tier is compared within itself:
+
+    - precision (Poss) = |atom(A_P) ∩ all(B_P)| / |atom(A_P)|   (``precision``)
+    - precision (Sure) = |atom(A_S) ∩ all(B_S)| / |atom(A_S)|
+    - recall (Poss)    = |all(A_P) ∩ atom(B_P)| / |atom(B_P)|   (``recall``)
+    - recall (Sure)    = |all(A_S) ∩ atom(B_S)| / |atom(B_S)|
+    - ``tiered_f1`` of precision (Poss) and recall (Sure), as the word-level F1 (see
+      ``measures``); the published phrase figures of Cohn et al. fit it as well.
+    """
 
     candidate_atomic: int = 0  # |A_atom|
     candidate_atomic_matched: int = 0  # |A_atom ∩ B_all|
     reference_atomic: int = 0  # |B_atom|
     reference_atomic_matched: int = 0  # |A_all ∩ B_atom|
+    candidate_sure_atomic: int = 0  # |atom(A_S)|
+    candidate_sure_atomic_matched: int = 0  # |atom(A_S) ∩ all(B_S)|
+    reference_sure_atomic: int = 0  # |atom(B_S)|
+    reference_sure_atomic_matched: int = 0  # |all(A_S) ∩ atom(B_S)|
 
     @property
     def precision(self) -> float:
@@ -176,27 +193,53 @@ class PhraseCounts(AdditiveCounts):
     def f1(self) -> float:
         return harmonic_mean(self.precision, self.recall)
 
+    @property
+    def precision_possible(self) -> float:
+        return self.precision
+
+    @property
+    def precision_sure(self) -> float:
+        return ratio(self.candidate_sure_atomic_matched, self.candidate_sure_atomic)
+
+    @property
+    def recall_possible(self) -> float:
+        return self.recall
+
+    @property
+    def recall_sure(self) -> float:
+        return ratio(self.reference_sure_atomic_matched, self.reference_sure_atomic)
+
+    @property
+    def tiered_f1(self) -> float:
+        return harmonic_mean(self.precision_possible, self.recall_sure)
+
     def scores(self) -> PrecisionRecall:
         """Precision, recall and F1 from these counts."""
         return PrecisionRecall(self.precision, self.recall, self.f1)
 
-    def reversed(self) -> PhraseCounts:
-        """The same counts with candidate and reference swapped."""
-        return PhraseCounts(
-            candidate_atomic=self.reference_atomic,
-            candidate_atomic_matched=self.reference_atomic_matched,
-            reference_atomic=self.candidate_atomic,
-            reference_atomic_matched=self.candidate_atomic_matched,
-        )
 
+def phrase_counts_between(
+    candidate: PhrasePairs,
+    reference: PhrasePairs,
+    candidate_sure: PhrasePairs | None = None,
+    reference_sure: PhrasePairs | None = None,
+) -> PhraseCounts:
+    """Phrase counts of already extracted phrase pairs (see ``phrase_counts``).
 
-def phrase_counts_between(candidate: PhrasePairs, reference: PhrasePairs) -> PhraseCounts:
-    """Phrase counts of already extracted phrase pairs (see ``phrase_counts``)."""
+    ``candidate`` and ``reference`` come from every link; ``candidate_sure`` and
+    ``reference_sure`` from the sure links alone (default: the same as every link).
+    """
+    candidate_sure = candidate_sure or candidate
+    reference_sure = reference_sure or reference
     return PhraseCounts(
         candidate_atomic=len(candidate.atomic),
         candidate_atomic_matched=len(candidate.atomic & reference.all),
         reference_atomic=len(reference.atomic),
         reference_atomic_matched=len(candidate.all & reference.atomic),
+        candidate_sure_atomic=len(candidate_sure.atomic),
+        candidate_sure_atomic_matched=len(candidate_sure.atomic & reference_sure.all),
+        reference_sure_atomic=len(reference_sure.atomic),
+        reference_sure_atomic_matched=len(candidate_sure.all & reference_sure.atomic),
     )
 
 
@@ -210,13 +253,14 @@ def phrase_counts(
     links: PhraseLinks = "all",
 ) -> PhraseCounts:
     """Count the candidate's atomic phrase pairs found in the reference, and vice versa."""
-    a, b = (
+    a, b, a_sure, b_sure = (
         scored_phrase_pairs(
-            alignment, source, target, include_identical=include_identical, links=links
+            alignment, source, target, include_identical=include_identical, links=tier
         )
+        for tier in (links, "sure")
         for alignment in (candidate, reference)
     )
-    return phrase_counts_between(a, b)
+    return phrase_counts_between(a, b, a_sure, b_sure)
 
 
 def phrase_precision_recall(

@@ -10,6 +10,7 @@ from scoring.metrics.alignment import (
     c_hat,
     chance_corrected,
 )
+from scoring.metrics.alignment.agreement import aligner_against_annotators, majority_alignment
 
 VOCABULARY = [
     "a",
@@ -153,15 +154,15 @@ def test_an_annotators_row_counts_that_annotator_as_the_candidate():
     assert table.pairwise["A", "B"].words.precision == 0.5
 
 
-def test_pairs_are_binned_by_their_longer_sentence():
+def test_pairs_are_binned_by_their_shorter_sentence_as_in_the_paper():
     pairs = synthetic_pairs(30)
 
     table = agreement_table(pairs, samples=10, length_bins=(5, 7))
 
     expected = {(1, 5): 0, (6, 7): 0, (8, None): 0}
     for pair in pairs:
-        longest = max(len(pair.source), len(pair.target))
-        key = (1, 5) if longest <= 5 else (6, 7) if longest <= 7 else (8, None)
+        shortest = min(len(pair.source), len(pair.target))
+        key = (1, 5) if shortest <= 5 else (6, 7) if shortest <= 7 else (8, None)
         expected[key] += 1
     found = {(row.shortest, row.longest): row.pairs for row in table.by_length}
     assert found == {key: count for key, count in expected.items() if count}
@@ -191,3 +192,41 @@ def test_a_pair_with_an_empty_sentence_is_skipped():
 def test_an_annotated_pair_rejects_links_outside_its_sentences():
     with pytest.raises(ValueError, match="outside"):
         AnnotatedPair("1", ("a",), ("x",), Alignment(sure={(0, 1)}), {})
+
+
+def test_the_majority_keeps_links_most_annotators_made_and_sure_where_most_said_sure():
+    alignments = [
+        Alignment(sure={(0, 0), (1, 1)}),
+        Alignment(sure={(0, 0)}, possible={(1, 1)}),
+        Alignment(possible={(0, 0), (2, 2)}),
+    ]
+
+    majority = majority_alignment(alignments)
+
+    assert majority.sure == {(0, 0)}
+    assert majority.possible == {(0, 0), (1, 1)}
+
+
+def test_the_pre_aligner_is_scored_against_each_annotator_and_the_majority():
+    pair = AnnotatedPair(
+        "1",
+        ("a", "man", "runs"),
+        ("a", "guy", "jogs"),
+        Alignment(sure={(1, 1)}),
+        {
+            "A": Alignment(sure={(1, 1), (2, 2)}),
+            "B": Alignment(sure={(1, 1)}),
+            "C": Alignment(sure={(2, 2)}),
+        },
+    )
+    unaligned = AnnotatedPair(
+        "2", ("x",), ("y",), Alignment(), {"A": Alignment(sure={(0, 0)})}, pre_aligned=False
+    )
+
+    rows = aligner_against_annotators([pair, unaligned])
+
+    assert list(rows) == ["A", "B", "C", "majority"]
+    assert rows["A"].words.recall == 0.5 and rows["B"].words.f1 == 1.0
+    assert rows["C"].words.precision == 0.0
+    assert rows["majority"].words.reference_sure == 2
+    assert rows["A"].agreement.items == 1  # the pair without a pre-alignment is left out

@@ -98,3 +98,57 @@ def test_an_aligner_of_an_unknown_format_version_is_refused(aligner):
 def test_training_needs_at_least_one_sentence_pair():
     with pytest.raises(ValueError, match="at least one"):
         train_aligner([], identity_lexicon=False)
+
+
+@pytest.fixture(scope="module")
+def paraphrase_aligner():
+    rng = random.Random(3)
+    subjects = [["a", "man"], ["a", "guy"], ["someone"]]
+    verbs = [["is", "slicing"], ["cuts"], ["slices"], ["is", "cutting"]]
+    objects = [["an", "onion"], ["a", "tomato"], ["the", "bread"]]
+    pairs = []
+    for _ in range(300):
+        obj = rng.choice(objects)
+        first = rng.choice(subjects) + rng.choice(verbs) + obj + ["."]
+        second = rng.choice(subjects) + rng.choice(verbs) + obj + ["."]
+        pairs.append((first, second))
+    return train_aligner(pairs, iterations=5)
+
+
+def test_the_pre_aligner_links_identical_words_one_to_one_by_their_neighbours(paraphrase_aligner):
+    # Two "a"s on the left, one on the right: the right one goes with "a tomato", whose
+    # neighbour matches, and the other "a" stays unlinked.
+    source = ["a", "man", "slices", "a", "tomato"]
+    target = ["someone", "cuts", "a", "tomato"]
+
+    links = paraphrase_aligner.prealign(source, target).sure
+
+    assert {(3, 2), (4, 3)} <= links
+    assert (0, 2) not in links
+
+
+def test_the_pre_aligner_grows_model_links_from_the_anchors(paraphrase_aligner):
+    source = ["a", "man", "is", "slicing", "an", "onion", "."]
+    target = ["a", "guy", "cuts", "an", "onion", "."]
+
+    links = paraphrase_aligner.prealign(source, target).sure
+
+    assert {(0, 0), (4, 3), (5, 4), (6, 5)} <= links
+    assert (3, 2) in links  # slicing ~ cuts, next to the "an onion" anchors
+
+
+def test_the_pre_aligner_never_links_punctuation_to_a_word():
+    # A model trained on a handful of pairs happily links "." to words.
+    pairs = [(["on", "."], ["upon"]), (["on", "."], ["upon", "it"]), ([".", "on"], ["upon"])] * 3
+    aligner = train_aligner(pairs, iterations=5)
+
+    def crossing(align):
+        return {
+            (i, j)
+            for source, target in pairs
+            for i, j in align(source, target).possible
+            if (source[i] == ".") != (target[j] == ".")
+        }
+
+    assert crossing(aligner.align)  # the model alone does it
+    assert not crossing(aligner.prealign)

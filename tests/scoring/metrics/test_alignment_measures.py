@@ -117,3 +117,17 @@ def test_an_alignment_scores_perfectly_against_itself(case):
     counts = link_counts(alignment, alignment, include_identical=True)
 
     assert (counts.precision, counts.recall, counts.aer) == (1.0, 1.0, 0.0)
+
+
+def test_precision_and_recall_split_by_sure_and_possible_as_in_cohn_et_al():
+    # Candidate: sure 0-0 and 1-1, possible 2-2. Reference: sure 0-0, possible 1-1 and 3-3.
+    candidate = Alignment(sure={(0, 0), (1, 1)}, possible={(2, 2)})
+    reference = Alignment(sure={(0, 0)}, possible={(1, 1), (3, 3)})
+
+    counts = link_counts(candidate, reference, include_identical=True)
+
+    assert counts.precision == 1.0  # both sure links are among the reference's links
+    assert counts.precision_sure == 0.5  # only 0-0 is among its sure links
+    assert counts.recall == 1.0  # the one reference sure link is found
+    assert counts.recall_possible == pytest.approx(2 / 3)  # 0-0, 1-1 of 0-0, 1-1, 3-3
+    assert counts.f1 == 1.0  # of precision (poss) and recall (sure)

@@ -9,6 +9,7 @@ from scoring.metrics.alignment import (
     Alignment,
     PhrasePair,
     extract_phrase_pairs,
+    phrase_counts,
     phrase_precision_recall,
 )
 from scoring.metrics.alignment.phrase_grids import atomic_phrase_grid, row_masks
@@ -164,3 +165,20 @@ def test_identical_phrase_pairs_are_left_out_by_default():
     # Its atomic pairs: a-a (identical, left out), the block big dog / dog, and the whole box
     # (atomic: target word 1 is unaligned). Only the whole box is among the other's pairs.
     assert phrase_precision_recall(differing, PHRASE_CANDIDATE, source, target).precision == 0.5
+
+
+def test_phrase_precision_and_recall_split_by_sure_and_possible_phrase_pairs():
+    # The candidate marks a two-word block possible; the reference has the same words sure.
+    candidate = Alignment(sure={(0, 0)}, possible={(1, 1), (1, 2), (2, 1), (2, 2)})
+    reference = Alignment(sure={(0, 0), (1, 1), (2, 2)})
+
+    counts = phrase_counts(candidate, reference, include_identical=True)
+
+    # Every link: the candidate's atomic pairs are 0-0 and the block; the reference holds 0-0
+    # and, as a composite, the block too. Sure links: the candidate's only pair is 0-0.
+    assert counts.precision_possible == 1.0 and counts.precision_sure == 1.0
+    # Reference atomic pairs 0-0, 1-1, 2-2: every-link candidate pairs hold 0-0 only, as do
+    # its sure pairs.
+    assert counts.recall_possible == pytest.approx(1 / 3)
+    assert counts.recall_sure == pytest.approx(1 / 3)
+    assert counts.tiered_f1 == pytest.approx(2 * 1 * (1 / 3) / (1 + 1 / 3))

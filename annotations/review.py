@@ -1,0 +1,145 @@
+"""Staff review of workers' alignments before they are paid.
+
+A worker's alignment waits, submitted and unpaid, until staff accept it (it is paid) or reject
+it with a reason (its HIT slot reopens and the platform is told). Each one is scored against
+the other annotations of the same pair; one whose mean F1 with them is below
+``FLAG_BELOW_F1`` is flagged, listed first, and never paid automatically. Unflagged alignments
+nobody reviewed are paid after the HIT type's ``auto_accept_after``, as descriptions are.
+"""
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from crowd import services as crowd
+from crowd.models import Assignment, AuditEntry, HitType
+from crowd.services import WorkRefused
+from scoring.metrics.alignment import link_counts, parse_pharaoh
+
+from .models import Alignment
+
+# Mean F1 against the pair's other annotations (identical words included) below which an
+# alignment is flagged: two careful annotators of a paraphrase pair rarely fall below it.
+FLAG_BELOW_F1 = 0.5
+QUEUE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    alignment: Alignment
+    others: int  # other annotations of the pair it was compared with
+    agreement_f1: float | None  # mean F1 against them; None with nobody to compare
+
+    @property
+    def flagged(self) -> bool:
+        return self.agreement_f1 is not None and self.agreement_f1 < FLAG_BELOW_F1
+
+
+def _waiting():
+    """Workers' alignments submitted and neither paid nor rejected."""
+    return Alignment.objects.filter(
+        assignment__status=Assignment.Status.SUBMITTED, assignment__ledger_entry__isnull=True
+    )
+
+
+def agreement_with_others(alignment: Alignment, others: list[Alignment]) -> float | None:
+    """Mean F1 of ``alignment`` against each other annotation of its pair (as reference)."""
+    if not others:
+        return None
+    pair = alignment.pair
+    mine = parse_pharaoh(alignment.links)
+    scores = [
+        link_counts(
+            mine, parse_pharaoh(other.links), pair.tokens_a, pair.tokens_b, include_identical=True
+        ).f1
+        for other in others
+    ]
+    return sum(scores) / len(scores)
+
+
+def _items(alignments) -> list[ReviewItem]:
+    alignments = list(alignments)
+    pairs = {alignment.pair_id for alignment in alignments}
+    every = {}
+    for other in Alignment.objects.filter(pair_id__in=pairs).exclude(
+        assignment__status=Assignment.Status.REJECTED
+    ):
+        every.setdefault(other.pair_id, []).append(other)
+    items = []
+    for alignment in alignments:
+        others = [a for a in every.get(alignment.pair_id, []) if a.pk != alignment.pk]
+        items.append(ReviewItem(alignment, len(others), agreement_with_others(alignment, others)))
+    return items
+
+
+def alignment_review_queue(*, size: int = QUEUE_SIZE) -> list[ReviewItem]:
+    """The oldest ``size`` alignments waiting for review, flagged ones first."""
+    waiting = (
+        _waiting()
+        .select_related("pair", "worker__user", "assignment")
+        .order_by("assignment__submitted_at", "pk")[:size]
+    )
+    return sorted(_items(waiting), key=lambda item: not item.flagged)
+
+
+def alignments_review(*, alignment_ids: list[int], accept: bool, reviewer, reason: str) -> int:
+    """Accept (pay) or reject alignments still waiting, audit-logged with ``reason``.
+
+    A rejection needs a reason, which the worker's platform also receives; an acceptance
+    without one says "Accepted in review.". Alignments already decided are left alone.
+    Returns how many were decided now.
+    """
+    reason = reason.strip()
+    if not accept and not reason:
+        raise WorkRefused("Say why the alignment is rejected; the worker is told.")
+    reason = reason or "Accepted in review."
+    with transaction.atomic():
+        chosen = list(
+            _waiting()
+            .filter(pk__in=alignment_ids)
+            .select_related("assignment__hit__hit_type")
+            .select_for_update(of=("self",))
+        )
+        assignments = [alignment.assignment for alignment in chosen]
+        if accept:
+            decided = crowd.ledger_pay_assignments(
+                assignments=assignments, reason=reason, created_by=reviewer
+            )
+        else:
+            decided = crowd.assignment_reject(
+                assignment_ids=[a.pk for a in assignments], reason=reason
+            )
+        for alignment in chosen:
+            crowd.audit_record(
+                actor=reviewer,
+                action=AuditEntry.Action.ACCEPT if accept else AuditEntry.Action.REJECT,
+                worker=alignment.worker,
+                reason=reason,
+                details={"alignment": alignment.pk, "assignment": alignment.assignment_id},
+            )
+    return decided
+
+
+def alignments_auto_pay(*, now=None) -> int:
+    """Pay unflagged alignments nobody reviewed once the HIT type's delay has passed; flagged
+    ones wait for staff. Returns how many were paid; nothing is paid twice."""
+    now = now or timezone.now()
+    hit_type = HitType.objects.for_kind(HitType.Kind.ALIGNMENT)
+    due = _waiting().filter(
+        assignment__verified_at__isnull=False,
+        assignment__submitted_at__lte=now - hit_type.auto_accept_after,
+    )
+    held = [
+        item.alignment.assignment_id for item in _items(due.select_related("pair")) if item.flagged
+    ]
+    return crowd.assignments_auto_pay(kind=HitType.Kind.ALIGNMENT, now=now, hold=held)
+
+
+__all__ = [
+    "FLAG_BELOW_F1",
+    "ReviewItem",
+    "alignment_review_queue",
+    "alignments_auto_pay",
+    "alignments_review",
+]
