@@ -67,7 +67,7 @@ class TextChecks:
 
 
 # Raise when the checks change, so that stored ones are computed again.
-CHECKS_VERSION = 1
+CHECKS_VERSION = 2
 
 
 def text_checks(text: str, language: str) -> TextChecks:
@@ -132,7 +132,51 @@ def misspelt_words(text: str, code: str) -> list[str]:
     ]
     checker = _spellchecker(code)
     unknown = checker.unknown(words)
+    if code == "en":
+        # The dictionary spells American; British, Canadian and Australian spellings are
+        # English too, so a word is known when an American form of it is.
+        unknown = {word for word in unknown if not checker.known(_american(word))}
     return [word for word in words if word.lower() in unknown]
+
+
+# British → American endings, longest first; each word tries every one that fits.
+AMERICAN_ENDINGS = (
+    ("ellery", "elry"),
+    ("isation", "ization"),
+    ("ising", "izing"),
+    ("ysing", "yzing"),
+    ("ised", "ized"),
+    ("ysed", "yzed"),
+    ("ises", "izes"),
+    ("yses", "yzes"),
+    ("ours", "ors"),
+    ("ogue", "og"),
+    ("ise", "ize"),
+    ("yse", "yze"),
+    ("our", "or"),
+    ("tre", "ter"),
+    ("tres", "ters"),
+    ("ence", "ense"),
+    ("amme", "am"),
+    ("ium", "um"),
+    ("que", "ck"),
+    ("elled", "eled"),
+    ("elling", "eling"),
+    ("ller", "ler"),
+)
+
+
+def _american(word: str) -> list[str]:
+    word = word.lower()
+    forms = [
+        word[: -len(british)] + american
+        for british, american in AMERICAN_ENDINGS
+        if word.endswith(british)
+    ]
+    # "our" inside a word: favourite, colourful, neighbourhood.
+    if "our" in word[1:]:
+        forms.append(word[0] + word[1:].replace("our", "or"))
+    return forms
 
 
 # Sentence shape ---------------------------------------------------------------------------

@@ -268,3 +268,12 @@ def test_near_copies_are_looked_for_among_the_latest_texts_and_exact_ones_among_
     signal = signals.duplicates(found)
     assert signal.value == pytest.approx(2 / 6)
     assert "latest 3 different texts" in signal.explanation
+
+
+def test_british_spellings_are_english_too():
+    sentence = (
+        "A man in a grey jumper organised the colourful theatre programme at the centre, "
+        "then realised his favourite neighbours travelled by aluminium catalogue."
+    )
+    assert text_checks.misspelt_words(sentence, "en") == []
+    assert text_checks.misspelt_words("A man is plaing the gitar.", "en") == ["plaing", "gitar"]
