@@ -17,15 +17,34 @@ class Bar:
 
 
 @dataclass(frozen=True)
+class Tick:
+    label: str
+    y: float
+
+
+@dataclass(frozen=True)
 class Histogram:
     title: str
     bars: list[Bar]
     total: int
+    # What the bars count and what they are counted by, written beside the axes.
+    y_label: str = "count"
+    x_label: str = ""
+    ticks: list[Tick] = None
     width: int = 600
-    height: int = 160
+    height: int = 180
+    # Room for the count axis on the left and the labels below.
+    left: int = 48
+    bottom: int = 34
+
+    @property
+    def baseline(self) -> float:
+        return self.height - self.bottom
 
 
-def histogram(title, queryset, field, *, low: float, high: float, bins: int) -> Histogram:
+def histogram(
+    title, queryset, field, *, low: float, high: float, bins: int, x_label="", y_label="count"
+) -> Histogram:
     """Counts of ``field`` in ``bins`` equal bins over [low, high), counted by PostgreSQL."""
     bucket = Func(
         F(field),
@@ -41,18 +60,24 @@ def histogram(title, queryset, field, *, low: float, high: float, bins: int) -> 
         # width_bucket puts high itself (a perfect 100) past the last bin; keep it in the last.
         counts[min(max(row["bucket"], 1), bins)] += row["n"]
     heights = [counts[b] for b in range(1, bins + 1)]
-    return bar_chart(title, heights, [f"{low + (high - low) * b / bins:g}" for b in range(bins)])
+    labels = [f"{low + (high - low) * b / bins:g}" for b in range(bins)]
+    return bar_chart(title, heights, labels, x_label=x_label, y_label=y_label)
 
 
-def bar_chart(title, counts, labels) -> Histogram:
-    chart = Histogram(title=title, bars=[], total=sum(counts))
+def bar_chart(title, counts, labels, *, x_label="", y_label="count") -> Histogram:
+    """Bars of ``counts`` above ``labels``, on a count axis marked at 0, half and the top."""
     tallest = max(counts, default=0) or 1
-    width = chart.width / max(len(counts), 1)
+    chart = Histogram(
+        title=title, bars=[], total=sum(counts), x_label=x_label, y_label=y_label, ticks=[]
+    )
+    plot_height = chart.baseline - 8
+    for value in sorted({0, tallest // 2, tallest}):
+        chart.ticks.append(Tick(f"{value:,}", chart.baseline - plot_height * value / tallest))
+    width = (chart.width - chart.left) / max(len(counts), 1)
     for i, (count, label) in enumerate(zip(counts, labels, strict=True)):
-        height = (chart.height - 20) * count / tallest
-        chart.bars.append(
-            Bar(label, count, i * width, chart.height - 20 - height, width - 2, height)
-        )
+        height = plot_height * count / tallest
+        x = chart.left + i * width
+        chart.bars.append(Bar(label, count, x, chart.baseline - height, width - 2, height))
     return chart
 
 

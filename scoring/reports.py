@@ -31,13 +31,31 @@ def score_distributions(language: str | None = None) -> list[Histogram]:
     ]
     return [
         histogram(
-            "Leave-one-out BLEU of each description", descriptions, "bleu", low=0, high=100, bins=20
+            "Leave-one-out BLEU of each description",
+            descriptions,
+            "bleu",
+            low=0,
+            high=100,
+            bins=20,
+            x_label="BLEU",
+            y_label="descriptions",
         ),
-        histogram("Mean PINC of each description", descriptions, "pinc", low=0, high=100, bins=20),
+        histogram(
+            "Mean PINC of each description",
+            descriptions,
+            "pinc",
+            low=0,
+            high=100,
+            bins=20,
+            x_label="PINC",
+            y_label="descriptions",
+        ),
         bar_chart(
             "Cluster sizes (descriptions per segment and language)",
             size_bins,
             [str(start) for start in range(1, largest + 1, step)],
+            x_label="descriptions in the cluster",
+            y_label="clusters",
         ),
     ]
 

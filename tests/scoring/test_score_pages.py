@@ -47,6 +47,9 @@ def test_staff_see_the_corpus_distributions_and_the_last_computed_curve(client, 
     page = response.content.decode()
     assert response.status_code == 200
     assert "Leave-one-out BLEU of each description" in page and "<svg" in page
+    # The charts carry their axes: what is counted, by what, and the count at the top.
+    assert 'class="axis-label">descriptions</text>' in page and ">BLEU</text>" in page
+    assert 'class="axis-label">clusters</text>' in page and 'text-anchor="end"' in page
     assert "Leave-one-out BLEU by number of references" in page
     assert "Sample of 5 clusters, 3 descriptions each, seed 0" in page and " s." in page
     assert page.count("<h1") == 1
