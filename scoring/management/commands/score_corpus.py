@@ -71,7 +71,15 @@ class Command(BaseCommand):
         self.stdout.write(f"Scored {len(segment_ids)} segments in {seconds:.1f} s.")
 
     def _workers(self):
+        """The workers consuming the queue the scoring tasks go to. Others on the same broker
+        (another site's, another test run's) would never take them."""
+        queue = app.conf.task_default_queue
         try:
-            return app.control.ping(timeout=1.0) or []
+            consuming = app.control.inspect(timeout=1.0).active_queues() or {}
         except Exception:  # no broker: score here
             return []
+        return [
+            worker
+            for worker, queues in consuming.items()
+            if any(entry.get("name") == queue for entry in queues)
+        ]
