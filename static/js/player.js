@@ -110,14 +110,28 @@
       }
     }, 100);
 
+    // Failure: the media's own error, or no video after LOAD_PATIENCE_MS from asking for one
+    // (at once for a file, whose address is in the page; at load() for YouTube).
+    var failureCallbacks = [];
+    var failed = false;
+    function fail() {
+      if (failed) return;
+      failed = true;
+      failureCallbacks.forEach(function (fn) { fn(); });
+    }
+    function waitForVideo() {
+      failed = false;
+      setTimeout(function () { if (!media.ready()) fail(); }, LOAD_PATIENCE_MS);
+    }
+    media.onError(fail);
+    if (video) waitForVideo();
+
     return {
-      load: function (videoId, at) { media.load(videoId, at); },
+      load: function (videoId, at) { waitForVideo(); media.load(videoId, at); },
       onReady: media.onReady,
       onFailure: function (callback) {
-        var done = false;
-        function fail() { if (!done && !media.ready()) { done = true; callback(); } }
-        media.onError(function () { done = true; callback(); });
-        setTimeout(fail, LOAD_PATIENCE_MS);
+        failureCallbacks.push(callback);
+        if (failed) callback();
       },
       now: media.now,
       playing: media.playing,

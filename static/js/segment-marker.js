@@ -12,6 +12,10 @@
   var rules = JSON.parse(rulesNode.textContent);
   var timePattern = new RegExp(rules.timePattern);
   var player = window.SegmentPlayer(box);
+  player.onFailure(function () {
+    var status = document.getElementById("video-status");
+    if (status) status.textContent = "The video could not be loaded: try another link.";
+  });
   var start = form.elements.start;
   var end = form.elements.end;
   var link = form.elements.url; // absent when cutting an uploaded file
@@ -167,7 +171,11 @@
         var from = parseTime(start.value);
         player.load(answer.videoId, isNaN(from) ? answer.start || 0 : from);
         videoLoaded = true;
-        videoStatus.textContent = "Video " + answer.videoId + " loaded.";
+        // Said once the player has the video, not when the link was accepted.
+        videoStatus.textContent = "Loading video " + answer.videoId + "…";
+        player.onReady(function () {
+          if (value === asked) videoStatus.textContent = "Video " + answer.videoId + " loaded.";
+        });
         check(false);
       })
       .catch(function () {
