@@ -135,6 +135,8 @@ def test_a_preview_shows_the_task_and_stores_nothing(client, kind):
     page = response.content.decode()
     assert response.status_code == 200
     assert "This is a preview" in page and page.count("<h1>") == 1
+    # Inside the platform's frame: no site header offering to log in or sign up.
+    assert "site-header" not in page and "Sign up" not in page
     assert SANDBOX in response["Content-Security-Policy"]
     assert not Assignment.objects.exists() and not Worker.objects.exists()
 
