@@ -61,6 +61,12 @@ def worker_dashboard(worker: Worker) -> dict:
         if row["status"] == SegmentProposal.Status.PENDING:
             earnings[row["tier"]]["pending"] += collecting.pay_cents(row["tier"]) * row["n"]
     tiers_open = [t for t in reversed(Tier.values) if t <= tier]
+    describable = set(
+        Hit.objects.filter(hit_type=describing, tier__in=tiers_open)
+        .open_to(worker)
+        .values_list("tier", flat=True)
+        .distinct()
+    )
     return {
         "worker": worker,
         "tier": tier,
@@ -75,7 +81,8 @@ def worker_dashboard(worker: Worker) -> dict:
             "-created_at"
         )[:10],
         "totals": totals,
-        "tiers": [(t, describing.pay_cents(t)) for t in tiers_open],
+        # Only tiers with a segment left for this worker get a button (one query for both).
+        "tiers": [(t, describing.pay_cents(t)) for t in tiers_open if t in describable],
         "alignment_tiers": [(t, aligning.pay_cents(t)) for t in tiers_open]
         if Hit.objects.filter(hit_type=aligning).exists()
         else [],

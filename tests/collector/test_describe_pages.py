@@ -156,6 +156,7 @@ def test_a_tier_one_worker_cannot_take_tier_two_work(client, alice):
 
 
 def test_a_tier_two_worker_sees_both_tiers_and_tier_two_pay(client):
+    make_segment()
     worker = make_worker(tier=Tier.TWO)
     client.force_login(worker.user)
     page = client.get(reverse("collector:dashboard")).content.decode()
@@ -271,3 +272,11 @@ def test_the_welcome_goes_once_work_is_in_and_tier_two_needs_no_path(client, ali
     assert (
         'id="path-to-tier-two"' not in client.get(reverse("collector:dashboard")).content.decode()
     )
+
+
+def test_the_dashboard_says_when_no_segment_is_left_instead_of_offering_a_button(client, alice):
+    page = client.get(reverse("collector:dashboard")).content.decode()
+    assert 'id="nothing-to-describe"' in page and "Describe a video · Tier 1" not in page
+    make_segment()
+    page = client.get(reverse("collector:dashboard")).content.decode()
+    assert 'id="nothing-to-describe"' not in page and "Describe a video · Tier 1" in page

@@ -185,6 +185,7 @@ def test_the_dashboard_counts_approved_and_rejected_segments_and_their_pay(clien
 
 
 def test_a_tier_two_dashboard_lists_every_task_tier_two_first(client):
+    make_segment()
     worker = make_worker(tier=Tier.TWO)
     client.force_login(worker.user)
     page = client.get(reverse("collector:dashboard")).content.decode()
