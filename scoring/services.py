@@ -1,5 +1,6 @@
 """Applying the metrics to the stored corpus."""
 
+import math
 from dataclasses import asdict
 
 from django.db import transaction
@@ -10,7 +11,8 @@ from collector.selectors import cluster_descriptions
 from paracrowd.reports import report_compute, report_request
 
 from . import metrics, reports
-from .models import ClusterScore, DescriptionScore, ReferenceCurveReport
+from .metrics.meteor import MeteorParameters
+from .models import ClusterScore, DescriptionScore, MeteorSetting, ReferenceCurveReport
 
 
 def segments_score(*, segment_ids) -> int:
@@ -139,3 +141,28 @@ def reference_curve_compute(*, report_id: int) -> bool:
         return [asdict(point) for point in curve]
 
     return report_compute(ReferenceCurveReport, report_id=report_id, compute=points)
+
+
+def meteor_setting_store(
+    *,
+    parameters: MeteorParameters,
+    table_path: str = "",
+    table_checksum: str = "",
+    ratings: int,
+    held_out_correlation: float | None,
+) -> MeteorSetting:
+    """Make ``parameters`` (tuned with the table of that checksum, if any) the site's."""
+    if held_out_correlation is not None and math.isnan(held_out_correlation):
+        held_out_correlation = None
+    return MeteorSetting.objects.create(
+        parameters=parameters.as_dict(),
+        table_path=table_path,
+        table_checksum=table_checksum,
+        ratings=ratings,
+        held_out_correlation=held_out_correlation,
+    )
+
+
+def meteor_setting_current() -> MeteorSetting | None:
+    """The parameters in force, or None when none were stored (the paper's defaults apply)."""
+    return MeteorSetting.objects.order_by("-stored_at", "-id").first()

@@ -115,6 +115,12 @@ def meteor_tokens(sentence: str, language: str = "en") -> tuple[str, ...]:
     return _tokens(sentence, default_tokenize(primary_language(language)) == CHARACTER)
 
 
+def clear_caches() -> None:
+    """Forget remembered tokens and stems (for benchmarks that time a cold start)."""
+    _tokens.cache_clear()
+    Stemmer._instances.clear()
+
+
 class Stemmer:
     """Snowball stems of one language, remembered (descriptions reuse a small vocabulary)."""
 

@@ -46,6 +46,9 @@ class ParaphraseTable:
     """
 
     entries: dict[Phrase, dict[Phrase, float]] = field(default_factory=dict)
+    _max_length: int = field(default=0, init=False, repr=False, compare=False)
+    _max_length_of: object = field(default=None, init=False, repr=False, compare=False)
+    _entry_rows: int = field(default=-1, init=False, repr=False, compare=False)
 
     def add(self, phrase: str | Iterable[str], paraphrase: str | Iterable[str], probability):
         """Add (or replace) one entry; a phrase never paraphrases itself."""
@@ -56,7 +59,11 @@ class ParaphraseTable:
         if not 0.0 <= probability <= 1.0:
             raise ValueError(f"probability {probability!r} is not between 0 and 1")
         if phrase != paraphrase:
+            fresh = self._max_length_of is self.entries and self._entry_rows == len(self.entries)
             self.entries.setdefault(phrase, {})[paraphrase] = probability
+            if fresh:
+                self._max_length = max(self._max_length, len(phrase), len(paraphrase))
+                self._entry_rows = len(self.entries)
 
     def paraphrases(self, phrase: str | Iterable[str]) -> dict[Phrase, float]:
         return self.entries.get(as_phrase(phrase), {})
@@ -77,10 +84,14 @@ class ParaphraseTable:
     @property
     def max_length(self) -> int:
         """The longest phrase on either side, in tokens (0 for an empty table)."""
-        return max(
-            (max((len(p), *(len(q) for q in row))) for p, row in self.entries.items()),
-            default=0,
-        )
+        # Kept up to date by ``add``; recomputed when ``entries`` was filled directly.
+        if self._max_length_of is not self.entries or self._entry_rows != len(self.entries):
+            self._max_length = max(
+                (max((len(p), *(len(q) for q in row))) for p, row in self.entries.items()),
+                default=0,
+            )
+            self._max_length_of, self._entry_rows = self.entries, len(self.entries)
+        return self._max_length
 
     def above(self, threshold: float) -> ParaphraseTable:
         """The entries whose probability is at least ``threshold``."""
