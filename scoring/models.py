@@ -84,6 +84,8 @@ class MeteorSetting(models.Model):
     row is in force, earlier ones stay as the history of what was used when."""
 
     parameters = models.JSONField()
+    # The language the ratings and the table are in; other languages are scored without it.
+    language = models.CharField(max_length=35, default="en")
     table_path = models.CharField(max_length=500, blank=True)
     table_checksum = models.CharField(max_length=12, blank=True)
     ratings = models.PositiveIntegerField()

@@ -100,6 +100,7 @@ class Command(BaseCommand):
             uses_table = best.parameters.paraphrase > 0 and paraphrases is not None
             meteor_setting_store(
                 parameters=best.parameters,
+                language=language,
                 table_path=str(table.resolve()) if uses_table else "",
                 table_checksum=paraphrases.checksum() if uses_table else "",
                 ratings=len(human),
