@@ -90,11 +90,11 @@ def test_the_stored_corpus_and_its_annotators_teach_the_table_through_an_export(
 
     call_command(
         "export_corpus",
-        str(tmp_path / "c.jsonl"),
+        str(tmp_path / "c.jsonl.gz"),
         "--format",
         "jsonl",
         "--no-progress",
         stdout=StringIO(),
     )
-    extract(str(tmp_path / "c.jsonl"), "--output", str(tmp_path / "file.gz"), *SMALL_CORPUS)
+    extract(str(tmp_path / "c.jsonl.gz"), "--output", str(tmp_path / "file.gz"), *SMALL_CORPUS)
     assert ("man",) in ParaphraseTable.load(tmp_path / "file.gz").paraphrases("guy")

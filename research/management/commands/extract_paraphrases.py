@@ -1,11 +1,13 @@
 """Learn a paraphrase table for the METEOR-style score from the corpus's clusters.
 
-Reads the JSON-lines cluster export (``export_corpus --format jsonl``; of each line only the
+Reads the JSON-lines cluster export (``export_corpus --format jsonl``, compressed or not; of
+each line only the
 segment's id, the language and the descriptions' texts are used) or, with ``--from-db``, the
 stored corpus under the usual export filters, plus the collected word alignments. Writes a
 gzip table in METEOR 1.5's format. See ``scoring.metrics.meteor.extraction``.
 """
 
+import gzip
 import json
 import os
 import tempfile
@@ -23,6 +25,7 @@ from scoring.metrics.meteor.extraction import (
     extract_paraphrases,
 )
 from scoring.metrics.meteor.matchers import primary_language
+from scoring.metrics.meteor.table import GZIP_MAGIC
 
 DEFAULTS = ExtractionSettings()
 
@@ -34,7 +37,10 @@ def read_clusters(path: Path) -> list[list[tuple[str, str]]]:
     """
     segments: dict[object, list[tuple[str, str]]] = {}
     try:
-        with path.open(encoding="utf-8") as lines:
+        with path.open("rb") as raw:
+            compressed = raw.read(2) == GZIP_MAGIC
+        opener = gzip.open if compressed else open
+        with opener(path, "rt", encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):
                 if not line.strip():
                     continue
@@ -51,7 +57,7 @@ def read_clusters(path: Path) -> list[list[tuple[str, str]]]:
                         f"{path}:{number}: not a cluster record of the jsonl export ({error})"
                     ) from None
                 segments.setdefault(segment, []).extend((language, text) for text in texts)
-    except (OSError, UnicodeDecodeError) as error:
+    except (OSError, UnicodeDecodeError, EOFError) as error:
         raise CommandError(f"Cannot read {path}: {error}") from None
     return list(segments.values())
 
