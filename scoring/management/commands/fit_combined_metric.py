@@ -11,7 +11,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring import metrics
-from scoring.services import cluster_descriptions
+from scoring.services import cluster_descriptions, meteor_configuration
 
 REFERENCE_SEPARATOR = " ||| "
 
@@ -25,13 +25,18 @@ class Command(BaseCommand):
 
     def handle(self, *args, ratings, tokenize, **options):
         rows = self._read(ratings)
-        bleu, pinc, human = [], [], []
+        bleu, pinc, meteor, human = [], [], [], []
+        # The METEOR-style score as the site computes it (tune_meteor's stored parameters).
+        configuration = meteor_configuration()
         for line, row, references in rows:
             references = [r for r in references if r != row["candidate"]]
             if not references:
                 raise CommandError(f"{ratings}:{line}: no references for this candidate")
             bleu.append(metrics.sentence_bleu(row["candidate"], references, tokenize=tokenize))
             pinc.append(metrics.pinc(row["source"], row["candidate"], tokenize=tokenize))
+            meteor.append(
+                configuration.scorer(configuration.language).score(row["candidate"], references)
+            )
             human.append(row["rating"])
         if len(human) < 3:
             raise CommandError("At least three rated candidates are needed to fit.")
@@ -48,8 +53,12 @@ class Command(BaseCommand):
             ("geometric mean", table.geometric_mean),
             ("harmonic mean", table.harmonic_mean),
             ("PINC × sigmoid(BLEU)", table.combined),
+            ("METEOR-style", metrics.pearson(meteor, human)),
         ]:
             self.stdout.write(f"{name:<28}{value:.4f}")
+        self.stdout.write(
+            f"METEOR signature: {configuration.signature(configuration.language, 'var')}"
+        )
 
     def _read(self, path):
         return read_ratings(path)
