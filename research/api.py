@@ -243,8 +243,9 @@ class ExportFile(ResearchAPIView, APIView):
 class SystemScore(ResearchAPIView, APIView):
     """Score a paraphrase system's outputs whose sources come from the test split (same seed,
     test fraction and filters as the export): BLEU against the source's cluster, PINC against
-    the source, and PINC × sigmoid(BLEU). Up to 2,000 pairs a request; more with the
-    score_system command."""
+    the source, PINC × sigmoid(BLEU), and the METEOR-style score with the site's tuned
+    parameters and paraphrase table (named in its signature). Up to 2,000 pairs a request;
+    more with the score_system command."""
 
     @extend_schema(request=SystemScoreRequestSerializer, responses=SystemScoreSerializer)
     def post(self, request):

@@ -274,6 +274,7 @@ class PairScoreSerializer(serializers.Serializer):
     bleu = serializers.FloatField()
     pinc = serializers.FloatField()
     combined = serializers.FloatField()
+    meteor = serializers.FloatField(allow_null=True, help_text="METEOR-style, 0-100")
 
 
 class UnscoredSerializer(serializers.Serializer):
@@ -292,5 +293,9 @@ class SystemScoreSerializer(serializers.Serializer):
     slope = serializers.FloatField()
     bleu_signature = serializers.CharField(allow_blank=True)
     pinc_signature = serializers.CharField(allow_blank=True)
+    meteor = serializers.FloatField(allow_null=True, help_text="mean METEOR-style score")
+    meteor_signature = serializers.CharField(
+        allow_blank=True, help_text="its parameters and the paraphrase table's checksum"
+    )
     unscored = UnscoredSerializer(many=True)
     scores = PairScoreSerializer(many=True, required=False)

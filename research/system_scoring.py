@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from scoring import metrics
+from scoring.metrics.meteor import Meteor
+from scoring.services import MeteorConfiguration, meteor_configuration
 
 from .selection import CorpusFilter
 from .splits import in_test_split
@@ -36,6 +38,7 @@ class PairScore:
     bleu: float
     pinc: float
     combined: float
+    meteor: float | None = None
 
 
 @dataclass
@@ -51,6 +54,9 @@ class SystemScore:
     slope: float = 0.0
     bleu_signature: str = ""
     pinc_signature: str = ""
+    # Mean METEOR-style score against each source's cluster, with the site's parameters.
+    meteor: float | None = None
+    meteor_signature: str = ""
     # (position from 1, why the pair was not scored)
     unscored: list[tuple[int, str]] = field(default_factory=list)
     scores: list[PairScore] = field(default_factory=list)
@@ -67,8 +73,11 @@ class SystemScore:
             f"PINC × sigmoid(BLEU) (mean; centre {self.centre:g}, slope {self.slope:g}): "
             f"{number(self.combined)}",
         ]
+        lines.append(f"METEOR-style (mean, against each source's cluster): {number(self.meteor)}")
         if self.bleu_signature:
             lines.append(f"Signatures: {self.bleu_signature} / {self.pinc_signature}")
+        if self.meteor_signature:
+            lines.append(f"METEOR signature: {self.meteor_signature}")
         lines += [f"Not scored: pair {index}: {reason}" for index, reason in self.unscored]
         return lines
 
@@ -84,6 +93,8 @@ def system_score(
 ) -> SystemScore:
     """Score each (source, output) pair whose source is a test-split description."""
     result = SystemScore(centre=centre, slope=slope)
+    meteor = meteor_configuration()
+    scorers: dict[str, Meteor] = {}
     references: dict[tuple[int, str], list[tuple[int, str]]] = {}
     hypotheses, reference_lists, tokenizers = [], [], set()
     iterator = iter(enumerate(pairs, start=1))
@@ -135,13 +146,27 @@ def system_score(
                     bleu=bleu,
                     pinc=pinc,
                     combined=metrics.combined(bleu, pinc, centre=centre, slope=slope),
+                    meteor=_scorer(scorers, meteor, language).score(pair.output, others),
                 )
             )
             hypotheses.append(pair.output)
             reference_lists.append(others)
             tokenizers.add(settings)
     _summarise(result, hypotheses, reference_lists, tokenizers)
+    if result.scores:
+        result.meteor = sum(s.meteor for s in result.scores) / len(result.scores)
+        result.meteor_signature = "; ".join(
+            meteor.signature(language, "var") for language in sorted(scorers)
+        )
+        if meteor.problem:
+            result.meteor_signature += f" (the stored table is not used: {meteor.problem})"
     return result
+
+
+def _scorer(scorers: dict[str, Meteor], meteor: MeteorConfiguration, language: str) -> Meteor:
+    if language not in scorers:
+        scorers[language] = meteor.scorer(language)
+    return scorers[language]
 
 
 def _summarise(result: SystemScore, hypotheses, reference_lists, tokenizers) -> None:

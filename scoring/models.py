@@ -77,3 +77,23 @@ class ReferenceCurveReport(Report):
             f"reference curve [{self.language}] {self.clusters} clusters × {self.per_cluster}"
             f", seed {self.seed} ({self.state})"
         )
+
+
+class MeteorSetting(models.Model):
+    """The site's METEOR-style parameters as ``tune_meteor --store`` chose them; the latest
+    row is in force, earlier ones stay as the history of what was used when."""
+
+    parameters = models.JSONField()
+    # The language the ratings and the table are in; other languages are scored without it.
+    language = models.CharField(max_length=35, default="en")
+    table_path = models.CharField(max_length=500, blank=True)
+    table_checksum = models.CharField(max_length=12, blank=True)
+    ratings = models.PositiveIntegerField()
+    held_out_correlation = models.FloatField(null=True)
+    stored_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        get_latest_by = ["stored_at", "id"]
+
+    def __str__(self):
+        return f"METEOR parameters of {self.stored_at:%Y-%m-%d %H:%M}"

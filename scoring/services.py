@@ -1,6 +1,7 @@
 """Applying the metrics to the stored corpus."""
 
-from dataclasses import asdict
+import math
+from dataclasses import asdict, dataclass
 
 from django.db import transaction
 from django.utils import timezone
@@ -10,7 +11,16 @@ from collector.selectors import cluster_descriptions
 from paracrowd.reports import report_compute, report_request
 
 from . import metrics, reports
-from .models import ClusterScore, DescriptionScore, ReferenceCurveReport
+from .metrics.meteor import (
+    ENGLISH,
+    Meteor,
+    MeteorParameters,
+    ParaphraseTable,
+    TableFormatError,
+    meteor_signature,
+)
+from .metrics.meteor.matchers import primary_language
+from .models import ClusterScore, DescriptionScore, MeteorSetting, ReferenceCurveReport
 
 
 def segments_score(*, segment_ids) -> int:
@@ -139,3 +149,91 @@ def reference_curve_compute(*, report_id: int) -> bool:
         return [asdict(point) for point in curve]
 
     return report_compute(ReferenceCurveReport, report_id=report_id, compute=points)
+
+
+def meteor_setting_store(
+    *,
+    parameters: MeteorParameters,
+    language: str = "en",
+    table_path: str = "",
+    table_checksum: str = "",
+    ratings: int,
+    held_out_correlation: float | None,
+) -> MeteorSetting:
+    """Make ``parameters`` (tuned with the table of that checksum, if any) the site's."""
+    if held_out_correlation is not None and math.isnan(held_out_correlation):
+        held_out_correlation = None
+    return MeteorSetting.objects.create(
+        parameters=parameters.as_dict(),
+        language=language,
+        table_path=table_path,
+        table_checksum=table_checksum,
+        ratings=ratings,
+        held_out_correlation=held_out_correlation,
+    )
+
+
+def meteor_setting_current() -> MeteorSetting | None:
+    """The parameters in force, or None when none were stored (the paper's defaults apply)."""
+    return MeteorSetting.objects.order_by("-stored_at", "-id").first()
+
+
+@dataclass(frozen=True)
+class MeteorConfiguration:
+    """What the site scores METEOR with: parameters, and a table for one language."""
+
+    parameters: MeteorParameters = ENGLISH
+    language: str = "en"
+    paraphrases: ParaphraseTable | None = None
+    # Why the stored table is not used (moved, changed since tuning), or "".
+    problem: str = ""
+
+    def scorer(self, language: str) -> Meteor:
+        same = primary_language(language) == primary_language(self.language)
+        return Meteor(
+            paraphrases=self.paraphrases if same else None,
+            language=language,
+            parameters=self.parameters,
+        )
+
+    def signature(self, language: str, nrefs: int | str) -> str:
+        same = primary_language(language) == primary_language(self.language)
+        return meteor_signature(
+            nrefs=nrefs,
+            language=language,
+            parameters=self.parameters,
+            paraphrases=self.paraphrases if same else None,
+        )
+
+
+# Tables read from disk, by (path, checksum): a 50,000-entry table takes about a second.
+_TABLES: dict[tuple[str, str], ParaphraseTable] = {}
+
+
+def meteor_configuration() -> MeteorConfiguration:
+    """The site's METEOR parameters and table (the paper's English defaults when none were
+    stored). A table that cannot be read, or whose checksum is no longer the one it was
+    tuned with, is left out and ``problem`` says why."""
+    setting = meteor_setting_current()
+    if setting is None:
+        return MeteorConfiguration()
+    parameters = MeteorParameters.from_dict(setting.parameters)
+    if not setting.table_checksum:
+        return MeteorConfiguration(parameters, setting.language)
+    key = (setting.table_path, setting.table_checksum)
+    if key not in _TABLES:
+        try:
+            table = ParaphraseTable.load(setting.table_path)
+        except (OSError, TableFormatError) as error:
+            return MeteorConfiguration(parameters, setting.language, None, str(error))
+        if table.checksum() != setting.table_checksum:
+            return MeteorConfiguration(
+                parameters,
+                setting.language,
+                None,
+                f"{setting.table_path} changed since tuning (checksum {table.checksum()}, "
+                f"tuned with {setting.table_checksum})",
+            )
+        _TABLES.clear()
+        _TABLES[key] = table
+    return MeteorConfiguration(parameters, setting.language, _TABLES[key])

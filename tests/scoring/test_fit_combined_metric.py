@@ -32,6 +32,7 @@ def write(path, rows, columns):
     return path
 
 
+@pytest.mark.django_db  # the METEOR-style row reads the site's stored parameters
 def test_it_prints_the_fitted_parameters_and_the_correlation_table(tmp_path):
     ratings = write(
         tmp_path / "ratings.csv",
@@ -52,6 +53,7 @@ def test_it_prints_the_fitted_parameters_and_the_correlation_table(tmp_path):
         "geometric mean",
         "harmonic mean",
         "PINC × sigmoid(BLEU)",
+        "METEOR-style",
     ]:
         assert name in text
 

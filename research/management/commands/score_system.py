@@ -50,7 +50,16 @@ class Command(BaseCommand):
             with per_pair.open("w", encoding="utf-8", newline="") as file:
                 writer = csv.writer(file, delimiter="\t", lineterminator="\n")
                 writer.writerow(
-                    ["pair", "segment_id", "language", "references", "bleu", "pinc", "combined"]
+                    [
+                        "pair",
+                        "segment_id",
+                        "language",
+                        "references",
+                        "bleu",
+                        "pinc",
+                        "combined",
+                        "meteor",
+                    ]
                 )
                 for score in result.scores:
                     writer.writerow(
@@ -62,6 +71,7 @@ class Command(BaseCommand):
                             f"{score.bleu:.4f}",
                             f"{score.pinc:.4f}",
                             f"{score.combined:.4f}",
+                            f"{score.meteor:.4f}",
                         ]
                     )
 

@@ -1,0 +1,111 @@
+"""Tune the METEOR-style score to human ratings, with and without a paraphrase table.
+
+RATINGS.csv is the file ``fit_combined_metric`` reads (source, candidate, rating, and
+references joined with " ||| " or a stored cluster). Prints Pearson's r with the ratings of
+sentence BLEU and of the score with the paper's parameters and tuned ones, exact+stem only and
+with the table, each as the mean over the same k held-out folds.
+"""
+
+from pathlib import Path
+
+import numpy as np
+from django.core.management.base import BaseCommand, CommandError
+
+from scoring import metrics
+from scoring.management.commands.fit_combined_metric import read_ratings
+from scoring.metrics.meteor import ENGLISH, ParaphraseTable, TableFormatError
+from scoring.metrics.meteor.tuning import (
+    Grid,
+    RatedPairs,
+    cross_validate,
+    grid_points,
+    held_out_mean,
+)
+from scoring.services import meteor_setting_store
+
+
+class Command(BaseCommand):
+    help = "Grid-search the METEOR-style parameters on human ratings, with k-fold CV."
+
+    def add_arguments(self, parser):
+        parser.add_argument("ratings", type=Path)
+        parser.add_argument("--table", type=Path, help="a paraphrase table (METEOR format)")
+        parser.add_argument("--language", default="en")
+        parser.add_argument("--folds", type=int, default=5)
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument(
+            "--store",
+            action="store_true",
+            help="make the tuned parameters the site's (with the table, if given)",
+        )
+
+    def handle(self, *args, ratings, table, language, folds, seed, store, **options):
+        paraphrases = None
+        if table is not None:
+            try:
+                paraphrases = ParaphraseTable.load(table)
+            except (OSError, TableFormatError) as error:
+                raise CommandError(f"Cannot read the table: {error}") from None
+        rows = read_ratings(ratings)
+        candidates = [row["candidate"] for _, row, _ in rows]
+        references = []
+        for line, row, found in rows:
+            found = [r for r in found if r != row["candidate"]]
+            if not found:
+                raise CommandError(f"{ratings}:{line}: no references for this candidate")
+            references.append(found)
+        human = [row["rating"] for _, row, _ in rows]
+        try:
+            rated = RatedPairs(
+                candidates, references, human, paraphrases=paraphrases, language=language
+            )
+            if not 2 <= folds <= len(human):
+                raise ValueError(f"--folds must be between 2 and {len(human)}")
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+
+        def fixed(scores) -> float:
+            return held_out_mean(rated, np.asarray(scores), folds=folds, seed=seed)
+
+        bleu = [
+            metrics.sentence_bleu(c, refs) for c, refs in zip(candidates, references, strict=True)
+        ]
+        lines = [("sentence BLEU", fixed(bleu), "")]
+        plain = ENGLISH.with_changes(paraphrase=0.0, synonym=0.0)
+        lines.append(("exact+stem, the paper's parameters", fixed(rated.scores(plain)), ""))
+        tuned_plain = cross_validate(
+            rated, grid_points(Grid(), paraphrases=False), folds=folds, seed=seed
+        )
+        lines.append(
+            ("exact+stem, tuned", tuned_plain.held_out, tuned_plain.parameters.signature_fields())
+        )
+        best = tuned_plain
+        if paraphrases is not None:
+            lines.append(
+                ("+ paraphrases, the paper's parameters", fixed(rated.scores(ENGLISH)), "")
+            )
+            tuned = cross_validate(
+                rated, grid_points(Grid(), paraphrases=True), folds=folds, seed=seed
+            )
+            lines.append(
+                ("+ paraphrases, tuned", tuned.held_out, tuned.parameters.signature_fields())
+            )
+            if not tuned.held_out <= best.held_out:
+                best = tuned
+        self.stdout.write(f"{len(human)} ratings, Pearson r, mean of {folds} held-out folds")
+        self.stdout.write(f"{'metric':<40}{'r':>8}  parameters (tuned on all ratings)")
+        for name, value, parameters in lines:
+            self.stdout.write(f"{name:<40}{value:>8.4f}  {parameters}")
+        if store:
+            uses_table = best.parameters.paraphrase > 0 and paraphrases is not None
+            meteor_setting_store(
+                parameters=best.parameters,
+                language=language,
+                table_path=str(table.resolve()) if uses_table else "",
+                table_checksum=paraphrases.checksum() if uses_table else "",
+                ratings=len(human),
+                held_out_correlation=best.held_out,
+            )
+            self.stdout.write(
+                f"Stored as the site's parameters: {best.parameters.signature_fields()}"
+            )

@@ -1,0 +1,191 @@
+"""Paraphrase tables: P(paraphrase | phrase) for phrases of one language.
+
+The file format is METEOR 1.5's, so a table moves between ParaCrowd and METEOR in both
+directions: a gzip-compressed UTF-8 text file holding one entry per three lines,
+
+    0.0432876
+    is cutting
+    slices
+
+the probability, then the phrase, then its paraphrase, each phrase as space-separated tokens
+(METEOR's own tables are lowercased and tokenised; ours are lowercased and tokenised with
+13a, as ``meteor_score`` sees the sentences). ``load`` also reads the same text uncompressed.
+``save`` writes entries sorted by phrase, then by falling probability, with a zero gzip time
+stamp, so the same table always gives the same bytes and the same ``checksum``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+Phrase = tuple[str, ...]
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class TableFormatError(ValueError):
+    """A paraphrase table file that is not in METEOR's format; the message names the line."""
+
+
+def as_phrase(text: str | Iterable[str]) -> Phrase:
+    """A phrase as a tuple of tokens, from a space-separated string or from tokens."""
+    return tuple(text.split()) if isinstance(text, str) else tuple(text)
+
+
+@dataclass
+class ParaphraseTable:
+    """Phrase → {paraphrase: probability}. Both sides are tuples of tokens.
+
+    An entry says that ``paraphrase`` may replace ``phrase``; matching tries every entry in
+    both directions (a phrase of the hypothesis against a paraphrase in the reference, and
+    the reverse), as METEOR does, so a table need not list both directions.
+    """
+
+    entries: dict[Phrase, dict[Phrase, float]] = field(default_factory=dict)
+    _max_length: int = field(default=0, init=False, repr=False, compare=False)
+    _max_length_of: object = field(default=None, init=False, repr=False, compare=False)
+    _entry_rows: int = field(default=-1, init=False, repr=False, compare=False)
+
+    def add(self, phrase: str | Iterable[str], paraphrase: str | Iterable[str], probability):
+        """Add (or replace) one entry; a phrase never paraphrases itself."""
+        phrase, paraphrase = as_phrase(phrase), as_phrase(paraphrase)
+        if not phrase or not paraphrase:
+            raise ValueError("a paraphrase table entry needs two non-empty phrases")
+        probability = float(probability)
+        if not 0.0 <= probability <= 1.0:
+            raise ValueError(f"probability {probability!r} is not between 0 and 1")
+        if phrase != paraphrase:
+            fresh = self._max_length_of is self.entries and self._entry_rows == len(self.entries)
+            self.entries.setdefault(phrase, {})[paraphrase] = probability
+            if fresh:
+                self._max_length = max(self._max_length, len(phrase), len(paraphrase))
+                self._entry_rows = len(self.entries)
+
+    def paraphrases(self, phrase: str | Iterable[str]) -> dict[Phrase, float]:
+        return self.entries.get(as_phrase(phrase), {})
+
+    def __len__(self) -> int:
+        return sum(len(row) for row in self.entries.values())
+
+    def __iter__(self) -> Iterator[tuple[Phrase, Phrase, float]]:
+        """Entries in the saved order: by phrase, then by falling probability."""
+        for phrase in sorted(self.entries):
+            row = self.entries[phrase]
+            for paraphrase in sorted(row, key=lambda p: (-row[p], p)):
+                yield phrase, paraphrase, row[paraphrase]
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ParaphraseTable) and self.entries == other.entries
+
+    @property
+    def max_length(self) -> int:
+        """The longest phrase on either side, in tokens (0 for an empty table)."""
+        # Kept up to date by ``add``; recomputed when ``entries`` was filled directly.
+        if self._max_length_of is not self.entries or self._entry_rows != len(self.entries):
+            self._max_length = max(
+                (max((len(p), *(len(q) for q in row))) for p, row in self.entries.items()),
+                default=0,
+            )
+            self._max_length_of, self._entry_rows = self.entries, len(self.entries)
+        return self._max_length
+
+    def above(self, threshold: float) -> ParaphraseTable:
+        """The entries whose probability is at least ``threshold``."""
+        table = ParaphraseTable()
+        for phrase, paraphrase, probability in self:
+            if probability >= threshold:
+                table.add(phrase, paraphrase, probability)
+        return table
+
+    # The file format -------------------------------------------------------------------
+
+    def text(self) -> str:
+        """The table in METEOR's text format (what ``save`` compresses)."""
+        lines = []
+        for phrase, paraphrase, probability in self:
+            lines += [repr(float(probability)), " ".join(phrase), " ".join(paraphrase)]
+        return "".join(line + "\n" for line in lines)
+
+    def checksum(self) -> str:
+        """The first 12 hex digits of the SHA-256 of ``text()``: names a table in signatures."""
+        return hashlib.sha256(self.text().encode()).hexdigest()[:12]
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the table gzip-compressed in METEOR's format (the same bytes every time)."""
+        with (
+            open(path, "wb") as raw,
+            gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as file,
+        ):
+            file.write(self.text().encode())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> ParaphraseTable:
+        """Read a table in METEOR's format, gzip-compressed or not.
+
+        Raises TableFormatError naming the file and line of the first malformed entry (a
+        probability that is not a number between 0 and 1, an empty phrase, an entry cut
+        short), and OSError when the file cannot be read.
+        """
+        with open(path, "rb") as raw:
+            compressed = raw.read(2) == GZIP_MAGIC
+        opener = gzip.open if compressed else open
+        try:
+            with opener(path, "rb") as binary:
+                return cls.parse(io.TextIOWrapper(binary, encoding="utf-8"), name=str(path))
+        except (UnicodeDecodeError, EOFError, gzip.BadGzipFile) as error:
+            raise TableFormatError(f"{path}: not a readable paraphrase table: {error}") from None
+
+    @classmethod
+    def parse(cls, lines: Iterable[str], *, name: str = "<table>") -> ParaphraseTable:
+        """Read METEOR's text format from lines (see ``load``)."""
+        table = cls()
+        record: list[tuple[int, str]] = []
+        for number, line in enumerate(lines, start=1):
+            record.append((number, line.rstrip("\n").rstrip("\r")))
+            if len(record) == 3:
+                table._add_record(record, name)
+                record = []
+        if record:
+            raise TableFormatError(
+                f"{name}:{record[0][0]}: the last entry has {len(record)} of its 3 lines "
+                "(probability, phrase, paraphrase)"
+            )
+        return table
+
+    def _add_record(self, record: list[tuple[int, str]], name: str) -> None:
+        (number, probability), (phrase_line, phrase), (paraphrase_line, paraphrase) = record
+        try:
+            value = float(probability)
+        except ValueError:
+            raise TableFormatError(
+                f"{name}:{number}: expected a probability, found {probability[:60]!r}"
+            ) from None
+        if not 0.0 <= value <= 1.0:
+            raise TableFormatError(f"{name}:{number}: probability {value!r} is not in [0, 1]")
+        for line_number, text in ((phrase_line, phrase), (paraphrase_line, paraphrase)):
+            if not text.split():
+                raise TableFormatError(f"{name}:{line_number}: empty phrase")
+        self.add(phrase, paraphrase, value)
+
+
+def merge_tables(tables: Iterable[tuple[ParaphraseTable, float]]) -> ParaphraseTable:
+    """Merge tables as Denkowski & Lavie do: the mean of each entry's probabilities weighted
+    by the size of the corpus each table came from (an entry absent from a table counts as 0
+    there). ``tables`` holds (table, corpus size) pairs."""
+    tables = [(table, float(size)) for table, size in tables]
+    total = sum(size for _, size in tables)
+    merged = ParaphraseTable()
+    if total <= 0:
+        return merged
+    sums: dict[tuple[Phrase, Phrase], float] = {}
+    for table, size in tables:
+        for phrase, paraphrase, probability in table:
+            key = (phrase, paraphrase)
+            sums[key] = sums.get(key, 0.0) + size * probability
+    for (phrase, paraphrase), weighted in sums.items():
+        merged.add(phrase, paraphrase, min(1.0, weighted / total))
+    return merged
