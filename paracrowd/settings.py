@@ -59,6 +59,17 @@ def env_float(name: str, default: float) -> float:
     return number
 
 
+def env_rate(name: str, default: str) -> str:
+    """A rate as DRF reads it: a count per second, minute, hour or day ("60/minute")."""
+    value = env(name, default)
+    count, _, period = value.partition("/")
+    if not count.isdigit() or int(count) < 1 or period not in {"second", "minute", "hour", "day"}:
+        raise ImproperlyConfigured(
+            f"{name} must be a count per second, minute, hour or day (60/minute), not {value!r}"
+        )
+    return value
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env(name, default).split(",") if item.strip()]
 
@@ -85,6 +96,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "crowd",
     "collector",
     "annotations",
@@ -103,6 +115,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "paracrowd.urls"
@@ -129,6 +144,9 @@ try:
         "default": dj_database_url.parse(
             env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd"),
             conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+            # A kept connection is tested before reuse, so after a PostgreSQL restart or a
+            # failover no request fails on a connection that died in between.
+            conn_health_checks=True,
         )
     }
 except ValueError as error:
@@ -143,7 +161,25 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes checks every login against its lockouts before Django's own backend tries it.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# One username from one address may fail LOGIN_FAILURE_LIMIT times; then that pair is locked
+# out for LOGIN_LOCKOUT_MINUTES. Locking the pair, not the username alone, means a stranger
+# cannot lock a worker out of their own account from elsewhere. Staff lift lockouts in the
+# admin (Axes › Access attempts: delete the row).
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "crowd.views.login_locked_out"
+AXES_CLIENT_IP_CALLABLE = "paracrowd.throttling.client_address"
+# Attempts are logged through the axes admin, not the console of every test run.
+AXES_VERBOSE = False
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "collector:dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -180,6 +216,16 @@ if MEDIA_S3_BUCKET:
 SERVE_MEDIA = env_bool("SERVE_MEDIA", True)
 
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+# The cache holds the rate-limit counters, shared by every web worker. It never waits long on
+# Redis: a limit that cannot be checked lets the request through (paracrowd.throttling).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env("CACHE_URL", REDIS_URL),
+        "KEY_PREFIX": "paracrowd",
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+}
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_ACKS_LATE = False  # opted into per task, only where the task is idempotent
 CELERY_TASK_ALWAYS_EAGER = False
@@ -263,6 +309,8 @@ PLATFORM_FRAME_ANCESTORS = env_list(
 # New platform workers (unseen workerIds) one network address may bring in one clock hour; each
 # creates an account, so this bounds what a script inventing ids can create.
 PLATFORM_ARRIVALS_PER_HOUR = env_int("PLATFORM_ARRIVALS_PER_HOUR", 60, minimum=1)
+# Local sign-up attempts one network address may make in an hour; more answer 429.
+SIGNUPS_PER_HOUR = env_int("SIGNUPS_PER_HOUR", 10, minimum=1)
 
 # Crowd-platform connectors (see the README's "Running a campaign"). Mechanical Turk takes its
 # credentials from the standard AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a profile or
@@ -297,7 +345,7 @@ PLATFORM_FEE_MINIMUM_CENTS = env_int("PLATFORM_FEE_MINIMUM_CENTS", 1)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "paracrowd.throttling.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -306,6 +354,18 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "paracrowd.throttling.AnonymousThrottle",
+        "paracrowd.throttling.UserThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_rate("THROTTLE_ANONYMOUS", "60/minute"),
+        "user": env_rate("THROTTLE_USER", "600/minute"),
+        "bad_token": env_rate("THROTTLE_BAD_TOKEN", "20/hour"),
+    },
+    # How many reverse proxies of ours append to X-Forwarded-For; 0 trusts only REMOTE_ADDR
+    # (a client can write X-Forwarded-For itself).
+    "NUM_PROXIES": env_int("TRUSTED_PROXY_COUNT", 0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "ParaCrowd research API",

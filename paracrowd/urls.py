@@ -2,9 +2,14 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
+from .health import healthz
 from .media import serve_media
 
+# A database out of reach answers 503 with Retry-After, not a bare 500.
+handler500 = "paracrowd.health.server_error"
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("crowd.account_urls")),
     path("scores/", include("scoring.urls")),
