@@ -11,6 +11,7 @@ from .validators import (
     validate_language_name,
     validate_no_url,
     validate_one_sentence,
+    validate_starts_like_a_sentence,
 )
 from .youtube import parse_youtube_link
 
@@ -23,7 +24,7 @@ class DescriptionForm(forms.Form):
     text = forms.CharField(
         label="Your one-sentence description",
         widget=forms.Textarea(attrs={"rows": 2}),
-        validators=[validate_one_sentence, validate_no_url],
+        validators=[validate_starts_like_a_sentence, validate_one_sentence, validate_no_url],
         error_messages={"required": "Write one sentence describing the main action."},
     )
     language = forms.ChoiceField(
