@@ -23,22 +23,20 @@ def is_text(value: str) -> bool:
 
 
 class FormTextMiddleware:
-    """Query strings and form bodies (urlencoded or multipart) must be UTF-8 text without
-    control characters; otherwise 400 and the view is not called. JSON bodies are left to the
-    API's parser, which refuses invalid UTF-8 itself."""
+    """Form bodies (urlencoded or multipart) must be UTF-8 text without control characters;
+    otherwise 400 and the view is not called. Query strings store nothing and each view that
+    reads one checks its own parameters; JSON bodies are left to the API's parser, which
+    refuses invalid UTF-8 itself."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        fields = [request.GET]
         if request.method == "POST" and request.content_type in (
             "application/x-www-form-urlencoded",
             "multipart/form-data",
         ):
-            fields.append(request.POST)
-        for query in fields:
-            for key, values in query.lists():
+            for key, values in request.POST.lists():
                 if not all(is_text(text) for text in (key, *values)):
                     return render(request, "400_not_text.html", status=400)
         return self.get_response(request)

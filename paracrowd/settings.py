@@ -400,10 +400,48 @@ EXPORT_S3_REGION = env("EXPORT_S3_REGION", "")
 COMBINED_SCORE_CENTRE = env_float("COMBINED_SCORE_CENTRE", 40.0)
 COMBINED_SCORE_SLOPE = env_float("COMBINED_SCORE_SLOPE", 0.2)
 
+# HTTPS. Outside DEBUG everything defaults to a site served over TLS; each can be turned off
+# for a deployment that truly needs it (the README's "Production" lists what `check --deploy`
+# wants). Behind a TLS-terminating proxy, SECURE_PROXY_SSL_HEADER names the header it sets
+# ("HTTP_X_FORWARDED_PROTO,https"); leave it empty otherwise, or clients could claim https.
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# Load balancers probe over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+_proxy_header = env_list("SECURE_PROXY_SSL_HEADER", "")
+if _proxy_header and (len(_proxy_header) != 2 or not _proxy_header[0].startswith("HTTP_")):
+    raise ImproperlyConfigured(
+        "SECURE_PROXY_SSL_HEADER must be a request header and its value, "
+        f"like HTTP_X_FORWARDED_PROTO,https; not {env('SECURE_PROXY_SSL_HEADER', '')!r}"
+    )
+SECURE_PROXY_SSL_HEADER = tuple(_proxy_header) or None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy on every page (django-csp): our own scripts and styles only (the
+# templates have no inline script or style), the YouTube player's script and frame, S3 media
+# when configured. Pages crowd platforms frame widen frame-ancestors (crowd.entrance).
+_media_origins = ["'self'"]
+if MEDIA_S3_BUCKET:
+    _media_origins.append(env("MEDIA_S3_ENDPOINT_URL", "") or "https://*.amazonaws.com")
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", "https://www.youtube.com", "https://s.ytimg.com"],
+        "frame-src": ["https://www.youtube.com", "https://www.youtube-nocookie.com"],
+        "img-src": ["'self'", "data:", "https://i.ytimg.com"],
+        "media-src": _media_origins,
+        "style-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 LOGGING = {
     "version": 1,
