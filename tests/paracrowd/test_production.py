@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from django.urls import reverse
 
 from tests.factories import make_worker
@@ -92,3 +93,31 @@ def test_docker_builds_leave_secrets_and_local_state_out():
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".env", ".env.*", "var", ".git"} <= set(ignored)
     assert "!.env.example" in ignored
+
+
+def compose(name: str) -> dict:
+    return yaml.safe_load((ROOT / name).read_text())
+
+
+def test_the_compose_file_runs_production_without_debug_demo_or_root_on_localhost():
+    services = compose("docker-compose.yml")["services"]
+    for name in ("web", "worker", "beat"):
+        service = services[name]
+        assert service["environment"]["DEBUG"] == "False", name
+        assert service["user"] == "10001:10001", name
+        assert "load_demo" not in str(service["command"]), name
+    assert services["web"]["ports"] == ["${WEB_BIND:-127.0.0.1}:${WEB_PORT:-8000}:8000"]
+    assert "/healthz" in str(services["web"]["healthcheck"])
+
+
+def test_the_demo_shape_stays_available_for_a_laptop():
+    demo = compose("docker-compose.demo.yml")["services"]
+    assert "load_demo" in demo["web"]["command"]
+    assert demo["web"]["environment"]["DEBUG"] == "True"
+    assert "user" not in demo["web"]  # still the image's non-root user
+
+
+def test_the_image_runs_as_a_user_without_root_rights():
+    lines = (ROOT / "Dockerfile").read_text().splitlines()
+    users = [line.split()[1] for line in lines if line.startswith("USER ")]
+    assert users and users[-1] not in ("root", "0")
