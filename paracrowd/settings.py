@@ -182,7 +182,8 @@ AXES_CLIENT_IP_CALLABLE = "paracrowd.throttling.client_address"
 # Attempts are logged through the axes admin, not the console of every test run.
 AXES_VERBOSE = False
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "collector:dashboard"
+# Each role's own home (research.landing), unless the log-in page was given ?next=.
+LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en"

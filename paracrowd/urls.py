@@ -2,6 +2,8 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
+from research.landing import landing
+
 from .health import healthz
 from .media import serve_media
 
@@ -9,6 +11,7 @@ from .media import serve_media
 handler500 = "paracrowd.health.server_error"
 
 urlpatterns = [
+    path("", landing, name="home"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("crowd.account_urls")),
