@@ -234,7 +234,17 @@ CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A submission must never wait on a dead broker: fail fast and let the sweep catch up.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+# A task whose worker died unacknowledged (tasks acknowledge late) goes to another worker
+# after this many seconds, not Redis's default hour. Our tasks are idempotent, so one that
+# runs longer (a large export) being handed out again is harmless: the second run finds the
+# work held or done. Retry delays stay below it (paracrowd.celery).
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 300, minimum=60)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+}
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BEAT_SCHEDULE = {
     "expire-assignments": {
