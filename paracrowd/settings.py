@@ -410,6 +410,11 @@ EXPORT_S3_REGION = env("EXPORT_S3_REGION", "")
 # `manage.py fit_combined_metric` prints for your ratings.
 COMBINED_SCORE_CENTRE = env_float("COMBINED_SCORE_CENTRE", 40.0)
 COMBINED_SCORE_SLOPE = env_float("COMBINED_SCORE_SLOPE", 0.2)
+# The most scoring work one POST /api/system-scores/ may ask for: n-gram units (words, or
+# characters where scored by character) of outputs, sources and references, times the n-gram
+# order. About a microsecond each, so the default keeps a request near ten seconds, inside
+# gunicorn's thirty (see the README's "Reliability").
+SYSTEM_SCORE_WORK_LIMIT = env_int("SYSTEM_SCORE_WORK_LIMIT", 10_000_000, minimum=1)
 
 # HTTPS. Outside DEBUG everything defaults to a site served over TLS; each can be turned off
 # for a deployment that truly needs it (the README's "Production" lists what `check --deploy`
