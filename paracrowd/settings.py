@@ -238,12 +238,16 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # after this many seconds, not Redis's default hour. Our tasks are idempotent, so one that
 # runs longer (a large export) being handed out again is harmless: the second run finds the
 # work held or done. Retry delays stay below it (paracrowd.celery).
-CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 300, minimum=60)
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 300, minimum=10)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 1,
     "interval_start": 0,
     "interval_step": 0.2,
     "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    # Workers look for such tasks every 10 s (kombu's default, 10 s x a throttle of 10, would
+    # add up to 100 s to the timeout): one small Redis query each time.
+    "unacked_restore_interval": 10,
+    "unacked_restore_throttle": 1,
 }
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BEAT_SCHEDULE = {
