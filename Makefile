@@ -53,6 +53,7 @@ bench: database
 # The fault suite: its own Redis and Celery workers, a scratch database; fails on any lost or
 # doubled row. FAULTS_ARGS=--quick for a smoke run.
 faults: database
+	@command -v redis-server >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server)
 	$(PY) faults/suite.py $(FAULTS_ARGS)
 
 clean:
