@@ -430,29 +430,7 @@ def print_result(title: str, figures: dict) -> None:
         print(f"  {name:34} {value}")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="smaller numbers (smoke run)")
-    args = parser.parse_args()
-    log_dir = Path(tempfile.mkdtemp(prefix="paracrowd-faults-"))
-    server = server_settings(DATABASE)
-    redis_server = RedisServer(log_dir)
-    redis_server.start()
-    media = log_dir / "media"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "paracrowd.settings",
-        "DEBUG": "False",
-        "SECRET_KEY": "faults-only",  # the sessions written here must verify in gunicorn
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "False",
-        "DATABASE_URL": server["URL"],
-        "REDIS_URL": redis_server.url(),
-        "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
-        "MEDIA_ROOT": str(media),
-        # Many workers share one address here; the limits are not what is under test.
-        "THROTTLE_USER": "100000/minute",
-    }
+def run_scenarios(args, env: dict, server: dict, redis_server, log_dir: Path) -> dict:
     print(f"Recreating {DATABASE}; logs in {log_dir}", file=sys.stderr, flush=True)
     database_recreate(server)
     subprocess.run(
@@ -489,8 +467,37 @@ def main() -> int:
             )
     finally:
         scorer.stop()
-        redis_server.stop()
         connections.close_all()
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller numbers (smoke run)")
+    args = parser.parse_args()
+    log_dir = Path(tempfile.mkdtemp(prefix="paracrowd-faults-"))
+    server = server_settings(DATABASE)
+    redis_server = RedisServer(log_dir)
+    redis_server.start()
+    media = log_dir / "media"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "paracrowd.settings",
+        "DEBUG": "False",
+        "SECRET_KEY": "faults-only",  # the sessions written here must verify in gunicorn
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "False",
+        "DATABASE_URL": server["URL"],
+        "REDIS_URL": redis_server.url(),
+        "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+        "MEDIA_ROOT": str(media),
+        # Many workers share one address here; the limits are not what is under test.
+        "THROTTLE_USER": "100000/minute",
+    }
+    try:
+        results = run_scenarios(args, env, server, redis_server, log_dir)
+    finally:
+        redis_server.stop()
     failures = []
     for title, figures in results.items():
         print_result(title, figures)
