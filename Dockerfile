@@ -5,5 +5,10 @@ COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
 RUN DEBUG=True python manage.py collectstatic --noinput -v0
+# Nothing runs as root: the web server and Celery run as this account, which owns only the
+# local state (media, the beat schedule), not the code.
+RUN useradd --system --uid 10001 --home-dir /app --no-create-home paracrowd \
+    && mkdir -p var/media var/run && chown -R paracrowd:paracrowd var
+USER paracrowd
 EXPOSE 8000
 CMD ["gunicorn", "paracrowd.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]

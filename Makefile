@@ -12,7 +12,7 @@ export
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paracrowd
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: install database run test lint format bench chromium clean
+.PHONY: install database run test lint format bench faults chromium clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,12 @@ format: install
 bench: database
 	DEBUG=True $(PY) manage.py migrate --noinput
 	for script in bench/[!_]*.py; do echo "== $$script"; DEBUG=True $(PY) $$script || exit 1; done
+
+# The fault suite: its own Redis and Celery workers, a scratch database; fails on any lost or
+# doubled row. FAULTS_ARGS=--quick for a smoke run.
+faults: database
+	@command -v redis-server >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server)
+	$(PY) faults/suite.py $(FAULTS_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

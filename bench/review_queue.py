@@ -340,6 +340,7 @@ def main() -> int:
         "DEBUG": "False",
         "SECRET_KEY": "bench-only",
         "ALLOWED_HOSTS": "testserver",
+        "SECURE_SSL_REDIRECT": "False",
         "DATABASE_URL": server["URL"],
         # Nothing listens here: queued tasks are dropped at once; the bench runs them itself.
         "REDIS_URL": "redis://127.0.0.1:1/0",

@@ -226,6 +226,7 @@ def main() -> int:
         "ALLOWED_HOSTS": "127.0.0.1",
         "SESSION_COOKIE_SECURE": "False",
         "CSRF_COOKIE_SECURE": "False",
+        "SECURE_SSL_REDIRECT": "False",
         "DATABASE_URL": server["URL"],
         "REDIS_URL": bench_redis_url(),
     }

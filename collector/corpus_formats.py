@@ -32,6 +32,8 @@ from pathlib import Path
 
 from django.conf import global_settings
 
+from paracrowd.spreadsheets import starts_like_a_formula
+
 FORMATS = ("msvd-s2vt", "msvd-csv", "msvd-json")
 
 S2VT_SENTENCES_GLOB = "sents_*_lc_nopunc.txt"
@@ -398,6 +400,9 @@ def description_text(text: str) -> str:
     """The description exactly as written; refused if empty or not storable."""
     if not text.strip():
         raise RowError("the description is empty")
+    if starts_like_a_formula(text):
+        # As at submission: no sentence starts so, and a spreadsheet would run it.
+        raise RowError("the description starts like a spreadsheet formula (= + - @)")
     return storable(text, "the description")
 
 

@@ -14,6 +14,7 @@ from .validators import (
     validate_no_url,
     validate_not_instructions,
     validate_one_sentence,
+    validate_starts_like_a_sentence,
 )
 from .youtube import parse_youtube_link
 
@@ -27,6 +28,7 @@ class DescriptionForm(forms.Form):
         label="Your one-sentence description",
         widget=forms.Textarea(attrs={"rows": 2}),
         validators=[
+            validate_starts_like_a_sentence,
             validate_has_words,
             validate_no_markup,
             validate_not_instructions,

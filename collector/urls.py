@@ -4,7 +4,6 @@ from . import views
 
 app_name = "collector"
 urlpatterns = [
-    path("", views.home, name="home"),
     path("dashboard/", views.dashboard, name="dashboard"),
     path("describe/<int:pk>/", views.describe, name="describe"),
     path("propose/<int:pk>/", views.propose, name="propose"),

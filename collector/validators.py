@@ -7,6 +7,8 @@ from difflib import SequenceMatcher
 from django.conf import global_settings
 from django.core.exceptions import ValidationError
 
+from paracrowd.spreadsheets import FORMULA_STARTS, starts_like_a_formula
+
 # Sentence-final marks: Latin, CJK full-width, Devanagari danda, Arabic question mark.
 SENTENCE_END = ".!?。！？।؟"
 # A sentence end followed by more words means a second sentence. Full-width and danda marks need
@@ -42,6 +44,18 @@ def validate_one_sentence(text: str) -> None:
     ):
         raise ValidationError(
             "Write exactly one sentence. This looks like more than one.", code="one_sentence"
+        )
+
+
+def validate_starts_like_a_sentence(text: str) -> None:
+    # A sentence never starts with these, and a spreadsheet opening an export would run the
+    # text as a formula: refused here so the corpus stays exact and safe in every format.
+    if starts_like_a_formula(text):
+        raise ValidationError(
+            "Start your sentence with a word, not with "
+            + " ".join(mark for mark in FORMULA_STARTS if mark.isprintable())
+            + ".",
+            code="formula",
         )
 
 

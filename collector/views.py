@@ -25,13 +25,6 @@ from .validators import SECOND_SENTENCE, URL
 from .youtube import parse_youtube_link
 
 
-def home(request):
-    """Anyone. Signed-in workers go to their dashboard."""
-    if request.user.is_authenticated:
-        return redirect("collector:dashboard")
-    return render(request, "collector/home.html")
-
-
 @worker_required
 def dashboard(request, worker):
     """A worker's own counts, earnings (from the ledger), bonuses, standing, recent work with

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import wraps
 from urllib.parse import urlencode
 
+from csp.decorators import csp_replace
 from django import forms
 from django.conf import settings
 from django.core import signing
@@ -289,11 +290,14 @@ def platform_page(view):
     @csrf_exempt  # the signed token, bound to worker and assignment, does CSRF's job
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        response = view(request, *args, **kwargs)
-        response["Content-Security-Policy"] = "frame-ancestors " + " ".join(
-            ["'self'", *settings.PLATFORM_FRAME_ANCESTORS]
+        # The site-wide policy (django-csp), with the platforms allowed to frame the page and
+        # to receive its work (Mechanical Turk by a form POST, Prolific by a redirect).
+        platforms = ["'self'", *settings.PLATFORM_FRAME_ANCESTORS]
+        prolific = "/".join(settings.PROLIFIC_COMPLETION_URL.split("/")[:3])
+        framable = csp_replace(
+            {"frame-ancestors": platforms, "form-action": [*platforms, prolific]}
         )
-        return response
+        return framable(view)(request, *args, **kwargs)
 
     return wrapper
 

@@ -1,15 +1,19 @@
 """Pages every worker shares, whatever the task: signing up, taking the next task, giving one
 back.
 
-Security behaviour: sign-up is open to anyone; the task views need a login and a worker
-profile, take POST only (CSRF-checked), and act on the worker's own assignments only (another
-worker's assignment id answers 404).
+Security behaviour: sign-up is open to anyone, SIGNUPS_PER_HOUR attempts per network address
+(then 429 with Retry-After); a login locked out by django-axes gets the lockout page (429); the
+task views need a login and a worker profile, take POST only (CSRF-checked), and act on the
+worker's own assignments only (another worker's assignment id answers 404).
 """
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+
+from paracrowd.throttling import SignUpThrottle, retry_after_seconds
 
 from . import services
 from .access import own_assignment, worker_required
@@ -27,7 +31,16 @@ DASHBOARD = "collector:dashboard"
 
 
 def signup(request):
-    """Anyone may create a local worker account; they start in Tier 1."""
+    """Anyone may create a local worker account; they start in Tier 1. Every POST counts
+    against its address's hourly limit, so a script cannot mint accounts by the thousand."""
+    if request.method == "POST":
+        throttle = SignUpThrottle()
+        if not throttle.allow_request(request, None):
+            return _too_many(
+                request,
+                "Too many sign-ups from your network in the last hour. Please try again later.",
+                retry_after_seconds(throttle),
+            )
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         worker = services.worker_create(
@@ -83,3 +96,21 @@ def _next_task(request, worker, *, kind, tier):
         messages.info(request, f"There are no Tier-{tier} {items} left for you. Thank you!")
         return redirect(DASHBOARD)
     return redirect(page, assignment.pk)
+
+
+def login_locked_out(request, original_response=None, credentials=None):
+    """django-axes calls this when a username has failed too often from one address: a page
+    saying so, 429 with Retry-After, and the login form is not tried again."""
+    seconds = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    return _too_many(
+        request,
+        f"Too many failed log-ins for this account from your network. Try again in "
+        f"{seconds // 60} minutes, or ask staff to lift the lock.",
+        seconds,
+    )
+
+
+def _too_many(request, message: str, retry_after: int):
+    response = render(request, "registration/too_many.html", {"message": message}, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response

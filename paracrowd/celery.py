@@ -25,8 +25,13 @@ class ParacrowdTask(Task):
     acks_late = True
     autoretry_for = (OperationalError, InterfaceError)
     retry_backoff = True
-    retry_backoff_max = 300
     max_retries = 8
+
+    @property
+    def retry_backoff_max(self) -> int:
+        # A retry waits in the worker unacknowledged; past the broker's visibility timeout
+        # Redis would hand it to a second worker as well, so no wait may reach it.
+        return int(self.app.conf.broker_transport_options["visibility_timeout"] * 0.8)
 
     def enqueue(self, *args) -> None:
         """Queue this task with ``args`` once the current transaction commits."""

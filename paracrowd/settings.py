@@ -59,6 +59,17 @@ def env_float(name: str, default: float) -> float:
     return number
 
 
+def env_rate(name: str, default: str) -> str:
+    """A rate as DRF reads it: a count per second, minute, hour or day ("60/minute")."""
+    value = env(name, default)
+    count, _, period = value.partition("/")
+    if not count.isdigit() or int(count) < 1 or period not in {"second", "minute", "hour", "day"}:
+        raise ImproperlyConfigured(
+            f"{name} must be a count per second, minute, hour or day (60/minute), not {value!r}"
+        )
+    return value
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env(name, default).split(",") if item.strip()]
 
@@ -85,6 +96,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "crowd",
     "collector",
     "annotations",
@@ -100,9 +112,13 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    "paracrowd.form_text.FormTextMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "paracrowd.urls"
@@ -129,6 +145,9 @@ try:
         "default": dj_database_url.parse(
             env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd"),
             conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+            # A kept connection is tested before reuse, so after a PostgreSQL restart or a
+            # failover no request fails on a connection that died in between.
+            conn_health_checks=True,
         )
     }
 except ValueError as error:
@@ -143,9 +162,28 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes checks every login against its lockouts before Django's own backend tries it.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# One username from one address may fail LOGIN_FAILURE_LIMIT times; then that pair is locked
+# out for LOGIN_LOCKOUT_MINUTES. Locking the pair, not the username alone, means a stranger
+# cannot lock a worker out of their own account from elsewhere. Staff lift lockouts in the
+# admin (Axes › Access attempts: delete the row).
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "crowd.views.login_locked_out"
+AXES_CLIENT_IP_CALLABLE = "paracrowd.throttling.client_address"
+# Attempts are logged through the axes admin, not the console of every test run.
+AXES_VERBOSE = False
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "collector:dashboard"
+# Each role's own home (research.landing), unless the log-in page was given ?next=.
+LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en"
@@ -180,13 +218,37 @@ if MEDIA_S3_BUCKET:
 SERVE_MEDIA = env_bool("SERVE_MEDIA", True)
 
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+# The cache holds the rate-limit counters, shared by every web worker. It never waits long on
+# Redis: a limit that cannot be checked lets the request through (paracrowd.throttling).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env("CACHE_URL", REDIS_URL),
+        "KEY_PREFIX": "paracrowd",
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+}
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_ACKS_LATE = False  # opted into per task, only where the task is idempotent
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A submission must never wait on a dead broker: fail fast and let the sweep catch up.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+# A task whose worker died unacknowledged (tasks acknowledge late) goes to another worker
+# after this many seconds, not Redis's default hour. Our tasks are idempotent, so one that
+# runs longer (a large export) being handed out again is harmless: the second run finds the
+# work held or done. Retry delays stay below it (paracrowd.celery).
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 300, minimum=10)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    # Workers look for such tasks every 10 s (kombu's default, 10 s x a throttle of 10, would
+    # add up to 100 s to the timeout): one small Redis query each time.
+    "unacked_restore_interval": 10,
+    "unacked_restore_throttle": 1,
+}
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BEAT_SCHEDULE = {
     "expire-assignments": {
@@ -267,6 +329,8 @@ PLATFORM_FRAME_ANCESTORS = env_list(
 # New platform workers (unseen workerIds) one network address may bring in one clock hour; each
 # creates an account, so this bounds what a script inventing ids can create.
 PLATFORM_ARRIVALS_PER_HOUR = env_int("PLATFORM_ARRIVALS_PER_HOUR", 60, minimum=1)
+# Local sign-up attempts one network address may make in an hour; more answer 429.
+SIGNUPS_PER_HOUR = env_int("SIGNUPS_PER_HOUR", 10, minimum=1)
 
 # Crowd-platform connectors (see the README's "Running a campaign"). Mechanical Turk takes its
 # credentials from the standard AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a profile or
@@ -301,7 +365,7 @@ PLATFORM_FEE_MINIMUM_CENTS = env_int("PLATFORM_FEE_MINIMUM_CENTS", 1)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "paracrowd.throttling.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -310,6 +374,18 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "paracrowd.throttling.AnonymousThrottle",
+        "paracrowd.throttling.UserThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_rate("THROTTLE_ANONYMOUS", "60/minute"),
+        "user": env_rate("THROTTLE_USER", "600/minute"),
+        "bad_token": env_rate("THROTTLE_BAD_TOKEN", "20/hour"),
+    },
+    # How many reverse proxies of ours append to X-Forwarded-For; 0 trusts only REMOTE_ADDR
+    # (a client can write X-Forwarded-For itself).
+    "NUM_PROXIES": env_int("TRUSTED_PROXY_COUNT", 0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "ParaCrowd research API",
@@ -342,11 +418,54 @@ EXPORT_S3_REGION = env("EXPORT_S3_REGION", "")
 # `manage.py fit_combined_metric` prints for your ratings.
 COMBINED_SCORE_CENTRE = env_float("COMBINED_SCORE_CENTRE", 40.0)
 COMBINED_SCORE_SLOPE = env_float("COMBINED_SCORE_SLOPE", 0.2)
+# The most scoring work one POST /api/system-scores/ may ask for: n-gram units (words, or
+# characters where scored by character) of outputs, sources and references, times the n-gram
+# order. About a microsecond each, so the default keeps a request near ten seconds, inside
+# gunicorn's thirty (see the README's "Reliability").
+SYSTEM_SCORE_WORK_LIMIT = env_int("SYSTEM_SCORE_WORK_LIMIT", 10_000_000, minimum=1)
 
+# HTTPS. Outside DEBUG everything defaults to a site served over TLS; each can be turned off
+# for a deployment that truly needs it (the README's "Production" lists what `check --deploy`
+# wants). Behind a TLS-terminating proxy, SECURE_PROXY_SSL_HEADER names the header it sets
+# ("HTTP_X_FORWARDED_PROTO,https"); leave it empty otherwise, or clients could claim https.
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# Load balancers probe over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+_proxy_header = env_list("SECURE_PROXY_SSL_HEADER", "")
+if _proxy_header and (len(_proxy_header) != 2 or not _proxy_header[0].startswith("HTTP_")):
+    raise ImproperlyConfigured(
+        "SECURE_PROXY_SSL_HEADER must be a request header and its value, "
+        f"like HTTP_X_FORWARDED_PROTO,https; not {env('SECURE_PROXY_SSL_HEADER', '')!r}"
+    )
+SECURE_PROXY_SSL_HEADER = tuple(_proxy_header) or None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy on every page (django-csp): our own scripts and styles only (the
+# templates have no inline script or style), the YouTube player's script and frame, S3 media
+# when configured. Pages crowd platforms frame widen frame-ancestors (crowd.entrance).
+_media_origins = ["'self'"]
+if MEDIA_S3_BUCKET:
+    _media_origins.append(env("MEDIA_S3_ENDPOINT_URL", "") or "https://*.amazonaws.com")
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", "https://www.youtube.com", "https://s.ytimg.com"],
+        "frame-src": ["https://www.youtube.com", "https://www.youtube-nocookie.com"],
+        "img-src": ["'self'", "data:", "https://i.ytimg.com"],
+        "media-src": _media_origins,
+        "style-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 LOGGING = {
     "version": 1,

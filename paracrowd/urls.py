@@ -4,11 +4,19 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from research.landing import landing
+
+from .health import healthz
 from .media import serve_media
+
+# A database out of reach answers 503 with Retry-After, not a bare 500.
+handler500 = "paracrowd.health.server_error"
 
 urlpatterns = [
     # Browsers ask for /favicon.ico on pages that name no icon (the admin's).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    path("", landing, name="home"),
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("crowd.account_urls")),
     path("scores/", include("scoring.urls")),

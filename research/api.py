@@ -15,6 +15,7 @@ from django.http import FileResponse, Http404, HttpResponseRedirect, JsonRespons
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -40,7 +41,7 @@ from .serializers import (
 )
 from .splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
 from .statistics import corpus_statistics
-from .system_scoring import SystemPair, system_score
+from .system_scoring import ScoringTooLarge, SystemPair, system_score
 
 
 class ResearchAPIView:
@@ -244,22 +245,28 @@ class SystemScore(ResearchAPIView, APIView):
     """Score a paraphrase system's outputs whose sources come from the test split (same seed,
     test fraction and filters as the export): BLEU against the source's cluster, PINC against
     the source, PINC × sigmoid(BLEU), and the METEOR-style score with the site's tuned
-    parameters and paraphrase table (named in its signature). Up to 2,000 pairs a request;
-    more with the score_system command."""
+    parameters and paraphrase table (named in its signature). Up to 2,000 pairs a request, and
+    no more work than SYSTEM_SCORE_WORK_LIMIT (estimated before scoring; over it, 400 and
+    nothing is scored), so a request ends well inside the web server's timeout; more with the
+    score_system command."""
 
     @extend_schema(request=SystemScoreRequestSerializer, responses=SystemScoreSerializer)
     def post(self, request):
         asked = SystemScoreRequestSerializer(data=request.data)
         asked.is_valid(raise_exception=True)
         data = asked.validated_data
-        result = system_score(
-            pairs=[SystemPair(**pair) for pair in data["pairs"]],
-            corpus_filter=(data.get("filter") or {}).get("corpus_filter", CorpusFilter()),
-            seed=data.get("seed", DEFAULT_SEED),
-            test_fraction=data.get("test_fraction", DEFAULT_TEST_FRACTION),
-            centre=data.get("centre", settings.COMBINED_SCORE_CENTRE),
-            slope=data.get("slope", settings.COMBINED_SCORE_SLOPE),
-        )
+        try:
+            result = system_score(
+                pairs=[SystemPair(**pair) for pair in data["pairs"]],
+                corpus_filter=(data.get("filter") or {}).get("corpus_filter", CorpusFilter()),
+                seed=data.get("seed", DEFAULT_SEED),
+                test_fraction=data.get("test_fraction", DEFAULT_TEST_FRACTION),
+                centre=data.get("centre", settings.COMBINED_SCORE_CENTRE),
+                slope=data.get("slope", settings.COMBINED_SCORE_SLOPE),
+                work_limit=settings.SYSTEM_SCORE_WORK_LIMIT,
+            )
+        except ScoringTooLarge as refusal:
+            raise ValidationError({"pairs": [str(refusal)]}) from None
         body = {
             **{k: v for k, v in vars(result).items() if k not in ("unscored", "scores")},
             "unscored": [{"index": i, "reason": reason} for i, reason in result.unscored],

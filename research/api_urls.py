@@ -1,5 +1,6 @@
+from csp.decorators import csp_update
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from . import api
 
@@ -15,7 +16,16 @@ urlpatterns = [
     path("exports/<int:pk>/files/<path:name>", api.ExportFile.as_view(), name="export-file"),
     path("system-scores/", api.SystemScore.as_view(), name="system-scores"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="research-api:schema"), name="docs"),
+    # The split view serves Swagger UI's start-up script as a file, so no inline script is
+    # needed; its page does carry a <style> element, allowed here alone (nothing a user typed
+    # is shown on this page).
+    path(
+        "docs/",
+        csp_update({"style-src": ["'unsafe-inline'"]})(
+            SpectacularSwaggerSplitView.as_view(url_name="research-api:schema")
+        ),
+        name="docs",
+    ),
     # Anything else under /api/ answers a JSON 404 (so no slash-appending redirects here).
     re_path(r"", api.not_found),
 ]

@@ -1,5 +1,6 @@
 """Who is a researcher: staff, and members of the "researchers" group."""
 
+import functools
 from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
@@ -42,5 +43,6 @@ def researcher_required(view):
 
 
 def researcher_links(request) -> dict:
-    """Template context: whether to show the researcher page in the header (asked lazily)."""
-    return {"is_researcher": lambda: is_researcher(request.user)}
+    """Template context: whether to show the researcher page in the header (asked lazily, and
+    once however often the page asks)."""
+    return {"is_researcher": functools.cache(lambda: is_researcher(request.user))}

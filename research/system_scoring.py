@@ -22,6 +22,18 @@ from .splits import in_test_split
 LOOKUP_BATCH = 1000
 
 
+class ScoringTooLarge(ValueError):
+    """The pairs would take longer to score than one request may run."""
+
+    def __init__(self, work: int, limit: int):
+        self.work, self.limit = work, limit
+        super().__init__(
+            f"Scoring these pairs is about {work:,} units of work; one request may do "
+            f"{limit:,}. Send fewer pairs (or shorter outputs) per request, or use the "
+            "score_system command, which has no limit."
+        )
+
+
 @dataclass(frozen=True)
 class SystemPair:
     source: str
@@ -90,13 +102,19 @@ def system_score(
     test_fraction: float,
     centre: float,
     slope: float,
+    work_limit: int | None = None,
 ) -> SystemScore:
-    """Score each (source, output) pair whose source is a test-split description."""
+    """Score each (source, output) pair whose source is a test-split description.
+
+    With ``work_limit``, the work is estimated once the sources are found and before anything
+    is scored, and ``ScoringTooLarge`` raised above the limit: what a request may ask for is
+    bounded by its cost (which grows with the outputs' lengths, the clusters' sizes and the
+    n-gram order, 18 for languages scored by character), not only by its number of pairs."""
     result = SystemScore(centre=centre, slope=slope)
     meteor = meteor_configuration()
     scorers: dict[str, Meteor] = {}
     references: dict[tuple[int, str], list[tuple[int, str]]] = {}
-    hypotheses, reference_lists, tokenizers = [], [], set()
+    found_pairs = []
     iterator = iter(enumerate(pairs, start=1))
     while batch := list(islice(iterator, LOOKUP_BATCH)):
         matches = _test_descriptions(
@@ -128,30 +146,37 @@ def system_score(
                 result.unscored.append((index, "the source's cluster has no other description"))
                 continue
             settings = metrics.ClusterSettings(tokenize=metrics.default_tokenize(language))
-            bleu = metrics.sentence_bleu(
-                pair.output, others, tokenize=settings.tokenize, max_order=settings.max_order
+            found_pairs.append((index, pair, segment_id, language, others, settings))
+    if work_limit is not None:
+        work = sum(_work(pair, others, settings) for _, pair, _, _, others, settings in found_pairs)
+        if work > work_limit:
+            raise ScoringTooLarge(work, work_limit)
+    hypotheses, reference_lists, tokenizers = [], [], set()
+    for index, pair, segment_id, language, others, settings in found_pairs:
+        bleu = metrics.sentence_bleu(
+            pair.output, others, tokenize=settings.tokenize, max_order=settings.max_order
+        )
+        pinc = metrics.pinc(
+            pair.source,
+            pair.output,
+            tokenize=settings.tokenize,
+            max_order=settings.pinc_max_order,
+        )
+        result.scores.append(
+            PairScore(
+                index=index,
+                segment_id=segment_id,
+                language=language,
+                references=len(others),
+                bleu=bleu,
+                pinc=pinc,
+                combined=metrics.combined(bleu, pinc, centre=centre, slope=slope),
+                meteor=_scorer(scorers, meteor, language).score(pair.output, others),
             )
-            pinc = metrics.pinc(
-                pair.source,
-                pair.output,
-                tokenize=settings.tokenize,
-                max_order=settings.pinc_max_order,
-            )
-            result.scores.append(
-                PairScore(
-                    index=index,
-                    segment_id=segment_id,
-                    language=language,
-                    references=len(others),
-                    bleu=bleu,
-                    pinc=pinc,
-                    combined=metrics.combined(bleu, pinc, centre=centre, slope=slope),
-                    meteor=_scorer(scorers, meteor, language).score(pair.output, others),
-                )
-            )
-            hypotheses.append(pair.output)
-            reference_lists.append(others)
-            tokenizers.add(settings)
+        )
+        hypotheses.append(pair.output)
+        reference_lists.append(others)
+        tokenizers.add(settings)
     _summarise(result, hypotheses, reference_lists, tokenizers)
     if result.scores:
         result.meteor = sum(s.meteor for s in result.scores) / len(result.scores)
@@ -167,6 +192,18 @@ def _scorer(scorers: dict[str, Meteor], meteor: MeteorConfiguration, language: s
     if language not in scorers:
         scorers[language] = meteor.scorer(language)
     return scorers[language]
+
+
+def _work(pair: SystemPair, others: list[str], settings) -> int:
+    """Units of scoring work for one pair: its n-gram units (words, or characters for
+    languages without spaces) in output, source and references, times the n-gram order. The
+    time to score grows in proportion (about a microsecond a unit; README)."""
+    texts = [pair.output, pair.source, *others]
+    if settings.tokenize == "char":
+        units = sum(len(text) - text.count(" ") for text in texts)
+    else:
+        units = sum(len(text.split()) for text in texts)
+    return units * settings.max_order
 
 
 def _summarise(result: SystemScore, hypotheses, reference_lists, tokenizers) -> None:

@@ -106,3 +106,25 @@ class OverviewReport(Report):
 
     def __str__(self):
         return f"overview {self.since or '…'} to {self.until or '…'} ({self.state})"
+
+
+class FailedTask(models.Model):
+    """A background task that failed for good: its retries ran out, or its error is not one
+    worth retrying. One row per task and arguments, counting how often it failed; a later
+    successful run of the same task removes it. Staff see these in the admin (the dead
+    letters) and may run them again."""
+
+    task = models.CharField(max_length=200)
+    arguments = models.JSONField(default=list)
+    # The task and its arguments, hashed: the same work failing again updates its row.
+    key = models.CharField(max_length=64, unique=True)
+    failures = models.PositiveIntegerField(default=1)
+    error = models.TextField()
+    first_failed_at = models.DateTimeField(default=timezone.now)
+    last_failed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-last_failed_at"]
+
+    def __str__(self):
+        return f"{self.task}{tuple(self.arguments)!r} failed {self.failures}×"

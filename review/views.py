@@ -26,6 +26,7 @@ from collector import services
 from collector.models import Description
 from crowd import services as crowd
 from crowd.models import AuditEntry, Qualification, Tier, Worker
+from paracrowd.spreadsheets import spreadsheet_cell
 
 from . import reports
 from .forms import (
@@ -311,9 +312,9 @@ def ledger_csv(request):
         writer.writerow(
             [
                 worker.pk,
-                _csv_safe(worker.user.get_username()),
+                spreadsheet_cell(worker.user.get_username()),
                 worker.platform,
-                _csv_safe(worker.external_id),
+                spreadsheet_cell(worker.external_id),
                 worker.entries,
                 worker.unpaid_cents,
                 f"{worker.unpaid_cents // 100}.{worker.unpaid_cents % 100:02d}",
@@ -412,8 +413,3 @@ def _query_without_page(request) -> str:
     query = request.GET.copy()
     query.pop("page", None)
     return query.urlencode()
-
-
-def _csv_safe(value: str) -> str:
-    """Keep a spreadsheet from reading a worker-chosen name as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@") else value

@@ -4,6 +4,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from django.db import transaction
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from collector.models import Description, Segment
@@ -117,6 +118,31 @@ def segments_unscored(*, limit: int):
         .order_by("segment_id")
         .values_list("segment_id", flat=True)
         .distinct()[:limit]
+    )
+
+
+def segments_stale(*, limit: int):
+    """Segments whose scores are older than their newest review: a rejection (or its
+    reversal) changes who is in a cluster, and the rescore it queued may have been lost.
+    Also any segment where a rejected description still holds a score."""
+    # Every cluster of a segment is rescored together, so its oldest score stands for all.
+    scored_at = (
+        ClusterScore.objects.filter(segment=OuterRef("segment_id"))
+        .order_by("computed_at")
+        .values("computed_at")[:1]
+    )
+    reviewed_since = (
+        Description.objects.filter(reviewed_at__isnull=False)
+        .annotate(scored_at=Subquery(scored_at))
+        .filter(reviewed_at__gt=F("scored_at"))
+    )
+    rejected_with_score = Description.objects.filter(
+        status=Description.Status.REJECTED, score__isnull=False
+    )
+    return list(
+        (reviewed_since.values("segment_id").union(rejected_with_score.values("segment_id")))
+        .order_by("segment_id")
+        .values_list("segment_id", flat=True)[:limit]
     )
 
 

@@ -16,8 +16,11 @@ def score_segments(segment_ids: list[int]) -> int:
 
 @shared_task
 def sweep_unscored(limit: int = 5000) -> int:
-    """Periodic: queue scoring for descriptions left unscored (say, while Redis was down)."""
-    segment_ids = services.segments_unscored(limit=limit)
+    """Periodic: queue scoring for descriptions left unscored (say, while Redis was down), and
+    for clusters whose scores are older than a review that changed them."""
+    segment_ids = sorted(
+        set(services.segments_unscored(limit=limit)) | set(services.segments_stale(limit=limit))
+    )
     for start in range(0, len(segment_ids), SWEEP_CHUNK):
         score_segments.delay(segment_ids[start : start + SWEEP_CHUNK])
     return len(segment_ids)

@@ -1,3 +1,4 @@
+import itertools
 import os
 import time
 from contextlib import contextmanager
@@ -20,6 +21,8 @@ def pytest_configure(config):
     # both so that every task sent in this run (with or without a worker) goes to our queue.
     settings.CELERY_TASK_DEFAULT_QUEUE = TASK_QUEUE
     app.conf.task_default_queue = TASK_QUEUE
+    # Rate-limit counters of this run only (the cache may be the Redis `make run` uses).
+    settings.CACHES["default"]["KEY_PREFIX"] = TASK_QUEUE
 
 
 @pytest.fixture(scope="session")
@@ -37,6 +40,15 @@ def django_db_modify_db_settings(request, django_db_modify_db_settings_parallel_
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def address():
+    """A network address no other test in this run uses, so rate limits start from zero."""
+    return next(_addresses)
+
+
+_addresses = (f"10.{n // 65536 % 256}.{n // 256 % 256}.{n % 256}" for n in itertools.count(1))
 
 
 @pytest.fixture

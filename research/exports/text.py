@@ -11,6 +11,7 @@ from itertools import groupby, islice
 from collector.corpus_formats import CSV_COLUMNS
 from collector.models import Segment
 from crowd.models import Tier
+from paracrowd.spreadsheets import spreadsheet_cell
 from research.selection import Cluster, clusters
 from research.splits import cluster_random, in_test_split, paraphrase_partners
 from scoring.models import ClusterScore
@@ -56,20 +57,22 @@ def write_msvd_csv(destination, options, report, progress: Progress) -> None:
         for cluster in clusters(rows):
             # What a whole cluster shares is formatted once.
             first = cluster.segment
+            # A YouTube id may start with "-", but eleven letters, digits, - and _ make no
+            # formula that could do anything, and the id must stay exact to find the video.
             segment = (
                 first.video,
                 seconds_text(first.segment__start),
                 seconds_text(first.segment__end),
             )
-            language = language_name(cluster.language)
+            language = spreadsheet_cell(language_name(cluster.language))
             writer.writerows(
                 (
                     *segment,
-                    row.worker_label,
+                    spreadsheet_cell(row.worker_label),
                     "clean" if row.tier == Tier.TWO else "unverified",
                     duration_text(row.time_spent),
                     language,
-                    row.text,
+                    spreadsheet_cell(row.text),
                 )
                 for row in cluster.members
             )
@@ -201,8 +204,10 @@ def _count(report, cluster: Cluster, progress: Progress, *, pairs: int) -> None:
 
 
 def tsv_field(text: str) -> str:
-    """A line-based file holds no tab or line break inside a field: each becomes a space."""
-    return text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    """A line-based file holds no tab or line break inside a field: each becomes a space. A
+    field a spreadsheet would run as a formula is escaped (see paracrowd.spreadsheets)."""
+    text = text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    return spreadsheet_cell(text)
 
 
 def stored_cluster_scores(batch: tuple[Cluster, ...]) -> dict[tuple[int, str], ClusterScore]:

@@ -49,6 +49,14 @@ def page(browser, media_through_the_application, live_server):
     page.set_default_timeout(10_000)
     script_errors = []
     page.on("pageerror", lambda error: script_errors.append(error))
+    # Chromium reports what the Content-Security-Policy blocked on the console: every flow
+    # the browser tests drive must work under the site's policy, the YouTube player included.
+    blocked = []
+    page.on(
+        "console",
+        lambda message: "Content Security Policy" in message.text and blocked.append(message.text),
+    )
     yield page
     context.close()
     assert not script_errors, f"a page script failed: {script_errors}"
+    assert not blocked, f"the Content-Security-Policy blocked: {blocked}"

@@ -66,7 +66,7 @@ def test_a_proposed_segment_is_approved_and_described_by_another_worker(youtube)
     expect(page.locator("#video-status")).to_have_text("Video dQw4w9WgXcQ loaded.")
     expect(page.locator("#id_url_error")).to_have_text("")
     expect(page.get_by_label("Start")).to_have_value("0:42.0")
-    page.wait_for_function("window.fakeYouTube && window.fakeYouTube.players.length === 1")
+    page.wait_for_function("() => window.fakeYouTube && window.fakeYouTube.players.length === 1")
     assert page.evaluate(f"{FAKE_PLAYER}.videoId") == "dQw4w9WgXcQ"
 
     # Play on to the end of the event and mark it.
@@ -95,10 +95,10 @@ def test_a_proposed_segment_is_approved_and_described_by_another_worker(youtube)
     # The preview plays the segment muted, and loops back to the start at the end.
     page.get_by_role("button", name="Preview segment").click()
     expect(page.get_by_role("button", name="Stop preview")).to_be_visible()
-    page.wait_for_function(f"{FAKE_PLAYER}.getPlayerState() === 1 && {FAKE_PLAYER}.isMuted()")
+    page.wait_for_function(f"() => {FAKE_PLAYER}.getPlayerState() === 1 && {FAKE_PLAYER}.isMuted()")
     page.evaluate("window.fakeYouTube.scrub(48.2)")
     page.wait_for_function(
-        f"{FAKE_PLAYER}.getCurrentTime() >= 42 && {FAKE_PLAYER}.getCurrentTime() < 47"
+        f"() => {FAKE_PLAYER}.getCurrentTime() >= 42 && {FAKE_PLAYER}.getCurrentTime() < 47"
     )
     page.get_by_role("button", name="Stop preview").click()
 
@@ -119,7 +119,7 @@ def test_a_proposed_segment_is_approved_and_described_by_another_worker(youtube)
     expect(page.locator("#proposal-event")).to_have_text("A man <dances> in a red jacket")
     page.get_by_role("button", name="Play segment").click()
     page.wait_for_function(
-        f"window.fakeYouTube && {FAKE_PLAYER}.getPlayerState() === 1 "
+        f"() => window.fakeYouTube && {FAKE_PLAYER}.getPlayerState() === 1 "
         f"&& {FAKE_PLAYER}.getCurrentTime() >= 42"
     )
     page.get_by_role("button", name="Approve").click()
@@ -133,7 +133,7 @@ def test_a_proposed_segment_is_approved_and_described_by_another_worker(youtube)
     page.get_by_role("button", name="Describe a video · Tier 1").click()
     expect(page.locator("#segment-start")).to_have_text("42.00")
     expect(page.locator("#segment-end")).to_have_text("48.00")
-    page.wait_for_function(f"window.fakeYouTube && {FAKE_PLAYER}.videoId === 'dQw4w9WgXcQ'")
+    page.wait_for_function(f"() => window.fakeYouTube && {FAKE_PLAYER}.videoId === 'dQw4w9WgXcQ'")
     page.get_by_label("Your one-sentence description").fill("A man is dancing.")
     page.get_by_role("button", name="Submit").click()
     expect(page.get_by_text("Thank you! Your description was saved.")).to_be_visible()
@@ -150,12 +150,12 @@ def test_an_admin_uploads_a_video_and_cuts_a_segment_with_the_same_tool(page, me
     page.get_by_role("button", name="Upload").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Cut segments from “Test card”")
     video = "document.getElementById('player-video')"
-    page.wait_for_function(f"{video}.readyState >= 1")
+    page.wait_for_function(f"() => {video}.readyState >= 1")
 
     def scrub(seconds):
         page.evaluate(f"{video}.currentTime = {seconds}")
         page.wait_for_function(
-            f"!{video}.seeking && Math.abs({video}.currentTime - {seconds}) < 0.05"
+            f"() => !{video}.seeking && Math.abs({video}.currentTime - {seconds}) < 0.05"
         )
 
     scrub(2)
@@ -172,11 +172,11 @@ def test_an_admin_uploads_a_video_and_cuts_a_segment_with_the_same_tool(page, me
     expect(page.locator("#segment-length")).to_have_text("Length: 5.5 seconds.")
 
     page.get_by_role("button", name="Preview segment").click()
-    page.wait_for_function(f"!{video}.paused && {video}.muted && {video}.currentTime >= 2")
+    page.wait_for_function(f"() => !{video}.paused && {video}.muted && {video}.currentTime >= 2")
     scrub(7.45)
-    page.wait_for_function(f"!{video}.paused && {video}.currentTime < 7")  # looped back
+    page.wait_for_function(f"() => !{video}.paused && {video}.currentTime < 7")  # looped back
     page.get_by_role("button", name="Stop preview").click()
-    page.wait_for_function(f"{video}.paused")
+    page.wait_for_function(f"() => {video}.paused")
 
     page.get_by_role("button", name="Add segment").click()
     expect(

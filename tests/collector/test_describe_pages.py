@@ -211,7 +211,7 @@ def test_every_page_has_exactly_one_h1(client, task):
     for url in pages:
         assert client.get(url).content.decode().count("<h1") == 1, url
     client.logout()
-    for url in [reverse("collector:home"), reverse("login")]:
+    for url in [reverse("home"), reverse("login")]:
         assert client.get(url).content.decode().count("<h1") == 1, url
 
 

@@ -34,6 +34,11 @@ def test_there_are_no_pending_migrations():
         ({"PLATFORM_FEE_PERCENT": "20%"}, "PLATFORM_FEE_PERCENT must be a whole number"),
         ({"PLATFORM_FEE_PERCENT": "-1"}, "PLATFORM_FEE_PERCENT must be at least 0, not -1"),
         ({"PLATFORM_FEE_PERCENT": "101"}, "PLATFORM_FEE_PERCENT must be at most 100, not 101"),
+        ({"THROTTLE_USER": "600/fortnight"}, "THROTTLE_USER must be a count per second"),
+        ({"THROTTLE_BAD_TOKEN": "many/hour"}, "THROTTLE_BAD_TOKEN must be a count per second"),
+        ({"LOGIN_FAILURE_LIMIT": "0"}, "LOGIN_FAILURE_LIMIT must be at least 1"),
+        ({"SECURE_SSL_REDIRECT": "on"}, "SECURE_SSL_REDIRECT must be True or False"),
+        ({"SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto"}, "SECURE_PROXY_SSL_HEADER must be"),
     ],
 )
 def test_a_bad_setting_stops_start_up_with_a_message_naming_it(env, message):

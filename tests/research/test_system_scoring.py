@@ -146,3 +146,37 @@ def test_the_api_scores_a_system_the_same_way(corpus):
     too_many = [{"source": source, "output": "x"}] * 2001
     response = api.post(reverse("research-api:system-scores"), {"pairs": too_many}, format="json")
     assert response.status_code == 400 and "pairs" in response.json()
+
+
+def test_the_api_refuses_more_work_than_a_request_may_do_before_scoring_any(corpus, settings):
+    test, _ = corpus
+    segment = test[0]
+    source = f"A person does thing {segment.pk} in way 0."
+    api = APIClient()
+    api.force_authenticate(make_researcher())
+    # One pair: (output + source + two references) words, times BLEU's order of 4.
+    output = "A person does a thing."
+    one_pair = (5 + 8 + 8 + 8) * 4
+    settings.SYSTEM_SCORE_WORK_LIMIT = one_pair * 3 - 1
+
+    def post(count):
+        pairs = [{"source": source, "output": output}] * count
+        body = {"pairs": pairs, "seed": SEED}
+        return api.post(reverse("research-api:system-scores"), body, format="json")
+
+    assert post(2).json()["scored"] == 2
+    refused = post(3)
+    assert refused.status_code == 400, refused.json()
+    message = refused.json()["pairs"][0]
+    assert f"{one_pair * 3:,} units of work" in message and "score_system" in message
+
+
+def test_the_command_has_no_work_limit(tmp_path, corpus, settings):
+    settings.SYSTEM_SCORE_WORK_LIMIT = 1
+    test, _ = corpus
+    source = f"A person does thing {test[0].pk} in way 0."
+    pairs = tmp_path / "system.tsv"
+    pairs.write_text(f"source\toutput\n{source}\tA person does a thing.\n", encoding="utf-8")
+    out = StringIO()
+    call_command("score_system", str(pairs), "--seed", str(SEED), stdout=out)
+    assert "scored: 1" in out.getvalue()

@@ -150,3 +150,48 @@ def test_score_corpus_scores_here_when_asked():
     call_command("score_corpus", "--local", "--no-progress", stdout=out)
     assert "Scored 1 segments" in out.getvalue()
     assert DescriptionScore.objects.filter(references=2).count() == 3
+
+
+@pytest.mark.django_db
+def test_a_cluster_scored_before_a_rejection_whose_rescore_was_lost_is_found_stale():
+    segment = make_segment()
+    rejected = [describe(segment, text) for text in SENTENCES][0]
+    other = make_segment()  # scored and left alone
+    describe(other, SENTENCES[0])
+    segments_score(segment_ids=[segment.pk, other.pk])
+    assert not services_stale()
+
+    with broker_unreachable():  # the rescore the rejection queues is lost
+        services.descriptions_review(
+            description_ids=[rejected.pk],
+            status=Description.Status.REJECTED,
+            reviewed_by=None,
+            reason="Not about the video.",
+        )
+    assert services_stale() == [segment.pk]
+    segments_score(segment_ids=[segment.pk])
+    assert not services_stale()
+    assert ClusterScore.objects.get(segment=segment).size == 2
+
+
+def test_the_sweep_requeues_stale_clusters_and_a_worker_rescores_them(transactional_db):
+    segment = make_segment()
+    first = [describe(segment, text) for text in SENTENCES][0]
+    segments_score(segment_ids=[segment.pk])
+    with broker_unreachable():
+        services.descriptions_review(
+            description_ids=[first.pk],
+            status=Description.Status.REJECTED,
+            reviewed_by=None,
+            reason="Not about the video.",
+        )
+    with running_worker():
+        assert sweep_unscored() == 1
+        wait_for(lambda: ClusterScore.objects.get(segment=segment).size == 2)
+    assert not DescriptionScore.objects.filter(description=first).exists()
+
+
+def services_stale():
+    from scoring.services import segments_stale
+
+    return segments_stale(limit=100)

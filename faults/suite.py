@@ -1,0 +1,519 @@
+"""The fault suite (`make faults`): the site under concurrency and under broken backing services.
+
+It starts its own Redis server and Celery worker processes (never the ones `make run` uses),
+serves a scratch database of the PostgreSQL server of DATABASE_URL with gunicorn, and runs:
+
+1. next task: 500 workers ask for a task at the same moment;
+2. Redis down: 1,000 submissions while Redis is stopped part of the way and started again;
+3. a Celery worker killed (SIGKILL) in the middle of an export job;
+4. PostgreSQL backends terminated while workers load their dashboards.
+
+It prints what it saw, and exits non-zero on any lost or doubled row (and on a scenario that
+does not recover). Times are printed, never asserted.
+
+    .venv/bin/python faults/suite.py            # all four, about two minutes
+    .venv/bin/python faults/suite.py --quick    # smaller numbers, for a smoke run
+"""
+
+import argparse
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench._database import database_recreate, server_settings
+from bench._http_load import Browser, WebServer, free_port
+
+DATABASE = "paracrowd_faults_suite"
+# Short enough that a killed worker's task comes back within the run; the product's is 300 s.
+VISIBILITY_TIMEOUT = 15
+
+
+class RedisServer:
+    """A redis-server of our own on a free port, without persistence; stop() and start()
+    again on the same port, as an outage would."""
+
+    def __init__(self, log_dir: Path):
+        self.port = free_port()
+        self.log = log_dir / "redis.log"
+        self.process = None
+
+    def url(self, db: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def start(self) -> None:
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        command += ["--save", "", "--appendonly", "no"]
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=log)
+        import redis
+
+        client = redis.Redis.from_url(self.url())
+        for _ in range(100):
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        sys.exit("redis-server did not start")
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+
+class CeleryWorker:
+    """`celery worker` in a process group of its own, so SIGKILL reaches its pool too."""
+
+    def __init__(self, env: dict, log_dir: Path, name: str):
+        self.env, self.log, self.name = env, log_dir / f"celery-{name}.log", name
+        self.process = None
+
+    def start(self) -> "CeleryWorker":
+        command = [str(Path(sys.executable).parent / "celery"), "-A", "paracrowd", "worker"]
+        command += ["--concurrency", "2", "--hostname", f"{self.name}@faults", "-l", "INFO"]
+        command += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, env=self.env, stdout=log, stderr=log, start_new_session=True
+            )
+        return self
+
+    def kill(self) -> None:
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def percentile(values: list[float], percent: float) -> float:
+    if not values:
+        return math.nan
+    ranked = sorted(values)
+    return 1000 * ranked[max(0, math.ceil(percent / 100 * len(ranked)) - 1)]
+
+
+def wait_until(condition, *, seconds: float) -> float | None:
+    """Seconds until ``condition()`` held, or None if it did not within ``seconds``."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        if condition():
+            return time.monotonic() - started
+        time.sleep(0.1)
+    return None
+
+
+def sessions_for(workers) -> list[dict]:
+    """A logged-in session per worker, written directly (logging in is not under test)."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    cookies = []
+    for worker in workers:
+        session = store()
+        session[SESSION_KEY] = str(worker.user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = worker.user.get_session_auth_hash()
+        session.create()
+        # Django accepts the unmasked secret as the form's token: one cookie serves both.
+        secret = f"{worker.pk:032d}"
+        cookies.append({settings.SESSION_COOKIE_NAME: session.session_key, "csrftoken": secret})
+    return cookies
+
+
+def make_workers(prefix: str, count: int):
+    from django.contrib.auth import get_user_model
+    from django.test.utils import override_settings
+
+    from crowd.models import Worker
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        users = get_user_model().objects.bulk_create(
+            get_user_model()(username=f"{prefix}-{n}", password="!")  # noqa: S106 (unusable)
+            for n in range(count)
+        )
+    return Worker.objects.bulk_create(
+        Worker(user=user, platform=Worker.Platform.LOCAL) for user in users
+    )
+
+
+def make_segments(prefix: str, count: int, *, target: int):
+    from decimal import Decimal
+
+    from collector.models import Segment
+    from collector.services import segments_offer
+    from crowd.models import HitType
+
+    hit_type = HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
+    HitType.objects.filter(pk=hit_type.pk).update(target_tier1=target, target_tier2=target)
+    created = Segment.objects.bulk_create(
+        Segment(
+            source=Segment.Source.YOUTUBE,
+            youtube_id=f"{prefix}{n:09d}"[:11],
+            start=Decimal(0),
+            end=Decimal(4),
+        )
+        for n in range(count)
+    )
+    segments_offer(segments=Segment.objects.filter(pk__in=[s.pk for s in created]))
+    return created
+
+
+def post_all(port: int, requests: list[tuple[dict, str, dict]], *, threads: int):
+    """Send (cookies, path, form) POSTs from ``threads`` threads started together; returns
+    [(status, location, seconds)] in order."""
+    results = [None] * len(requests)
+    barrier = threading.Barrier(min(threads, len(requests)))
+
+    def send(index):
+        cookies, path, form = requests[index]
+        browser = Browser(port, cookies, "csrftoken")
+        if index < barrier.parties:
+            barrier.wait()
+        started = time.perf_counter()
+        try:
+            status, location = browser.request("POST", path, form)
+        except OSError as error:
+            status, location = 0, type(error).__name__
+        finally:
+            browser.close()
+        results[index] = (status, location, time.perf_counter() - started)
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(send, range(len(requests))))
+    return results
+
+
+def scenario_next_task(port: int, *, workers: int) -> dict:
+    from django.db.models import Count, F, Q
+    from django.urls import reverse
+    from django.utils import timezone
+
+    from crowd.models import Assignment, Hit
+
+    segments = make_segments("n", workers // 5, target=3)  # 3 places per segment: 60% of asks
+    cookies = sessions_for(make_workers("next", workers))
+    path = reverse("crowd:task_next")
+    results = post_all(port, [(c, path, {"tier": "1"}) for c in cookies], threads=workers)
+    given = sum(1 for status, location, _ in results if status == 302 and "/describe/" in location)
+    errors = sum(1 for status, _, _ in results if status != 302)
+    doubled = Assignment.objects.values("worker").annotate(n=Count("id")).filter(n__gt=1).count()
+    active = Q(assignments__status=Assignment.Status.SUBMITTED) | Q(
+        assignments__status=Assignment.Status.ASSIGNED, assignments__expires_at__gt=timezone.now()
+    )
+    over = (
+        Hit.objects.filter(item__segment__in=segments)
+        .annotate(held=Count("assignments", filter=active))
+        .filter(held__gt=F("max_assignments"))
+        .count()
+    )
+    places = 3 * len(segments)
+    return {
+        "requests": workers,
+        "tasks given": given,
+        "places": places,
+        "ran out": workers - given - errors,
+        "errors": errors,
+        "doubled": doubled,
+        "over target": over,
+        # With more asks than places, a place left open while someone was told "none left".
+        "places left open": max(0, min(places, workers) - given),
+        "p50 ms": round(percentile([s for *_, s in results], 50)),
+        "p99 ms": round(percentile([s for *_, s in results], 99)),
+    }
+
+
+def scenario_redis_down(port: int, redis_server: RedisServer, *, submissions: int) -> dict:
+    from collector.models import Description
+    from crowd import services as crowd
+    from crowd.models import Tier
+    from scoring.models import DescriptionScore
+
+    make_segments("r", submissions // 10, target=10)
+    workers = make_workers("redis", submissions)
+    assignments = [crowd.assignment_claim(worker=w, tier=Tier.ONE) for w in workers]
+    cookies = sessions_for(workers)
+    requests = [
+        (c, f"/describe/{a.pk}/", {"text": f"A person waves hand number {n}.", "language": "en"})
+        for n, (c, a) in enumerate(zip(cookies, assignments, strict=True))
+    ]
+    third = submissions // 3
+    results = post_all(port, requests[:third], threads=20)
+    redis_server.stop()  # the broker goes away a third of the way in
+    results += post_all(port, requests[third : 2 * third], threads=20)
+    redis_server.start()
+    restarted = time.monotonic()
+    results += post_all(port, requests[2 * third :], threads=20)
+    ok = [
+        a.pk
+        for a, (status, location, _) in zip(assignments, results, strict=True)
+        if status == 302 and "/describe/" not in location
+    ]
+    stored = set(Description.objects.values_list("assignment_id", flat=True))
+    # The periodic sweep (Celery beat, every two minutes) runs now rather than later.
+    from paracrowd.celery import app
+
+    app.send_task("scoring.tasks.sweep_unscored")
+    scored = wait_until(
+        lambda: DescriptionScore.objects.count() >= Description.objects.count(), seconds=120
+    )
+    return {
+        "submissions": submissions,
+        "answered saved": len(ok),
+        "errors": submissions - len(ok),
+        "stored": len(stored),
+        "lost": len(set(ok) - stored),
+        "doubled": Description.objects.count() - len(stored),
+        "scored": DescriptionScore.objects.count(),
+        "s to fully scored after restart": None
+        if scored is None
+        else round(time.monotonic() - restarted, 1),
+        "p99 ms while down": round(percentile([s for *_, s in results[third : 2 * third]], 99)),
+    }
+
+
+def scenario_worker_killed(env: dict, log_dir: Path, *, descriptions: int) -> dict:
+    import json
+
+    from django.contrib.auth import get_user_model
+    from django.core.files.storage import default_storage
+
+    from collector.models import Description, Segment
+    from research.exports import ExportOptions
+    from research.models import ExportJob
+    from research.services import export_job_create
+
+    segments = list(Segment.objects.all()[:200])
+    Description.objects.bulk_create(
+        (
+            Description(
+                segment=segments[n % len(segments)],
+                text=f"Someone does thing {n} with care.",
+                language="en",
+                status=Description.Status.ACCEPTED,
+            )
+            for n in range(descriptions)
+        ),
+        batch_size=5000,
+    )
+    expected = set(
+        Description.objects.filter(status=Description.Status.ACCEPTED).values_list("pk", flat=True)
+    )
+    owner = get_user_model().objects.create_user("faults-researcher", is_staff=True)
+    first = CeleryWorker(env, log_dir, "first").start()
+    job = export_job_create(user=owner, options=ExportOptions("jsonl"))
+    running = wait_until(
+        lambda: ExportJob.objects.filter(pk=job.pk, state=ExportJob.State.RUNNING).exists(),
+        seconds=60,
+    )
+    first.kill()  # SIGKILL, mid-export: no acknowledgement, no clean-up
+    killed = time.monotonic()
+    job.refresh_from_db()
+    state_when_killed = job.state if running is not None else "never running"
+    second = CeleryWorker(env, log_dir, "second").start()
+    try:
+        done = wait_until(
+            lambda: (
+                ExportJob.objects.filter(pk=job.pk)
+                .exclude(state__in=[ExportJob.State.QUEUED, ExportJob.State.RUNNING])
+                .exists()
+            ),
+            seconds=VISIBILITY_TIMEOUT * 4 + 30,
+        )
+    finally:
+        second.stop()
+    job.refresh_from_db()
+    written = []
+    for name in job.files:
+        with default_storage.open(f"{job.folder}/{name}") as file:
+            for line in file:
+                written += [member["id"] for member in json.loads(line)["descriptions"]]
+    return {
+        "killed while": state_when_killed,
+        "visibility timeout s": VISIBILITY_TIMEOUT,
+        "s from kill to done": None if done is None else round(time.monotonic() - killed, 1),
+        "state": job.state,
+        "rows expected": len(expected),
+        "rows written": len(written),
+        "lost": len(expected - set(written)),
+        "doubled": len(written) - len(set(written)),
+    }
+
+
+def scenario_backends_terminated(port: int, server: dict, *, rounds: int) -> dict:
+    import psycopg2
+    from django.urls import reverse
+
+    cookies = sessions_for(make_workers("pg", 8))
+    path = reverse("collector:dashboard")
+    statuses, stop = [], threading.Event()
+
+    def load(jar):
+        while not stop.is_set():
+            browser = Browser(port, jar, "csrftoken")
+            try:
+                status, _ = browser.request("GET", path)
+            except OSError:
+                status = 0
+            finally:
+                browser.close()
+            statuses.append((time.monotonic(), status))
+
+    threads = [threading.Thread(target=load, args=(jar,)) for jar in cookies]
+    for thread in threads:
+        thread.start()
+    killer = psycopg2.connect(
+        dbname=DATABASE,
+        user=server["USER"],
+        password=server["PASSWORD"],
+        host=server["HOST"],
+        port=server["PORT"],
+    )
+    killer.autocommit = True
+    terminated, kills, recoveries = 0, [], []
+    try:
+        time.sleep(1)
+        for _ in range(rounds):
+            with killer.cursor() as cursor:
+                cursor.execute(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    " AND backend_type = 'client backend'"
+                )
+                terminated += cursor.fetchone()[0]
+            kills.append(time.monotonic())
+            time.sleep(2)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        killer.close()
+    for at, until in zip(kills, [*kills[1:], math.inf], strict=True):
+        after = [(t, status) for t, status in statuses if at <= t < until]
+        failed = [t for t, status in after if status != 200]
+        good = [t for t, status in after if status == 200 and (not failed or t > max(failed))]
+        recoveries.append(good[0] - at if good else math.inf)
+    errors = [status for _, status in statuses if status != 200]
+    return {
+        "requests": len(statuses),
+        "backends terminated": terminated,
+        "errors": len(errors),
+        "of which 503": errors.count(503),
+        "of which 500": errors.count(500),
+        "worst s to recover": round(max(recoveries), 2),
+        "lost": 0,
+        "doubled": 0,
+    }
+
+
+def print_result(title: str, figures: dict) -> None:
+    print(f"\n== {title}")
+    for name, value in figures.items():
+        print(f"  {name:34} {value}")
+
+
+def run_scenarios(args, env: dict, server: dict, redis_server, log_dir: Path) -> dict:
+    print(f"Recreating {DATABASE}; logs in {log_dir}", file=sys.stderr, flush=True)
+    database_recreate(server)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.db import connections
+
+    results = {}
+    scorer = CeleryWorker(env, log_dir, "scorer").start()
+    try:
+        with WebServer(env=env, workers=4, log_path=log_dir / "gunicorn.log") as web:
+            results["1. 500 concurrent next-task requests"] = scenario_next_task(
+                web.port, workers=100 if args.quick else 500
+            )
+            connections.close_all()
+            results["2. Redis stopped during submissions"] = scenario_redis_down(
+                web.port, redis_server, submissions=150 if args.quick else 1000
+            )
+            connections.close_all()
+            scorer.stop()
+            results["3. Celery worker killed mid-export"] = scenario_worker_killed(
+                env, log_dir, descriptions=20_000 if args.quick else 100_000
+            )
+            connections.close_all()
+            results["4. PostgreSQL backends terminated"] = scenario_backends_terminated(
+                web.port, server, rounds=2 if args.quick else 5
+            )
+    finally:
+        scorer.stop()
+        connections.close_all()
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller numbers (smoke run)")
+    args = parser.parse_args()
+    log_dir = Path(tempfile.mkdtemp(prefix="paracrowd-faults-"))
+    server = server_settings(DATABASE)
+    redis_server = RedisServer(log_dir)
+    redis_server.start()
+    media = log_dir / "media"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "paracrowd.settings",
+        "DEBUG": "False",
+        "SECRET_KEY": "faults-only",  # the sessions written here must verify in gunicorn
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "False",
+        "DATABASE_URL": server["URL"],
+        "REDIS_URL": redis_server.url(),
+        "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+        "MEDIA_ROOT": str(media),
+        # Many workers share one address here; the limits are not what is under test.
+        "THROTTLE_USER": "100000/minute",
+    }
+    try:
+        results = run_scenarios(args, env, server, redis_server, log_dir)
+    finally:
+        redis_server.stop()
+    failures = []
+    for title, figures in results.items():
+        print_result(title, figures)
+        if figures.get("lost") or figures.get("doubled") or figures.get("over target"):
+            failures.append(f"{title}: rows lost or doubled")
+    if results["2. Redis stopped during submissions"]["s to fully scored after restart"] is None:
+        failures.append("descriptions stored while Redis was down were never scored")
+    if results["3. Celery worker killed mid-export"]["state"] != "done":
+        failures.append("the export whose worker was killed never finished")
+    if math.isinf(results["4. PostgreSQL backends terminated"]["worst s to recover"]):
+        failures.append("the site did not recover after its connections were terminated")
+    for failure in failures:
+        print(f"FAILED: {failure}", file=sys.stderr)
+    print("\nAll scenarios held." if not failures else "", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

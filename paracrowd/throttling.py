@@ -1,0 +1,84 @@
+"""Rate limits kept in the cache (Redis), shared by every web worker.
+
+They are a defence, not a dependency: when Redis cannot be reached a limit lets the request
+through (and logs it) rather than turning an outage of the cache into an outage of the site.
+"""
+
+import logging
+
+from django.conf import settings
+from redis.exceptions import RedisError
+from rest_framework import exceptions, throttling
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.settings import api_settings
+
+logger = logging.getLogger(__name__)
+
+
+class _FailOpen:
+    def get_rate(self):
+        # Read when asked, not once at import as DRF does, so a changed setting takes effect.
+        return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
+
+    def allow_request(self, request, view) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except RedisError:
+            logger.warning("rate limit %s not checked: the cache is unreachable", self.scope)
+            return True
+
+
+class AnonymousThrottle(_FailOpen, throttling.AnonRateThrottle):
+    """Requests without credentials, per network address (``THROTTLE_ANONYMOUS``), on any
+    endpoint open to them (the research API refuses them first, 401, at no cost)."""
+
+
+class UserThrottle(_FailOpen, throttling.UserRateThrottle):
+    """Requests of one account, by token or session (``THROTTLE_USER``)."""
+
+
+class _PerAddress(_FailOpen, throttling.SimpleRateThrottle):
+    # Counted by address whoever is asking (AnonRateThrottle asks who the user is, which
+    # during authentication would authenticate again).
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class BadTokenThrottle(_PerAddress):
+    """Failed token authentications per network address (``THROTTLE_BAD_TOKEN``)."""
+
+    scope = "bad_token"
+
+
+class SignUpThrottle(_PerAddress):
+    """Sign-up attempts per network address (``SIGNUPS_PER_HOUR``)."""
+
+    scope = "signup"
+
+    def get_rate(self):
+        return f"{settings.SIGNUPS_PER_HOUR}/hour"
+
+
+class ThrottledTokenAuthentication(TokenAuthentication):
+    """Token authentication that counts failures per address: guessing tokens runs into 429
+    with Retry-After, where every wrong guess was answered at full speed."""
+
+    def authenticate(self, request):
+        try:
+            return super().authenticate(request)
+        except exceptions.AuthenticationFailed:
+            throttle = BadTokenThrottle()
+            if not throttle.allow_request(request, None):
+                raise exceptions.Throttled(wait=throttle.wait()) from None
+            raise
+
+
+def retry_after_seconds(throttle) -> int:
+    """Whole seconds for a Retry-After header (at least one)."""
+    return max(1, int((throttle.wait() or 0) + 0.999))
+
+
+def client_address(request) -> str:
+    """The client's network address, seen through TRUSTED_PROXY_COUNT proxies of ours: the
+    same address for login lockouts (django-axes) as for every other limit."""
+    return throttling.BaseThrottle().get_ident(request)
