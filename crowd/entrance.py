@@ -25,6 +25,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 
+from paracrowd.throttling import client_address
+
 from . import platforms, services
 from .access import own_assignment
 from .models import Assignment, Campaign, Tier, Worker
@@ -317,7 +319,7 @@ def enter(request, task: PlatformTask) -> HttpResponse:
         arrival = arrival_parse(request.GET)
         if arrival.is_preview:
             return task.preview(request)
-        assignment = arrival_admit(arrival, kind=task.kind, address=request.META.get("REMOTE_ADDR"))
+        assignment = arrival_admit(arrival, kind=task.kind, address=client_address(request))
         if assignment.status == Assignment.Status.SUBMITTED:
             return finished(
                 request, assignment, submit_to=arrival.submit_to, already_submitted=True

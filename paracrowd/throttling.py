@@ -4,6 +4,7 @@ They are a defence, not a dependency: when Redis cannot be reached a limit lets 
 through (and logs it) rather than turning an outage of the cache into an outage of the site.
 """
 
+import ipaddress
 import logging
 
 from django.conf import settings
@@ -78,7 +79,12 @@ def retry_after_seconds(throttle) -> int:
     return max(1, int((throttle.wait() or 0) + 0.999))
 
 
-def client_address(request) -> str:
+def client_address(request) -> str | None:
     """The client's network address, seen through TRUSTED_PROXY_COUNT proxies of ours: the
-    same address for login lockouts (django-axes) as for every other limit."""
-    return throttling.BaseThrottle().get_ident(request)
+    same address for login lockouts (django-axes) as for every other limit. A forwarded value
+    that is not an address (a misconfigured proxy) falls back to the connection's own."""
+    address = throttling.BaseThrottle().get_ident(request)
+    try:
+        return str(ipaddress.ip_address((address or "").strip()))
+    except ValueError:
+        return request.META.get("REMOTE_ADDR")

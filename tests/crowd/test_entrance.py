@@ -241,6 +241,33 @@ def test_unseen_workers_beyond_the_hourly_allowance_are_refused(client, settings
     assert Assignment.objects.count() == 1
 
 
+def test_behind_a_trusted_proxy_new_workers_count_against_the_clients_address(client, settings):
+    settings.PLATFORM_ARRIVALS_PER_HOUR = 1
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    offer(DESCRIPTION)
+    offer(DESCRIPTION)
+    proxy = {"REMOTE_ADDR": "10.0.0.1"}
+    first = client.get(
+        URLS[DESCRIPTION],
+        mturk(worker="A1", assignment="3A1"),
+        HTTP_X_FORWARDED_FOR="192.0.2.7",
+        **proxy,
+    )
+    other = client.get(
+        URLS[DESCRIPTION],
+        mturk(worker="A2", assignment="3A2"),
+        HTTP_X_FORWARDED_FOR="192.0.2.8",
+        **proxy,
+    )
+    again = client.get(
+        URLS[DESCRIPTION],
+        mturk(worker="A3", assignment="3A3"),
+        HTTP_X_FORWARDED_FOR="192.0.2.7",
+        **proxy,
+    )
+    assert (first.status_code, other.status_code, again.status_code) == (200, 200, 429)
+
+
 @pytest.mark.parametrize("kind", [DESCRIPTION, COLLECTION, ALIGNMENT])
 @pytest.mark.parametrize("params", [mturk(hit="3UNKNOWN"), prolific(study="unknown")])
 def test_with_a_connector_work_no_campaign_published_is_refused(client, connected, kind, params):
