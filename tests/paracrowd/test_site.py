@@ -159,4 +159,4 @@ def test_every_page_has_one_h1_and_a_label_for_every_control(client, site, user)
 def test_the_favicon_is_found_wherever_a_browser_looks(client):
     answer = client.get("/favicon.ico")
     assert answer.status_code == 301 and answer["Location"].endswith("favicon.svg")
-    assert 'rel="icon"' in client.get(reverse("collector:home")).content.decode()
+    assert 'rel="icon"' in client.get(reverse("login")).content.decode()
