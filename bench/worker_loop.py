@@ -145,7 +145,7 @@ def seed(*, segments: int, groups: list[int], target: int) -> list[list[str]]:
                 )
                 session = session_store()
                 session[SESSION_KEY] = str(worker.user.pk)
-                session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+                session[BACKEND_SESSION_KEY] = "crowd.auth_backend.WorkerProfileBackend"
                 session[HASH_SESSION_KEY] = worker.user.get_session_auth_hash()
                 session.create()
                 keys.append(session.session_key)

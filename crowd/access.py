@@ -15,7 +15,11 @@ def worker_required(view):
     @login_required
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        worker = Worker.objects.filter(user=request.user).first()
+        try:
+            # Loaded with the user by crowd.auth_backend: no query of its own.
+            worker = request.user.worker
+        except Worker.DoesNotExist:
+            worker = None
         if worker is None:
             return HttpResponseForbidden("This account is not a worker account.")
         return view(request, *args, worker=worker, **kwargs)

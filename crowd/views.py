@@ -48,7 +48,7 @@ def signup(request):
             password=form.cleaned_data["password1"],
             email=form.cleaned_data["email"],
         )
-        login(request, worker.user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, worker.user, backend="crowd.auth_backend.WorkerProfileBackend")
         return redirect(DASHBOARD)
     return render(request, "registration/signup.html", {"form": form})
 

@@ -473,3 +473,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
 }
+
+# The session's user comes with their worker profile in one query (crowd.auth_backend).
+AUTHENTICATION_BACKENDS = ["crowd.auth_backend.WorkerProfileBackend"]

@@ -132,6 +132,8 @@ class ClusterIndex:
         ]
         # Sorted lengths of every sentence and of the source: the candidate reference lengths.
         self.lengths: list[int] = []
+        # The scores last computed, which ``add`` updates rather than recomputes.
+        self._scores: list[SentenceScores] | None = None
         # Per sentence length, its n-gram totals (shared, read-only).
         self._totals: dict[int, list[int]] = {}
         self.source = None if source is None else self._index_sentence(source, for_pinc=False)
@@ -213,7 +215,7 @@ class ClusterIndex:
         rebuild: the others' statistics change only where the newcomer can change them.
         Afterwards the index is what ``build`` makes of all the sentences.
         """
-        before = self.sentence_scores()
+        before = self._scores if self._scores is not None else self.sentence_scores()
         position = len(self.sentences)
         sentence = self._index_sentence(text)
         # Everyone already here is a reference of the newcomer.
@@ -233,7 +235,7 @@ class ClusterIndex:
         sentence.reference_length = _closest_length(
             self.lengths, sentence.length, excluding_own=False
         )
-        self._account_for_newcomer(sentence)
+        moved = self._account_for_newcomer(sentence)
 
         self._record_repeats(sentence, position, settled=True)
         for holders, grams in zip(self.holders, sentence.counts, strict=True):
@@ -243,7 +245,10 @@ class ClusterIndex:
         insort(self.lengths, sentence.length)
         self.sentences.append(sentence)
 
-        after = self.sentence_scores()
+        # Only the sentences whose BLEU statistics moved are rescored; every PINC moves,
+        # as each sentence now has one source more.
+        moved.add(position)
+        after = self._score_sentences(before, moved)
         changed = tuple(
             now
             for was, now in zip(before, after, strict=False)
@@ -253,12 +258,22 @@ class ClusterIndex:
 
     def sentence_scores(self) -> list[SentenceScores]:
         """Leave-one-out BLEU and mean PINC of every sentence, in the order they were given."""
+        return list(self._score_sentences(None, None))
+
+    def _score_sentences(
+        self, previous: list[SentenceScores] | None, moved: set[int] | None
+    ) -> list[SentenceScores]:
+        """Every sentence's scores; BLEU is taken from ``previous`` for the positions not in
+        ``moved`` (all are computed when ``moved`` is None). The result is kept for the
+        next ``add``, so callers get a copy."""
         smooth, smooth_value = self.settings.smooth, self.settings.smooth_value
         sources = len(self.sentences) - 1
         scores = []
         for position, sentence in enumerate(self.sentences):
             bleu = pinc = None
-            if sentence.reference_length is not None:
+            if moved is not None and position not in moved:
+                bleu = previous[position].bleu
+            elif sentence.reference_length is not None:
                 bleu = bleu_from_statistics(
                     sentence.matches,
                     sentence.totals,
@@ -270,6 +285,7 @@ class ClusterIndex:
             if sources:
                 pinc = pinc_from_overlaps(sentence.overlaps, sentence.pinc_sizes, sources)
             scores.append(SentenceScores(position, bleu, pinc))
+        self._scores = scores
         return scores
 
     def cluster_scores(self) -> ClusterScores:
@@ -378,41 +394,52 @@ class ClusterIndex:
                     matches[order] += min(count, available) - min(1, available)
         return matches
 
-    def _account_for_newcomer(self, newcomer: IndexedSentence) -> None:
-        """Update every sentence's statistics for ``newcomer`` joining its references.
-        Must run before the newcomer's counts enter ``holders`` and ``repeats``."""
+    def _account_for_newcomer(self, newcomer: IndexedSentence) -> set[int]:
+        """Update every sentence's statistics for ``newcomer`` joining its references, and
+        return the positions whose BLEU statistics changed. Must run before the newcomer's
+        counts enter ``holders`` and ``repeats``."""
+        moved = set()
         for order, (holders, repeats, theirs) in enumerate(
             zip(self.holders, self.repeats, newcomer.counts, strict=True)
         ):
             # Only these n-grams can raise anyone's clipped matches: one held by a single
             # sentence (which had no reference with it), or one that somebody repeats.
-            contested = [gram for gram in theirs if holders.get(gram) == 1 or gram in repeats]
+            contested = {gram for gram in theirs if holders.get(gram) == 1 or gram in repeats}
             if not contested:
                 continue
             for position, sentence in enumerate(self.sentences):
                 mine = sentence.counts[order]
-                for gram in contested:
-                    count = mine.get(gram)
-                    if count is None:
-                        continue
+                # The intersection runs in C; most sentences share none of them.
+                for gram in contested.intersection(mine):
+                    count = mine[gram]
                     available = _available(repeats.get(gram), holders[gram], position)
                     arriving = theirs[gram]
                     if arriving > available:
                         sentence.matches[order] += min(count, arriving) - min(count, available)
+                        moved.add(position)
         for order, (frequency, theirs) in enumerate(
             zip(self.document_frequency, newcomer.pinc_grams, strict=True)
         ):
             # A sentence's overlap grows by the newcomer's n-grams it has too.
-            present = [gram for gram in theirs if gram in frequency]
+            present = {gram for gram in theirs if gram in frequency}
             if present:
                 for sentence in self.sentences:
-                    sentence.overlaps[order] += sum(
-                        map(sentence.pinc_grams[order].__contains__, present)
+                    sentence.overlaps[order] += len(
+                        present.intersection(sentence.pinc_grams[order])
                     )
-        for sentence in self.sentences:
-            sentence.reference_length = _closer(
-                sentence.length, sentence.reference_length, newcomer.length
-            )
+        length = newcomer.length
+        for position, sentence in enumerate(self.sentences):
+            # _closer, inline: it runs once per sentence of the cluster.
+            was = sentence.reference_length
+            if was is None:
+                better = True
+            else:
+                gap, old_gap = abs(sentence.length - length), abs(sentence.length - was)
+                better = gap < old_gap or (gap == old_gap and length < was)
+            if better:
+                sentence.reference_length = length
+                moved.add(position)
+        return moved
 
 
 def score_clusters(

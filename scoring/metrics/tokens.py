@@ -1,9 +1,12 @@
 """Turning a sentence into the units BLEU and PINC count: words or characters.
 
-Tokenisation is sacrebleu's own (13a, zh, intl, none, char), so our scores agree with
-sacrebleu's by construction. Two things are added: ``keep_spaces`` for character n-grams,
-which sacrebleu does not offer, and a way around 13a for sentences it would not change.
+Tokenisation is sacrebleu's (13a, zh, intl, none, char), so our scores agree with
+sacrebleu's. Three things are added: ``keep_spaces`` for character n-grams, which sacrebleu
+does not offer, a way around 13a for sentences it would not change, and ``tokenize_13a``,
+the same tokens as sacrebleu's 13a in a fraction of the time (tests compare the two).
 """
+
+import re
 
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_char import TokenizerChar
@@ -72,8 +75,10 @@ def sentence_units(
             return " ".join(sentence.split())
         return "".join(_TOKENIZERS[CHARACTER](sentence).split())
     check_tokenize(tokenize)
-    if tokenize == "13a" and _untouched_by_13a(sentence):
-        return sentence.split()
+    if tokenize == "13a":
+        if _untouched_by_13a(sentence):
+            return sentence.split()
+        return tokenize_13a(sentence)
     return _TOKENIZERS[tokenize](sentence).split()
 
 
@@ -85,3 +90,38 @@ def _untouched_by_13a(sentence: str) -> bool:
     punctuation take this path and skip four regular-expression passes.
     """
     return sentence.replace(" ", "").isalnum()
+
+
+# 13a's first rule puts spaces around every ASCII symbol and punctuation mark but the
+# apostrophe, full stop, comma and hyphen (sacrebleu's TokenizerRegexp). Each match is one
+# character, so one str.translate does what the regular expression does, in one C pass.
+_SYMBOLS = "".join(chr(code) for code in range(0x21, 0x7F) if not chr(code).isalnum())
+_SPACED = {ord(symbol): f" {symbol} " for symbol in _SYMBOLS if symbol not in "',.-"}
+# Without ASCII digits, rules 2 and 3 (full stops and commas, kept inside numbers) split off
+# every full stop and comma, and rule 4 (a hyphen after a digit) never applies: the same
+# single pass then does all four.
+_SPACED_WITHOUT_DIGITS = {**_SPACED, ord("."): " . ", ord(","): " , "}
+_ASCII_DIGIT = re.compile("[0-9]").search
+_STOP_OR_COMMA = re.compile(r"([^0-9])([\.,])")
+_STOP_OR_COMMA_BEFORE = re.compile(r"([\.,])([^0-9])")
+_HYPHEN_AFTER_DIGIT = re.compile(r"([0-9])(-)")
+
+
+def tokenize_13a(line: str) -> list[str]:
+    """The tokens sacrebleu's 13a tokenizer gives for ``line`` (what ``.split()`` of its
+    output gives), computed without its four regular-expression passes where possible."""
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    if "&" in line:
+        line = line.replace("&quot;", '"').replace("&amp;", "&")
+        line = line.replace("&lt;", "<").replace("&gt;", ">")
+    line = f" {line} "
+    if _ASCII_DIGIT(line) is None:
+        return line.translate(_SPACED_WITHOUT_DIGITS).split()
+    line = line.translate(_SPACED)
+    # With digits, the remaining rules run exactly as sacrebleu runs them.
+    if "." in line or "," in line:
+        line = _STOP_OR_COMMA.sub(r"\1 \2 ", line)
+        line = _STOP_OR_COMMA_BEFORE.sub(r" \1 \2", line)
+    if "-" in line:
+        line = _HYPHEN_AFTER_DIGIT.sub(r"\1 \2 ", line)
+    return line.split()

@@ -9,8 +9,8 @@ from tests.factories import make_proposal, make_segment, make_submitted_descript
 
 pytestmark = pytest.mark.django_db
 
-DASHBOARD_QUERIES = 17
-DESCRIBE_QUERIES = 5
+DASHBOARD_QUERIES = 16
+DESCRIBE_QUERIES = 4
 
 
 def do_more_work(worker, *, descriptions, proposals):
