@@ -130,7 +130,7 @@ def sessions_for(workers) -> list[dict]:
     for worker in workers:
         session = store()
         session[SESSION_KEY] = str(worker.user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[BACKEND_SESSION_KEY] = "crowd.auth_backend.WorkerProfileBackend"
         session[HASH_SESSION_KEY] = worker.user.get_session_auth_hash()
         session.create()
         # Django accepts the unmasked secret as the form's token: one cookie serves both.

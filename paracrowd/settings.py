@@ -167,7 +167,8 @@ AUTH_PASSWORD_VALIDATORS = [
 # django-axes checks every login against its lockouts before Django's own backend tries it.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's model backend, the session's user loaded with their worker profile in one query.
+    "crowd.auth_backend.WorkerProfileBackend",
 ]
 # One username from one address may fail LOGIN_FAILURE_LIMIT times; then that pair is locked
 # out for LOGIN_LOCKOUT_MINUTES. Locking the pair, not the username alone, means a stranger
@@ -473,6 +474,3 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
 }
-
-# The session's user comes with their worker profile in one query (crowd.auth_backend).
-AUTHENTICATION_BACKENDS = ["crowd.auth_backend.WorkerProfileBackend"]
