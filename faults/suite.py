@@ -358,6 +358,17 @@ def scenario_worker_killed(env: dict, log_dir: Path, *, descriptions: int) -> di
     }
 
 
+RECOVERY_PATIENCE = 30  # seconds a terminated round may take to answer well again
+
+
+def _wait_for_good_answer(statuses, *, since: float, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if any(at > since and status == 200 for at, status in list(statuses)):
+            return
+        time.sleep(0.05)
+
+
 def scenario_backends_terminated(port: int, server: dict, *, rounds: int) -> dict:
     import psycopg2
     from django.urls import reverse
@@ -400,7 +411,10 @@ def scenario_backends_terminated(port: int, server: dict, *, rounds: int) -> dic
                 )
                 terminated += cursor.fetchone()[0]
             kills.append(time.monotonic())
-            time.sleep(2)
+            # The next round waits until the site has answered well again (or gives up): a
+            # fixed pause would call a slow machine's recovery a failure.
+            _wait_for_good_answer(statuses, since=kills[-1], seconds=RECOVERY_PATIENCE)
+            time.sleep(0.5)
     finally:
         stop.set()
         for thread in threads:
