@@ -125,9 +125,7 @@ def test_the_score_is_over_every_trial_pair_and_given_only_after_the_last(trial_
     assert last.qualified
 
 
-def test_a_bad_answer_or_a_pair_outside_the_trial_is_refused_and_stores_nothing(
-    trial_pair, task
-):
+def test_a_bad_answer_or_a_pair_outside_the_trial_is_refused_and_stores_nothing(trial_pair, task):
     worker = make_worker()
 
     with pytest.raises(WorkRefused, match="points past the end"):
