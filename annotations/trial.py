@@ -142,6 +142,11 @@ def trial_status(*, worker: Worker) -> TrialStatus:
     )
 
 
+def trial_answers(*, worker: Worker) -> list[TrialAnswer]:
+    """The worker's answers to the trial, oldest first, for staff deciding a grant by hand."""
+    return list(TrialAnswer.objects.filter(worker=worker).select_related("pair").order_by("pk"))
+
+
 def _f1(counts: list[dict]) -> float:
     return sum((LinkCounts(**c) for c in counts), LinkCounts()).f1
 

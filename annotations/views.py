@@ -93,6 +93,7 @@ def align(request, pk, worker):
 
 
 RELATED = ("hit__item__sentencepair", "alignment")
+TRIAL_ANSWERS_SHOWN = 10
 
 
 def _save(assignment, worker, links) -> bool | str:
@@ -290,6 +291,13 @@ def pair_alignments(request, pk, *, gold_links=None, error=""):
     versions += [
         (alignment.annotator_name, parse_pharaoh(alignment.links))
         for alignment in pair.alignments.select_related("worker__user").order_by("created_at")
+    ]
+    # A trial pair is answered by every new annotator: show the latest few, not all.
+    versions += [
+        (f"Trial: {answer.worker}", parse_pharaoh(answer.links))
+        for answer in pair.trial_answers.select_related("worker__user").order_by("-pk")[
+            :TRIAL_ANSWERS_SHOWN
+        ]
     ]
     grids = [
         (

@@ -22,6 +22,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotations.trial import trial_answers
 from collector import services
 from collector.models import Description
 from crowd import services as crowd
@@ -225,6 +226,7 @@ def _worker_page(request, pk, *, standing_form=None, bonus_form=None):
         .select_related("actor")
         .order_by("-at", "-pk")[:50],
         "qualifications": qualifications,
+        "trial_answers": trial_answers(worker=worker),
         "earnings": worker.ledger_entries.aggregate(
             total=Coalesce(Sum("amount_cents"), 0),
             unpaid=Coalesce(Sum("amount_cents", filter=Q(payout__isnull=True)), 0),

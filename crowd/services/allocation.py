@@ -185,9 +185,15 @@ def _claim(
     if tier > worker.current_tier:
         raise WorkRefused(f"You do not hold the Tier-{tier} qualification.")
     if hit_type.qualification_required and not worker_has_access(worker=worker, kind=hit_type.kind):
-        raise WorkRefused(
-            f"{hit_type.get_kind_display()} tasks need a qualification you do not hold yet. "
+        # A signed-in worker can take the trial; a platform worker has no page of ours to
+        # take it on, so staff qualify them by hand.
+        then = (
             "Take the short trial from your dashboard first."
+            if worker.platform == Worker.Platform.LOCAL
+            else "Please return the HIT."
+        )
+        raise WorkRefused(
+            f"{hit_type.get_kind_display()} tasks need a qualification you do not hold yet. {then}"
         )
     with transaction.atomic():
         # Serialise one worker's own claims; different workers never wait on each other here.

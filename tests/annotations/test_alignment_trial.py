@@ -226,3 +226,27 @@ def test_import_alignments_with_trial_stores_gold_pairs_without_hits(tmp_path, t
     assert pair.gold_links == "0-0 1-1 2p2" and pair.item_id is None
     assert not pair.alignments.exists()
     assert HitType.objects.for_kind(HitType.Kind.ALIGNMENT).qualification_required
+
+
+def test_staff_see_a_workers_trial_answers_beside_the_gold(client, trial_pair):
+    worker = make_worker()
+    trial.trial_answer_submit(worker=worker, pair_id=trial_pair.pk, links=BAD)
+    client.force_login(make_staff())
+
+    panel = client.get(reverse("review:worker", args=[worker.pk])).content.decode()
+    pair_page = client.get(reverse("annotations:pair", args=[trial_pair.pk])).content.decode()
+
+    assert "Alignment trial answers" in panel and "F1 0.00 against the gold" in panel
+    assert f"Trial: {worker}" in pair_page and "Gold (trial)" in pair_page
+
+
+def test_a_platform_worker_without_the_qualification_is_asked_to_return_the_hit(trial_pair):
+    worker = crowd.worker_from_platform(platform="mturk", external_id="A1TRIAL")
+
+    with pytest.raises(WorkRefused, match="Please return the HIT"):
+        crowd.assignment_for_platform(
+            worker=worker,
+            tier=Tier.ONE,
+            kind=HitType.Kind.ALIGNMENT,
+            external_assignment_id="ASSIGN1",
+        )
