@@ -130,6 +130,9 @@ def trial(request, worker):
             _trial_outcome(request, status)
             return redirect("collector:dashboard")
     status = trials.trial_status(worker=worker)
+    if status.qualified and not error:
+        messages.info(request, "You already hold the word-alignment qualification.")
+        return redirect("collector:dashboard")
     if status.next_pair is None:
         _trial_outcome(request, status)
         return redirect("collector:dashboard")

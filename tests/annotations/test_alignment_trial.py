@@ -250,3 +250,16 @@ def test_a_platform_worker_without_the_qualification_is_asked_to_return_the_hit(
             kind=HitType.Kind.ALIGNMENT,
             external_assignment_id="ASSIGN1",
         )
+
+
+def test_a_qualified_worker_opening_the_trial_goes_back_to_the_dashboard(client, trial_pair):
+    worker = make_worker()
+    crowd.qualification_grant(
+        worker=worker, kind=Qualification.Kind.ALIGNMENT, granted_by=None, reason="Test."
+    )
+    client.force_login(worker.user)
+
+    response = client.get(reverse("annotations:trial"), follow=True)
+
+    assert "You already hold the word-alignment qualification." in response.content.decode()
+    assert not TrialAnswer.objects.exists()
