@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .models import AgreementReport, AlignerModel, Alignment, SentencePair
+from .models import AgreementReport, AlignerModel, Alignment, SentencePair, TrialAnswer
 
 
 class AlignmentInline(admin.TabularInline):
@@ -15,9 +15,12 @@ class AlignmentInline(admin.TabularInline):
 @admin.register(SentencePair)
 class SentencePairAdmin(admin.ModelAdmin):
     list_display = ["id", "__str__", "origin", "annotations", "compare", "created_at"]
-    list_filter = ["origin", "created_at"]
+    list_filter = ["origin", "is_trial", "created_at"]
     search_fields = ["import_key", "tokens_a", "tokens_b"]
     raw_id_fields = ["description_a", "description_b", "aligner"]
+    # The trial set changes on the pair page, which also closes the pair's HITs and turns the
+    # alignment qualification requirement on or off.
+    readonly_fields = ["is_trial", "gold_links"]
     inlines = [AlignmentInline]
 
     @admin.display(description="annotations")
@@ -56,3 +59,21 @@ class AlignerModelAdmin(admin.ModelAdmin):
 class AgreementReportAdmin(admin.ModelAdmin):
     list_display = ["id", "through_alignment", "computed_at", "seconds"]
     exclude = ["table"]
+
+
+@admin.register(TrialAnswer)
+class TrialAnswerAdmin(admin.ModelAdmin):
+    """Workers' answers to the alignment trial: read only, they are what a grant rests on."""
+
+    list_display = ["id", "worker", "pair", "f1", "created_at"]
+    list_filter = ["created_at"]
+    search_fields = ["worker__user__username", "worker__external_id"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -46,9 +46,16 @@ class SentencePair(Offered):
     aligner = models.ForeignKey(AlignerModel, null=True, blank=True, on_delete=models.SET_NULL)
     import_key = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # A trial pair tests annotators before they may take alignment HITs: its gold alignment
+    # (Pharaoh form, made by staff or imported) is what their answer is scored against.
+    is_trial = models.BooleanField(default=False)
+    gold_links = models.TextField(blank=True)
 
     class Meta:
         constraints = [
+            models.CheckConstraint(
+                condition=Q(is_trial=False) | ~Q(gold_links=""), name="trial_pair_has_gold"
+            ),
             models.UniqueConstraint(
                 fields=["description_a", "description_b"],
                 condition=Q(description_a__isnull=False),
@@ -135,3 +142,27 @@ class AgreementReport(models.Model):
 
     def __str__(self):
         return f"agreement through alignment {self.through_alignment}"
+
+
+class TrialAnswer(models.Model):
+    """A worker's alignment of one trial pair, scored against the pair's gold alignment.
+
+    Counts (not ratios) are stored so that a worker's trial score is the micro-average over
+    their answers, as corpus figures are everywhere else."""
+
+    worker = models.ForeignKey("crowd.Worker", on_delete=models.CASCADE, related_name="+")
+    pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="trial_answers")
+    links = models.TextField(blank=True)
+    # The gold alignment it was scored against, as it was then.
+    gold_links = models.TextField()
+    f1 = models.FloatField()
+    counts = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["worker", "pair"], name="trial_answer_once_per_pair")
+        ]
+
+    def __str__(self):
+        return f"{self.worker} on trial pair {self.pair_id}: F1 {self.f1:.2f}"

@@ -11,15 +11,17 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from crowd import entrance
 from crowd.access import own_assignment, worker_required
 from crowd.models import Assignment, Hit, HitType
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
-from scoring.metrics.alignment import parse_pharaoh
+from scoring.metrics.alignment import format_pharaoh, parse_pharaoh
 
 from . import review, services
+from . import trial as trials
 from .models import AgreementReport, SentencePair
 
 
@@ -91,6 +93,7 @@ def align(request, pk, worker):
 
 
 RELATED = ("hit__item__sentencepair", "alignment")
+TRIAL_ANSWERS_SHOWN = 10
 
 
 def _save(assignment, worker, links) -> bool | str:
@@ -102,6 +105,74 @@ def _save(assignment, worker, links) -> bool | str:
     except WorkRefused as refusal:
         return str(refusal)
     return created
+
+
+@worker_required
+def trial(request, worker):
+    """The alignment trial: the worker's next trial pair as an alignment grid (unpaid); POST
+    stores their answer and, after the last pair, tells them whether they qualified.
+
+    Security behaviour: a signed-in worker only; they see the pairs and their own progress,
+    never the gold alignments or anyone else's answers. An answer is stored once per pair (a
+    repeat changes nothing); a pair outside the trial set is refused with a message."""
+    error, links = "", None
+    if request.method == "POST":
+        links = request.POST.get("links", "")
+        try:
+            status = trials.trial_answer_submit(
+                worker=worker, pair_id=_int(request.POST.get("pair")), links=links
+            )
+        except WorkRefused as refusal:
+            error = str(refusal)
+        else:
+            if status.next_pair is not None:
+                return redirect("annotations:trial")
+            _trial_outcome(request, status)
+            return redirect("collector:dashboard")
+    status = trials.trial_status(worker=worker)
+    if status.qualified and not error:
+        messages.info(request, "You already hold the word-alignment qualification.")
+        return redirect("collector:dashboard")
+    if status.next_pair is None:
+        _trial_outcome(request, status)
+        return redirect("collector:dashboard")
+    pair = status.next_pair
+    context = {
+        "trial": status,
+        "pair": pair,
+        "alignment_task": {
+            "source": pair.tokens_a,
+            "target": pair.tokens_b,
+            "preAlignment": pair.pre_alignment,
+            "links": pair.pre_alignment if links is None else links,
+        },
+        "error": error,
+        "action": reverse("annotations:trial"),
+        "hidden": {"pair": pair.pk},
+    }
+    return render(request, "annotations/align.html", context, status=400 if error else 200)
+
+
+def _int(value) -> int:
+    try:
+        return int(value or "")
+    except ValueError:
+        raise WorkRefused("Choose a sentence pair; reload the page.") from None
+
+
+def _trial_outcome(request, status) -> None:
+    if not status.total:
+        messages.info(request, "There is no alignment trial at the moment.")
+    elif status.qualified:
+        messages.success(
+            request, f"Trial done (F1 {status.f1:.2f}). You may now take alignment tasks."
+        )
+    else:
+        messages.warning(
+            request,
+            f"Trial done: your F1 was {status.f1:.2f}, below the {status.min_f1:.2f} needed. "
+            "Alignment tasks stay closed to you; staff may review your answers.",
+        )
 
 
 def _align_page(request, hit, *, assignment, links, action, error="", hidden=None, preview=False):
@@ -213,12 +284,23 @@ def agreement(request):
 
 
 @staff_member_required
-def pair_alignments(request, pk):
-    """One sentence pair's alignments side by side: the pre-alignment and each annotator's."""
+def pair_alignments(request, pk, *, gold_links=None, error=""):
+    """One sentence pair's alignments side by side: the pre-alignment, the gold (for a trial
+    pair) and each annotator's; with the form that makes it a trial pair."""
     pair = get_object_or_404(SentencePair, pk=pk)
-    versions = [("Pre-alignment", parse_pharaoh(pair.pre_alignment))] + [
+    versions = [("Pre-alignment", parse_pharaoh(pair.pre_alignment))]
+    if pair.is_trial:
+        versions.append(("Gold (trial)", parse_pharaoh(pair.gold_links)))
+    versions += [
         (alignment.annotator_name, parse_pharaoh(alignment.links))
         for alignment in pair.alignments.select_related("worker__user").order_by("created_at")
+    ]
+    # A trial pair is answered by every new annotator: show the latest few, not all.
+    versions += [
+        (f"Trial: {answer.worker}", parse_pharaoh(answer.links))
+        for answer in pair.trial_answers.select_related("worker__user").order_by("-pk")[
+            :TRIAL_ANSWERS_SHOWN
+        ]
     ]
     grids = [
         (
@@ -236,5 +318,42 @@ def pair_alignments(request, pk):
     rows = [
         (word, [(name, grid[i]) for name, grid in grids]) for i, word in enumerate(pair.tokens_a)
     ]
-    context = {"pair": pair, "names": [name for name, _ in grids], "rows": rows}
-    return render(request, "annotations/pair.html", context)
+    context = {
+        "pair": pair,
+        "names": [name for name, _ in grids],
+        "rows": rows,
+        "versions": [(name, format_pharaoh(links)) for name, links in versions],
+        "gold_links": gold_links if gold_links is not None else _default_gold(pair, versions),
+        "error": error,
+    }
+    return render(request, "annotations/pair.html", context, status=400 if error else 200)
+
+
+def _default_gold(pair, versions) -> str:
+    """What the gold form starts from: the gold itself, else the first annotation."""
+    if pair.is_trial:
+        return pair.gold_links
+    annotated = [links for _, links in versions[1:]] or [versions[0][1]]
+    return format_pharaoh(annotated[0])
+
+
+@require_POST
+@staff_member_required
+def pair_trial(request, pk):
+    """Put the pair in the alignment trial set with the gold alignment given (or replace its
+    gold), or take it out.
+
+    Security behaviour: staff only; bad links are refused with the reason and change
+    nothing."""
+    get_object_or_404(SentencePair, pk=pk)
+    gold_links = request.POST.get("gold_links", "")
+    try:
+        if request.POST.get("action") == "remove":
+            trials.trial_pair_unmark(pair_id=pk)
+            messages.success(request, f"Pair {pk} is no longer a trial pair.")
+        else:
+            trials.trial_pair_mark(pair_id=pk, gold_links=gold_links)
+            messages.success(request, f"Pair {pk} is a trial pair with the gold alignment given.")
+    except WorkRefused as refusal:
+        return pair_alignments(request, pk, gold_links=gold_links, error=str(refusal))
+    return redirect("annotations:pair", pk)

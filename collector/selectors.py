@@ -6,6 +6,7 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
 
 from crowd.models import Assignment, Hit, HitType, LedgerEntry, Qualification, Tier, Worker
+from crowd.services import worker_has_access
 
 from .models import Description, SegmentProposal
 
@@ -67,9 +68,14 @@ def worker_dashboard(worker: Worker) -> dict:
         .values_list("tier", flat=True)
         .distinct()
     )
+    # Alignment HITs behind the trial (see annotations.trial): the dashboard links to it instead.
+    alignment_locked = aligning.qualification_required and not worker_has_access(
+        worker=worker, kind=HitType.Kind.ALIGNMENT
+    )
     return {
         "worker": worker,
         "tier": tier,
+        "alignment_locked": alignment_locked,
         "promotion": Qualification.objects.active()
         .filter(worker=worker, tier=Tier.TWO)
         .only("granted_at")
@@ -84,7 +90,7 @@ def worker_dashboard(worker: Worker) -> dict:
         # Only tiers with a segment left for this worker get a button (one query for both).
         "tiers": [(t, describing.pay_cents(t)) for t in tiers_open if t in describable],
         "alignment_tiers": [(t, aligning.pay_cents(t)) for t in tiers_open]
-        if Hit.objects.filter(hit_type=aligning).exists()
+        if not alignment_locked and Hit.objects.filter(hit_type=aligning).exists()
         else [],
         "alignments": worker.assignments.filter(
             hit__hit_type=aligning,

@@ -43,6 +43,7 @@ class QualificationInline(admin.TabularInline):
         return False
 
     fields = [
+        "kind",
         "tier",
         "granted_by",
         "granted_at",
@@ -83,8 +84,8 @@ class WorkerAdmin(admin.ModelAdmin):
 
 @admin.register(Qualification)
 class QualificationAdmin(ReadOnlyAdmin):
-    list_display = ["worker", "tier", "granted_by", "granted_at", "revoked_at"]
-    list_filter = ["tier", "granted_at", "revoked_at"]
+    list_display = ["worker", "kind", "tier", "granted_by", "granted_at", "revoked_at"]
+    list_filter = ["kind", "tier", "granted_at", "revoked_at"]
     search_fields = ["worker__user__username", "worker__external_id", "reason"]
     raw_id_fields = ["worker", "granted_by", "revoked_by"]
 

@@ -322,6 +322,10 @@ PROPOSALS_PER_DAY = env_int("PROPOSALS_PER_DAY", 20, minimum=1)
 # Pairs are pre-aligned only by an aligner trained on at least this many sentence pairs: below
 # it the model's links are mostly noise (bench/aligner.py measures 1,600 RTE-2 pairs).
 ALIGNER_MIN_TRAINING_PAIRS = env_int("ALIGNER_MIN_TRAINING_PAIRS", 1000, minimum=1)
+# A worker's F1 on the alignment trial set (micro-averaged over its pairs, against the gold
+# alignments) at or above which they may take alignment HITs. 0.6 sits below the agreement of
+# two trained annotators in Cohn et al. (2008) and well above a careless or blank answer.
+ALIGNMENT_TRIAL_MIN_F1 = env_float("ALIGNMENT_TRIAL_MIN_F1", 0.6)
 # Crowd platforms that may frame the external-question pages (CSP frame-ancestors).
 PLATFORM_FRAME_ANCESTORS = env_list(
     "PLATFORM_FRAME_ANCESTORS",

@@ -59,13 +59,16 @@ class QueueFilterForm(PeriodForm):
 
 
 class StandingForm(forms.Form):
-    """Promote, demote, block or unblock one worker."""
+    """Promote, demote, block or unblock one worker, or grant or revoke their access to
+    word-alignment tasks."""
 
     ACTIONS = {
         "promote": "Promote to Tier 2",
         "demote": "Demote to Tier 1",
         "block": "Block",
         "unblock": "Unblock",
+        "grant_alignment": "Grant word alignment",
+        "revoke_alignment": "Revoke word alignment",
     }
     action = forms.ChoiceField(choices=list(ACTIONS.items()), widget=forms.HiddenInput)
     reason = forms.CharField(

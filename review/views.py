@@ -22,6 +22,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotations.trial import trial_answers
 from collector import services
 from collector.models import Description
 from crowd import services as crowd
@@ -156,6 +157,8 @@ def standing(request, pk):
             crowd.qualification_revoke(
                 worker=worker, tier=Tier.TWO, revoked_by=request.user, reason=reason
             )
+        elif action in ("grant_alignment", "revoke_alignment"):
+            _alignment_access(worker, action, request.user, reason)
         elif action == "block":
             crowd.worker_block(worker=worker, blocked_by=request.user, reason=reason)
         else:
@@ -189,11 +192,24 @@ def bonus(request, pk):
     return redirect("review:worker", pk)
 
 
+def _alignment_access(worker, action, staff, reason) -> None:
+    kind = Qualification.Kind.ALIGNMENT
+    if action == "grant_alignment":
+        crowd.qualification_grant(worker=worker, kind=kind, granted_by=staff, reason=reason)
+    else:
+        crowd.qualification_revoke(worker=worker, kind=kind, revoked_by=staff, reason=reason)
+
+
 def _worker_page(request, pk, *, standing_form=None, bonus_form=None):
     """The worker panel; a form sent back with errors is shown with them, status 400."""
     worker = get_object_or_404(Worker.objects.with_tier().select_related("user", "signals"), pk=pk)
     signals = getattr(worker, "signals", None)
     descriptions = worker.descriptions.select_related("segment", "score")
+    qualifications = list(
+        Qualification.objects.filter(worker=worker)
+        .select_related("granted_by", "revoked_by")
+        .order_by("-granted_at")
+    )
     context = {
         "worker": worker,
         "signals": _signal_rows(signals, _signal_examples(signals)),
@@ -209,9 +225,8 @@ def _worker_page(request, pk, *, standing_form=None, bonus_form=None):
         "history": AuditEntry.objects.filter(worker=worker)
         .select_related("actor")
         .order_by("-at", "-pk")[:50],
-        "qualifications": Qualification.objects.filter(worker=worker)
-        .select_related("granted_by", "revoked_by")
-        .order_by("-granted_at"),
+        "qualifications": qualifications,
+        "trial_answers": trial_answers(worker=worker),
         "earnings": worker.ledger_entries.aggregate(
             total=Coalesce(Sum("amount_cents"), 0),
             unpaid=Coalesce(Sum("amount_cents", filter=Q(payout__isnull=True)), 0),
@@ -219,7 +234,7 @@ def _worker_page(request, pk, *, standing_form=None, bonus_form=None):
         "payments": worker.ledger_entries.select_related("platform_payment").order_by(
             "-created_at", "-pk"
         )[:PAYMENTS],
-        "standing_forms": _standing_forms(worker, standing_form),
+        "standing_forms": _standing_forms(worker, standing_form, qualifications),
         "bonus_form": bonus_form or BonusForm(initial={"token": uuid.uuid4().hex}),
         "reasons": STANDING_REASONS,
     }
@@ -366,9 +381,13 @@ def audit(request):
     return render(request, "review/audit.html", context)
 
 
-def _standing_forms(worker, sent=None):
+def _standing_forms(worker, sent=None, qualifications=()):
     """The decisions open to this worker, each a form; ``sent`` is one that came back."""
     actions = ["demote" if worker.tier == Tier.TWO else "promote"]
+    aligns = any(
+        q.kind == Qualification.Kind.ALIGNMENT and q.revoked_at is None for q in qualifications
+    )
+    actions.append("revoke_alignment" if aligns else "grant_alignment")
     actions.append("unblock" if worker.blocked_at else "block")
     forms = []
     for action in actions:

@@ -80,10 +80,21 @@ class QualificationQuerySet(models.QuerySet):
 
 
 class Qualification(models.Model):
-    """A grant of a tier to a worker: who granted it, when and why. Revoked, never deleted."""
+    """A grant to a worker, of a tier or of access to one kind of task: who granted it, when
+    and why (no granter: an automatic rule). Revoked, never deleted.
+
+    A tier grant (``kind`` TIER) names its tier; a task grant (``kind`` ALIGNMENT, earned on the
+    alignment trial set or given by staff) opens HITs of a type with ``qualification_required``
+    and has no tier: it holds in both tiers.
+    """
+
+    class Kind(models.TextChoices):
+        TIER = "tier", "Tier"
+        ALIGNMENT = "alignment", "Word alignment"
 
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="qualifications")
-    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.TIER)
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices, null=True, blank=True)
     granted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -103,11 +114,27 @@ class Qualification(models.Model):
                 fields=["worker", "tier"],
                 condition=Q(revoked_at__isnull=True),
                 name="qualification_one_active_per_tier",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["worker", "kind"],
+                condition=Q(revoked_at__isnull=True, tier__isnull=True),
+                name="qualification_one_active_per_kind",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="tier", tier__isnull=False)
+                | (~Q(kind="tier") & Q(tier__isnull=True)),
+                name="qualification_tier_iff_tier_kind",
+            ),
         ]
 
     def __str__(self):
+        if self.tier is None:
+            return f"{self.worker} → {self.get_kind_display().lower()}"
         return f"{self.worker} → tier {self.tier}"
+
+    @property
+    def label(self) -> str:
+        return f"Tier {self.tier}" if self.tier is not None else self.get_kind_display()
 
 
 class HitTypeQuerySet(models.QuerySet):
@@ -157,6 +184,9 @@ class HitType(models.Model):
     assignment_duration = models.DurationField()
     # Work nobody has reviewed after this long is accepted (and paid), as crowd platforms do.
     auto_accept_after = models.DurationField(default=timedelta(days=3))
+    # Only holders of an active qualification of this kind may claim these HITs. The alignment
+    # trial set turns it on for alignment while it has pairs (see annotations.trial).
+    qualification_required = models.BooleanField(default=False)
 
     objects = HitTypeQuerySet.as_manager()
 

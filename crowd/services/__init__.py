@@ -18,6 +18,7 @@ from .allocation import (
     assignments_expire,
     hits_open,
     platform_arrival,
+    worker_has_access,
 )
 from .campaigns import (
     campaign_create,
@@ -92,5 +93,6 @@ __all__ = [
     "worker_block",
     "worker_create",
     "worker_from_platform",
+    "worker_has_access",
     "worker_unblock",
 ]

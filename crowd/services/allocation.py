@@ -9,7 +9,7 @@ from django.db.models import F
 from django.db.models.functions import Least
 from django.utils import timezone
 
-from ..models import Assignment, Hit, HitType, Item, PlatformAction, Tier, Worker
+from ..models import Assignment, Hit, HitType, Item, PlatformAction, Qualification, Tier, Worker
 from .errors import WorkRefused
 from .outbox import platform_actions_queue
 from .workers import worker_from_platform
@@ -164,6 +164,14 @@ def _platform_assignment(external_assignment_id: str) -> Assignment | None:
     )
 
 
+def worker_has_access(*, worker: Worker, kind: str) -> bool:
+    """Whether ``worker`` holds an active qualification for ``kind`` of task. Only HIT types with
+    ``qualification_required`` ask; every other kind is open to all."""
+    return (
+        Qualification.objects.active().filter(worker=worker, kind=kind, tier__isnull=True).exists()
+    )
+
+
 def _claim(
     *,
     worker,
@@ -176,6 +184,17 @@ def _claim(
 ) -> Assignment | None:
     if tier > worker.current_tier:
         raise WorkRefused(f"You do not hold the Tier-{tier} qualification.")
+    if hit_type.qualification_required and not worker_has_access(worker=worker, kind=hit_type.kind):
+        # A signed-in worker can take the trial; a platform worker has no page of ours to
+        # take it on, so staff qualify them by hand.
+        then = (
+            "Take the short trial from your dashboard first."
+            if worker.platform == Worker.Platform.LOCAL
+            else "Please return the HIT."
+        )
+        raise WorkRefused(
+            f"{hit_type.get_kind_display()} tasks need a qualification you do not hold yet. {then}"
+        )
     with transaction.atomic():
         # Serialise one worker's own claims; different workers never wait on each other here.
         blocked = (

@@ -76,45 +76,58 @@ def audit_record(
     )
 
 
-def qualification_grant(*, worker: Worker, tier: int, granted_by, reason: str) -> Qualification:
-    """Grant ``tier`` to ``worker`` (a promotion), audit-logged; ``granted_by`` None means an
-    automatic rule. Granting a tier already held returns the existing grant, unchanged."""
+def qualification_grant(
+    *,
+    worker: Worker,
+    tier: int | None = None,
+    kind: str = Qualification.Kind.TIER,
+    granted_by,
+    reason: str,
+) -> Qualification:
+    """Grant ``tier`` (a promotion) or, with ``kind`` other than TIER, access to that kind of
+    task, to ``worker``, audit-logged; ``granted_by`` None means an automatic rule. Granting
+    what is already held returns the existing grant, unchanged."""
     if not reason.strip():
         raise WorkRefused("A qualification needs a reason.")
+    held = _held(worker=worker, tier=tier, kind=kind)
     try:
         with transaction.atomic():
             qualification = Qualification.objects.create(
-                worker=worker, tier=tier, granted_by=granted_by, reason=reason.strip()
+                worker=worker, kind=kind, tier=tier, granted_by=granted_by, reason=reason.strip()
             )
             audit_record(
                 actor=granted_by,
                 action=AuditEntry.Action.PROMOTE,
                 worker=worker,
                 reason=reason,
-                details={"tier": tier, "qualification": qualification.pk},
+                details=_details(qualification),
             )
             _qualification_tell(
                 PlatformAction.Kind.GRANT, qualification=qualification, reason=reason
             )
             return qualification
     except IntegrityError:
-        return Qualification.objects.active().get(worker=worker, tier=tier)
+        return held.get()
 
 
-def qualification_revoke(*, worker: Worker, tier: int, revoked_by, reason: str) -> Qualification:
-    """Take ``tier`` away from ``worker`` (a demotion), audit-logged. The grant is kept, marked
-    revoked. Tasks they already hold in that tier may still be submitted."""
+def qualification_revoke(
+    *,
+    worker: Worker,
+    tier: int | None = None,
+    kind: str = Qualification.Kind.TIER,
+    revoked_by,
+    reason: str,
+) -> Qualification:
+    """Take ``tier`` (a demotion) or access to ``kind`` of task away from ``worker``,
+    audit-logged. The grant is kept, marked revoked. Tasks they already hold may still be
+    submitted."""
     if not reason.strip():
         raise WorkRefused("A demotion needs a reason.")
     with transaction.atomic():
-        qualification = (
-            Qualification.objects.active()
-            .select_for_update()
-            .filter(worker=worker, tier=tier)
-            .first()
-        )
+        qualification = _held(worker=worker, tier=tier, kind=kind).select_for_update().first()
         if qualification is None:
-            raise WorkRefused(f"{worker} does not hold the Tier-{tier} qualification.")
+            what = f"Tier-{tier}" if kind == Qualification.Kind.TIER else kind
+            raise WorkRefused(f"{worker} does not hold the {what} qualification.")
         qualification.revoked_by = revoked_by
         qualification.revoked_at = timezone.now()
         qualification.revoke_reason = reason.strip()
@@ -124,10 +137,22 @@ def qualification_revoke(*, worker: Worker, tier: int, revoked_by, reason: str) 
             action=AuditEntry.Action.DEMOTE,
             worker=worker,
             reason=reason,
-            details={"tier": tier, "qualification": qualification.pk},
+            details=_details(qualification),
         )
         _qualification_tell(PlatformAction.Kind.REVOKE, qualification=qualification, reason=reason)
     return qualification
+
+
+def _held(*, worker, tier, kind):
+    if (kind == Qualification.Kind.TIER) != (tier is not None):
+        raise ValueError("a tier qualification names its tier; other kinds have none")
+    return Qualification.objects.active().filter(worker=worker, kind=kind, tier=tier)
+
+
+def _details(qualification: Qualification) -> dict:
+    if qualification.tier is not None:
+        return {"tier": qualification.tier, "qualification": qualification.pk}
+    return {"kind": qualification.kind, "qualification": qualification.pk}
 
 
 def _qualification_tell(kind: str, *, qualification: Qualification, reason: str) -> None:

@@ -109,6 +109,7 @@ def site():
         "crowd:skip": {"pk": description.pk},
         "annotations:align": {"pk": alignment.pk},
         "annotations:pair": {"pk": pair.pk},
+        "annotations:pair_trial": {"pk": pair.pk},
         "scoring:cluster": {"segment_id": segment.pk},
         "review:worker": {"pk": worker.pk},
         "review:standing": {"pk": worker.pk},

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotations.alignment_files import alignments_import, read_annotator_file
 from annotations.management.commands.alignment_agreement import annotator_names
+from annotations.trial import trial_pairs_import
 
 
 def line_annotators(path: Path, default: str, count: int) -> list[str]:
@@ -54,8 +55,16 @@ class Command(BaseCommand):
         parser.add_argument("--target", type=Path)
         parser.add_argument("--corpus", help="a name keeping this corpus's pair ids apart")
         parser.add_argument("--open-hits", action="store_true", help="offer pairs as HITs")
+        parser.add_argument(
+            "--trial",
+            action="store_true",
+            help=(
+                "store the pairs as the alignment trial set, the one annotator's links as their "
+                "gold alignment (no annotations are stored; no HITs are opened)"
+            ),
+        )
 
-    def handle(self, *args, files, format, source, target, corpus, open_hits, **options):
+    def handle(self, *args, files, format, source, target, corpus, open_hits, trial, **options):
         if format == "edinburgh":
             files = edinburgh_files(files)
         names = annotator_names([path.name for path in files])
@@ -70,6 +79,15 @@ class Command(BaseCommand):
                         by_annotator[annotator].append(pair)
         except (OSError, ValueError) as error:
             raise CommandError(str(error)) from None
+        if trial:
+            if open_hits or len(by_annotator) != 1:
+                raise CommandError(
+                    "--trial takes one annotator's file (the gold alignments) and no --open-hits"
+                )
+            (gold,) = by_annotator.values()
+            stored = trial_pairs_import(gold, corpus=corpus or "trial")
+            self.stdout.write(f"{stored} trial pairs with gold alignments.")
+            return
         report = alignments_import(by_annotator, corpus=corpus or "import", open_hits=open_hits)
         self.stdout.write(
             f"{report.pairs} sentence pairs; alignments: {report.alignments_new} new, "
