@@ -3,7 +3,7 @@ from django.utils.http import urlencode
 
 from .exports import FORMATS, ExportOptions
 from .selection import TIER_UNRECORDED, CorpusFilter, FilterError
-from .splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
+from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION
 
 
 class FilterForm(forms.Form):
@@ -79,8 +79,32 @@ class ExportForm(forms.Form):
         max_value=0.99,
         initial=DEFAULT_TEST_FRACTION,
         label="Test fraction",
-        help_text="split and parquet: the share of segments drawn into the test split",
+        help_text="split and parquet: the share of videos drawn into the test split",
     )
+    dev_fraction = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=0.99,
+        initial=DEFAULT_DEV_FRACTION,
+        label="Dev fraction",
+        help_text="split and parquet: the share of videos drawn into a dev split (0: none)",
+    )
+    tier2_references = forms.BooleanField(
+        required=False,
+        label="Test references from Tier 2 only",
+        help_text="split: score test sentences against their cluster's Tier-2 descriptions",
+    )
+    source_as_reference = forms.BooleanField(
+        required=False,
+        label="Source as a reference",
+        help_text="split: each test sentence is also a reference for itself",
+    )
+
+    def clean(self):
+        data = super().clean()
+        if (data.get("test_fraction") or 0) + (data.get("dev_fraction") or 0) >= 1:
+            self.add_error("dev_fraction", "Test and dev fractions together must stay below 1.")
+        return data
 
     def options(self, corpus_filter: CorpusFilter) -> ExportOptions:
         data = self.cleaned_data
@@ -91,4 +115,7 @@ class ExportForm(forms.Form):
             pairs_per_sentence=None if per_sentence == "all" else int(per_sentence),
             seed=data["seed"],
             test_fraction=data["test_fraction"],
+            dev_fraction=data["dev_fraction"] or 0.0,
+            tier2_references=data["tier2_references"],
+            source_as_reference=data["source_as_reference"],
         )

@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from .exports import FORMATS, ExportOptions
 from .selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter, FilterError
-from .splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
+from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION
 
 BIGINT_MAX = 2**63 - 1
 SEED_MAX = 2**31 - 1
@@ -202,17 +202,36 @@ class ExportRequestSerializer(serializers.Serializer):
     test_fraction = serializers.FloatField(
         required=False, min_value=0.0, max_value=0.99, help_text="split and parquet"
     )
+    dev_fraction = serializers.FloatField(
+        required=False, min_value=0.0, max_value=0.99, help_text="split and parquet; 0: no dev"
+    )
+    tier2_references = serializers.BooleanField(
+        required=False, default=False, help_text="split: test references from Tier 2 only"
+    )
+    source_as_reference = serializers.BooleanField(
+        required=False, default=False, help_text="split: a test sentence is its own reference"
+    )
 
     def validate(self, attrs):
         corpus_filter = (attrs.get("filter") or {}).get("corpus_filter", CorpusFilter())
-        attrs["options"] = ExportOptions(
-            format=attrs["format"],
-            filter=corpus_filter,
-            pairs_per_sentence=attrs.get("pairs_per_sentence"),
-            seed=attrs.get("seed", DEFAULT_SEED),
-            test_fraction=attrs.get("test_fraction", DEFAULT_TEST_FRACTION),
-        )
+        try:
+            attrs["options"] = export_options(attrs, corpus_filter)
+        except ValueError as error:
+            raise serializers.ValidationError({"dev_fraction": [str(error)]}) from None
         return attrs
+
+
+def export_options(attrs, corpus_filter) -> ExportOptions:
+    return ExportOptions(
+        format=attrs["format"],
+        filter=corpus_filter,
+        pairs_per_sentence=attrs.get("pairs_per_sentence"),
+        seed=attrs.get("seed", DEFAULT_SEED),
+        test_fraction=attrs.get("test_fraction", DEFAULT_TEST_FRACTION),
+        dev_fraction=attrs.get("dev_fraction", DEFAULT_DEV_FRACTION),
+        tier2_references=attrs["tier2_references"],
+        source_as_reference=attrs["source_as_reference"],
+    )
 
 
 class ExportFileSerializer(serializers.Serializer):
@@ -261,6 +280,9 @@ class SystemScoreRequestSerializer(serializers.Serializer):
     filter = CorpusFilterSerializer(required=False)
     seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_MAX)
     test_fraction = serializers.FloatField(required=False, min_value=0.01, max_value=0.99)
+    dev_fraction = serializers.FloatField(required=False, min_value=0.0, max_value=0.98)
+    tier2_references = serializers.BooleanField(required=False, default=False)
+    source_as_reference = serializers.BooleanField(required=False, default=False)
     centre = serializers.FloatField(required=False, min_value=-1000.0, max_value=1000.0)
     slope = serializers.FloatField(required=False, min_value=-1000.0, max_value=1000.0)
     per_pair = serializers.BooleanField(required=False, default=False)

@@ -2,7 +2,9 @@
 output against the other descriptions of its source's cluster (BLEU), against the source itself
 (PINC), and the combined score PINC × sigmoid(BLEU).
 
-Sources must come from the test split of an export (the same seed, test fraction and filters):
+Sources must come from the test split of an export (the same split options and filters; the
+split is drawn by video, see research.splits), and the references are the ones that export's
+test file gives the source (Tier 2 only, or with the source itself, when the split says so):
 a source is found by its exact text among the test clusters' descriptions, or, when the same
 sentence was written for several segments, by the segment id given with it.
 """
@@ -15,8 +17,8 @@ from scoring import metrics
 from scoring.metrics.meteor import Meteor
 from scoring.services import MeteorConfiguration, meteor_configuration
 
-from .selection import CorpusFilter
-from .splits import in_test_split
+from .selection import CorpusFilter, video_label
+from .splits import SplitOptions, video_key
 
 # Sources looked up in one query.
 LOOKUP_BATCH = 1000
@@ -98,8 +100,7 @@ def system_score(
     *,
     pairs: Iterable[SystemPair],
     corpus_filter: CorpusFilter,
-    seed: int,
-    test_fraction: float,
+    split: SplitOptions,
     centre: float,
     slope: float,
     work_limit: int | None = None,
@@ -113,19 +114,17 @@ def system_score(
     result = SystemScore(centre=centre, slope=slope)
     meteor = meteor_configuration()
     scorers: dict[str, Meteor] = {}
-    references: dict[tuple[int, str], list[tuple[int, str]]] = {}
+    references: dict[tuple[int, str], list] = {}
     found_pairs = []
     iterator = iter(enumerate(pairs, start=1))
     while batch := list(islice(iterator, LOOKUP_BATCH)):
-        matches = _test_descriptions(
-            {pair.source for _, pair in batch}, corpus_filter, seed, test_fraction
-        )
+        matches = _test_descriptions({pair.source for _, pair in batch}, corpus_filter, split)
         for index, pair in batch:
             result.pairs += 1
             found = [m for m in matches.get(pair.source, []) if _same_segment(m, pair)]
             clusters = {(segment_id, language) for _, segment_id, language in found}
             if not found:
-                result.unscored.append((index, _not_found(pair, corpus_filter, seed)))
+                result.unscored.append((index, _not_found(pair, corpus_filter, split)))
                 continue
             if len(clusters) > 1:
                 result.unscored.append(
@@ -139,11 +138,15 @@ def system_score(
                     corpus_filter.descriptions()
                     .filter(segment_id=segment_id, language=language)
                     .order_by("id")
-                    .values_list("id", "text")
+                    .values_list("id", "text", "tier", named=True)
                 )
-            others = [text for pk, text in references[cluster] if pk != description_id]
+            members = references[cluster]
+            position = next(i for i, row in enumerate(members) if row.id == description_id)
+            others = split.references(members, position)
             if not others:
-                result.unscored.append((index, "the source's cluster has no other description"))
+                result.unscored.append(
+                    (index, "the source's cluster has no other description to score against")
+                )
                 continue
             settings = metrics.ClusterSettings(tokenize=metrics.default_tokenize(language))
             found_pairs.append((index, pair, segment_id, language, others, settings))
@@ -223,17 +226,18 @@ def _summarise(result: SystemScore, hypotheses, reference_lists, tokenizers) -> 
         result.pinc_signature = settings.pinc_signature(1)
 
 
-def _test_descriptions(sources: set[str], corpus_filter, seed, test_fraction):
+def _test_descriptions(sources: set[str], corpus_filter, split: SplitOptions):
     """{text: [(description id, segment id, language)]} for test-split descriptions."""
     found = {}
     rows = (
         corpus_filter.descriptions()
         .filter(text__in=sources)
+        .annotate(video=video_label())
         .order_by("segment_id", "id")
-        .values_list("text", "id", "segment_id", "language")
+        .values_list("text", "id", "segment_id", "language", "segment__source", "video")
     )
-    for text, description_id, segment_id, language in rows:
-        if in_test_split(seed, segment_id, test_fraction):
+    for text, description_id, segment_id, language, source, video in rows:
+        if split.side(video_key(source, video)) == "test":
             found.setdefault(text, []).append((description_id, segment_id, language))
     return found
 
@@ -242,10 +246,10 @@ def _same_segment(match, pair: SystemPair) -> bool:
     return pair.segment_id is None or match[1] == pair.segment_id
 
 
-def _not_found(pair: SystemPair, corpus_filter: CorpusFilter, seed: int) -> str:
+def _not_found(pair: SystemPair, corpus_filter: CorpusFilter, split: SplitOptions) -> str:
     elsewhere = corpus_filter.descriptions().filter(text=pair.source)
     if pair.segment_id is not None:
         elsewhere = elsewhere.filter(segment_id=pair.segment_id)
     if elsewhere.exists():
-        return f"the source is in the training split (seed {seed}), not the test split"
+        return f"the source's video is not in the test split ({split.describe()})"
     return "the source is not a description in the selection"

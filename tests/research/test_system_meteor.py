@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from research.splits import in_test_split
+from research.splits import SplitOptions
 from scoring.metrics.meteor import Meteor, MeteorParameters, ParaphraseTable
 from scoring.services import meteor_setting_store
 from tests.factories import make_description, make_researcher, make_segment
@@ -27,7 +27,7 @@ def cluster():
         sources = [f"a guy is cutting tomato {segment.pk}", f"a woman slices tomato {segment.pk}"]
         for text in sources:
             make_description(segment, text)
-        if in_test_split(SEED, segment.pk, 0.1):
+        if SplitOptions(seed=SEED).side_of_segment(segment) == "test":
             return sources
 
 

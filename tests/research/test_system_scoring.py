@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from research.splits import in_test_split
+from research.splits import SplitOptions
 from scoring import metrics
 from tests.factories import make_description, make_researcher, make_segment
 
@@ -26,7 +26,9 @@ def corpus():
         segment = make_segment()
         for n in range(3):
             make_description(segment, f"A person does thing {segment.pk} in way {n}.")
-        (test if in_test_split(SEED, segment.pk, 0.1) else train).append(segment)
+        (test if SplitOptions(seed=SEED).side_of_segment(segment) == "test" else train).append(
+            segment
+        )
     return test, train
 
 
@@ -89,7 +91,7 @@ def test_sources_outside_the_test_split_are_reported_not_scored(tmp_path, corpus
     call_command("score_system", pairs, "--seed", str(SEED), stdout=out)
 
     assert "Pairs: 2, scored: 0" in out.getvalue()
-    assert "pair 1: the source is in the training split (seed 5)" in out.getvalue()
+    assert "pair 1: the source's video is not in the test split (by video, seed 5" in out.getvalue()
     assert "pair 2: the source is not a description in the selection" in out.getvalue()
 
 

@@ -4,9 +4,13 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from research.management.filter_options import add_filter_arguments, filter_from_options
+from research.management.filter_options import (
+    add_filter_arguments,
+    add_split_arguments,
+    filter_from_options,
+    split_from_options,
+)
 from research.selection import FilterError
-from research.splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
 from research.system_scoring import SystemPair, system_score
 
 
@@ -15,32 +19,31 @@ class Command(BaseCommand):
         "Score a paraphrase system's outputs for sources from the test split: BLEU against "
         "the source's cluster, PINC against the source, and PINC × sigmoid(BLEU). PAIRS is a "
         "TSV of source, output and optionally segment_id (a header line is allowed). Give "
-        "the seed, test fraction and filters the test split was exported with."
+        "the split options and filters the test split was exported with."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("pairs", type=Path)
         add_filter_arguments(parser)
-        parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-        parser.add_argument("--test-fraction", type=float, default=DEFAULT_TEST_FRACTION)
+        add_split_arguments(parser)
         parser.add_argument("--centre", type=float, default=settings.COMBINED_SCORE_CENTRE)
         parser.add_argument("--slope", type=float, default=settings.COMBINED_SCORE_SLOPE)
         parser.add_argument(
             "--per-pair", type=Path, help="also write each pair's scores to this TSV file"
         )
 
-    def handle(self, *args, pairs, seed, test_fraction, centre, slope, per_pair, **options):
+    def handle(self, *args, pairs, centre, slope, per_pair, **options):
         try:
             corpus_filter = filter_from_options(options)
-        except FilterError as error:
+            split = split_from_options(options)
+        except (FilterError, ValueError) as error:
             raise CommandError(str(error)) from None
-        if not 0.0 < test_fraction < 1.0:
+        if not split.test_fraction:
             raise CommandError("--test-fraction must be above 0 and below 1.")
         result = system_score(
             pairs=read_pairs(pairs),
             corpus_filter=corpus_filter,
-            seed=seed,
-            test_fraction=test_fraction,
+            split=split,
             centre=centre,
             slope=slope,
         )
