@@ -39,7 +39,6 @@ from .serializers import (
     SystemScoreSerializer,
     corpus_filter_from,
 )
-from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SplitOptions
 from .statistics import corpus_statistics
 from .system_scoring import ScoringTooLarge, SystemPair, system_score
 
@@ -259,13 +258,7 @@ class SystemScore(ResearchAPIView, APIView):
             result = system_score(
                 pairs=[SystemPair(**pair) for pair in data["pairs"]],
                 corpus_filter=(data.get("filter") or {}).get("corpus_filter", CorpusFilter()),
-                split=SplitOptions(
-                    seed=data.get("seed", DEFAULT_SEED),
-                    test_fraction=data.get("test_fraction", DEFAULT_TEST_FRACTION),
-                    dev_fraction=data.get("dev_fraction", DEFAULT_DEV_FRACTION),
-                    tier2_references=data["tier2_references"],
-                    source_as_reference=data["source_as_reference"],
-                ),
+                split=data["split"],
                 centre=data.get("centre", settings.COMBINED_SCORE_CENTRE),
                 slope=data.get("slope", settings.COMBINED_SCORE_SLOPE),
                 work_limit=settings.SYSTEM_SCORE_WORK_LIMIT,

@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from .exports import FORMATS, ExportOptions
 from .selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter, FilterError
-from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION
+from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SplitOptions
 
 BIGINT_MAX = 2**63 - 1
 SEED_MAX = 2**31 - 1
@@ -286,6 +286,24 @@ class SystemScoreRequestSerializer(serializers.Serializer):
     centre = serializers.FloatField(required=False, min_value=-1000.0, max_value=1000.0)
     slope = serializers.FloatField(required=False, min_value=-1000.0, max_value=1000.0)
     per_pair = serializers.BooleanField(required=False, default=False)
+
+    def validate(self, attrs):
+        attrs["split"] = split_from(attrs)
+        return attrs
+
+
+def split_from(attrs) -> SplitOptions:
+    """The split options of a validated request; a bad combination is a validation error."""
+    try:
+        return SplitOptions(
+            seed=attrs.get("seed", DEFAULT_SEED),
+            test_fraction=attrs.get("test_fraction", DEFAULT_TEST_FRACTION),
+            dev_fraction=attrs.get("dev_fraction", DEFAULT_DEV_FRACTION),
+            tier2_references=attrs.get("tier2_references", False),
+            source_as_reference=attrs.get("source_as_reference", False),
+        )
+    except ValueError as error:
+        raise serializers.ValidationError({"dev_fraction": [str(error)]}) from None
 
 
 class PairScoreSerializer(serializers.Serializer):
