@@ -268,6 +268,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "research.tasks.sweep_export_jobs",
         "schedule": timedelta(minutes=5),
     },
+    "queue-stalled-system-scores": {
+        "task": "research.tasks.sweep_system_score_jobs",
+        "schedule": timedelta(minutes=5),
+    },
     "auto-accept-descriptions": {
         "task": "collector.tasks.auto_accept_descriptions",
         "schedule": timedelta(minutes=10),

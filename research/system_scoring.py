@@ -25,13 +25,13 @@ LOOKUP_BATCH = 1000
 
 
 class ScoringTooLarge(ValueError):
-    """The pairs would take longer to score than one request may run."""
+    """The pairs would take longer to score than one system of a scoring job may take."""
 
     def __init__(self, work: int, limit: int):
         self.work, self.limit = work, limit
         super().__init__(
-            f"Scoring these pairs is about {work:,} units of work; one request may do "
-            f"{limit:,}. Send fewer pairs (or shorter outputs) per request, or use the "
+            f"Scoring these pairs is about {work:,} units of work; one system of a job may "
+            f"take {limit:,}. Send fewer pairs (or shorter outputs) per system, or use the "
             "score_system command, which has no limit."
         )
 
@@ -41,6 +41,9 @@ class SystemPair:
     source: str
     output: str
     segment_id: int | None = None
+    # A description of the cluster that is the output itself (the human reference row): it is
+    # left out of the references, so that it is not scored against itself.
+    output_description_id: int | None = None
 
 
 @dataclass
@@ -53,6 +56,8 @@ class PairScore:
     pinc: float
     combined: float
     meteor: float | None = None
+    # The source's description: what pairs two systems' scores for the same item.
+    description_id: int = 0
 
 
 @dataclass
@@ -108,7 +113,7 @@ def system_score(
     """Score each (source, output) pair whose source is a test-split description.
 
     With ``work_limit``, the work is estimated once the sources are found and before anything
-    is scored, and ``ScoringTooLarge`` raised above the limit: what a request may ask for is
+    is scored, and ``ScoringTooLarge`` raised above the limit: what a job may ask for is
     bounded by its cost (which grows with the outputs' lengths, the clusters' sizes and the
     n-gram order, 18 for languages scored by character), not only by its number of pairs."""
     result = SystemScore(centre=centre, slope=slope)
@@ -141,6 +146,8 @@ def system_score(
                     .values_list("id", "text", "tier", named=True)
                 )
             members = references[cluster]
+            if pair.output_description_id is not None:
+                members = [row for row in members if row.id != pair.output_description_id]
             position = next(i for i, row in enumerate(members) if row.id == description_id)
             others = split.references(members, position)
             if not others:
@@ -149,13 +156,15 @@ def system_score(
                 )
                 continue
             settings = metrics.ClusterSettings(tokenize=metrics.default_tokenize(language))
-            found_pairs.append((index, pair, segment_id, language, others, settings))
+            found_pairs.append(
+                (index, pair, segment_id, language, others, settings, description_id)
+            )
     if work_limit is not None:
-        work = sum(_work(pair, others, settings) for _, pair, _, _, others, settings in found_pairs)
+        work = sum(_work(found[1], found[4], found[5]) for found in found_pairs)
         if work > work_limit:
             raise ScoringTooLarge(work, work_limit)
     hypotheses, reference_lists, tokenizers = [], [], set()
-    for index, pair, segment_id, language, others, settings in found_pairs:
+    for index, pair, segment_id, language, others, settings, description_id in found_pairs:
         bleu = metrics.sentence_bleu(
             pair.output, others, tokenize=settings.tokenize, max_order=settings.max_order
         )
@@ -175,6 +184,7 @@ def system_score(
                 pinc=pinc,
                 combined=metrics.combined(bleu, pinc, centre=centre, slope=slope),
                 meteor=_scorer(scorers, meteor, language).score(pair.output, others),
+                description_id=description_id,
             )
         )
         hypotheses.append(pair.output)
