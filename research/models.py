@@ -8,6 +8,7 @@ from django.utils import timezone
 from paracrowd.reports import Report
 
 from .exports import FORMATS
+from .system_comparison import comparison_table
 
 
 class ExportJob(models.Model):
@@ -80,3 +81,12 @@ class SystemScoreJob(Report):
 
     def __str__(self):
         return f"system scores {self.pk} ({self.state})"
+
+    @property
+    def system_names(self) -> list[str]:
+        return [system["name"] for system in self.systems]
+
+    @property
+    def table(self) -> list[dict]:
+        """The result as the research page's rows (empty until done)."""
+        return comparison_table(self.result) if self.result else []

@@ -11,7 +11,8 @@ from scoring.metrics.significance import DEFAULT_SAMPLES
 from .exports import FORMATS, ExportOptions
 from .selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter, FilterError
 from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SplitOptions
-from .system_comparison import HUMAN
+from .system_comparison import HUMAN, SystemOutputs, job_parameters, job_systems
+from .system_scoring import SystemPair
 
 BIGINT_MAX = 2**63 - 1
 SEED_MAX = 2**31 - 1
@@ -342,26 +343,25 @@ class SystemScoreRequestSerializer(serializers.Serializer):
         if baseline not in names:
             raise serializers.ValidationError({"baseline": ["Name one of the systems."]})
         corpus_filter = (attrs.get("filter") or {}).get("corpus_filter", CorpusFilter())
-        attrs["job_systems"] = [
-            {
-                "name": system["name"],
-                "pairs": [
-                    [pair["source"], pair["output"], pair.get("segment_id")]
-                    for pair in system["pairs"]
-                ],
-            }
-            for system in systems
-        ]
-        attrs["parameters"] = {
-            "baseline": baseline,
-            "filter": corpus_filter.as_dict(),
-            "split": vars(split),
-            "centre": attrs.get("centre", settings.COMBINED_SCORE_CENTRE),
-            "slope": attrs.get("slope", settings.COMBINED_SCORE_SLOPE),
-            "samples": attrs["bootstrap_samples"],
-            "bootstrap_seed": attrs["bootstrap_seed"],
-            "per_pair": attrs["per_pair"],
-        }
+        attrs["job_systems"] = job_systems(
+            [
+                SystemOutputs(
+                    name=system["name"],
+                    pairs=[SystemPair(**pair) for pair in system["pairs"]],
+                )
+                for system in systems
+            ]
+        )
+        attrs["parameters"] = job_parameters(
+            baseline=baseline,
+            corpus_filter=corpus_filter,
+            split=split,
+            centre=attrs.get("centre", settings.COMBINED_SCORE_CENTRE),
+            slope=attrs.get("slope", settings.COMBINED_SCORE_SLOPE),
+            samples=attrs["bootstrap_samples"],
+            bootstrap_seed=attrs["bootstrap_seed"],
+            per_pair=attrs["per_pair"],
+        )
         return attrs
 
 

@@ -73,6 +73,41 @@ def systems_compare(
     }
 
 
+def job_parameters(
+    *,
+    baseline: str,
+    corpus_filter: CorpusFilter,
+    split: SplitOptions,
+    centre: float,
+    slope: float,
+    samples: int,
+    bootstrap_seed: int,
+    per_pair: bool,
+) -> dict:
+    """What a scoring job stores of its request, as the task reads it back (JSON)."""
+    return {
+        "baseline": baseline,
+        "filter": corpus_filter.as_dict(),
+        "split": vars(split),
+        "centre": centre,
+        "slope": slope,
+        "samples": samples,
+        "bootstrap_seed": bootstrap_seed,
+        "per_pair": per_pair,
+    }
+
+
+def job_systems(systems: list[SystemOutputs]) -> list[dict]:
+    """The systems as a scoring job stores them (JSON)."""
+    return [
+        {
+            "name": system.name,
+            "pairs": [[pair.source, pair.output, pair.segment_id] for pair in system.pairs],
+        }
+        for system in systems
+    ]
+
+
 def _human_pairs(results, corpus_filter: CorpusFilter, split: SplitOptions, seed: int):
     """For each source some system was scored on, another description of its cluster (one
     its references could hold), drawn with ``seed`` and the source's own id."""
@@ -143,3 +178,20 @@ def _compare(system: SystemScore, baseline: SystemScore, samples: int, seed: int
         )
         comparison[metric] = found.as_dict() if found else None
     return comparison
+
+
+def comparison_table(result: dict) -> list[dict]:
+    """A done job's result as the page's table rows: each system, then the human row, with
+    its scores and, against the baseline, each compared score's difference, interval and p."""
+    rows = []
+    for row in [*result["systems"], *([result["human"]] if result.get("human") else [])]:
+        compared = result["comparisons"].get(row["name"], {})
+        rows.append(
+            {
+                **row,
+                "is_baseline": row["name"] == result["baseline"],
+                "is_human": row["name"] == HUMAN,
+                "against_baseline": [compared.get(metric) for metric in COMPARED],
+            }
+        )
+    return rows

@@ -201,6 +201,27 @@ def system_score(
     return result
 
 
+def pairs_from_tsv(text: str, name: str) -> list[SystemPair]:
+    """(source, output[, segment_id]) per line of a system's TSV; a first line starting with
+    "source" is a header, blank lines are skipped. Raises ValueError naming ``name`` and the
+    line of the first malformed one."""
+    pairs = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split("\t")
+        if (number == 1 and fields[0] == "source") or not line.strip():
+            continue
+        if len(fields) not in (2, 3):
+            raise ValueError(f"{name}:{number}: expected source<TAB>output[<TAB>segment_id]")
+        segment_id = None
+        if len(fields) == 3 and fields[2].strip():
+            try:
+                segment_id = int(fields[2])
+            except ValueError:
+                raise ValueError(f"{name}:{number}: {fields[2]!r} is not a segment id") from None
+        pairs.append(SystemPair(source=fields[0], output=fields[1], segment_id=segment_id))
+    return pairs
+
+
 def _scorer(scorers: dict[str, Meteor], meteor: MeteorConfiguration, language: str) -> Meteor:
     if language not in scorers:
         scorers[language] = meteor.scorer(language)

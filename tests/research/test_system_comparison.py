@@ -4,6 +4,7 @@ scores it, and each system (and the corpus's own descriptions) is compared with 
 from datetime import timedelta
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -192,3 +193,62 @@ def test_a_job_is_scored_once_and_a_dead_workers_claim_is_retaken(live_worker):
     job.refresh_from_db()
     assert job.state == "done" and job.result["systems"][0]["unscored"][0]["index"] == 1
     assert not services.system_score_job_run(job_id=job.pk)
+
+
+def upload(name: str, lines: list[str]):
+    return SimpleUploadedFile(name, "\n".join(lines).encode(), content_type="text/plain")
+
+
+def test_systems_uploaded_on_the_page_are_compared_and_shown_side_by_side(client, db):
+    segments = make_test_segments(3)
+    client.force_login(make_researcher())
+    copy = ["source\toutput", *[f"{source_of(s)}\t{source_of(s)}" for s in segments]]
+    reword = [f"{source_of(s)}\tSomebody peels fruit number {s.pk}." for s in segments]
+    form = {
+        "outputs": [upload("copy.tsv", copy), upload("<i>reword.tsv", reword)],
+        "baseline": "copy",
+        "seed": SEED,
+        "test_fraction": 0.1,
+    }
+
+    response = client.post(reverse("research:comparison_start"), form)
+
+    assert response.status_code == 302
+    job = SystemScoreJob.objects.get()
+    assert job.system_names == ["copy", "<i>reword"] and job.state == "queued"
+    services.system_score_job_run(job_id=job.pk)
+    page = client.get(reverse("research:home")).content.decode()
+    assert "copy (baseline)" in page and HUMAN in page
+    assert "&lt;i&gt;reword" in page and "<i>reword" not in page
+    assert "p=0.0" in page  # every item's PINC rises over the copy's
+
+
+@pytest.mark.parametrize(
+    "files, baseline, message",
+    [
+        ([("a.tsv", ["only one column"])], "", "a:1: expected source"),
+        ([("a.tsv", ["x\ty"]), ("b.tsv", ["x\ty"])], "c", "Name one of the files"),
+        ([("a.tsv", ["x\ty"]), ("a.txt", ["x\ty"])], "", "a name of its own"),
+        ([("a.tsv", ["x\ty\tseven"])], "", "is not a segment id"),
+    ],
+)
+def test_bad_uploads_are_refused_with_a_message_and_nothing_queued(
+    client, db, files, baseline, message
+):
+    client.force_login(make_researcher())
+    form = {
+        "outputs": [upload(name, lines) for name, lines in files],
+        "baseline": baseline,
+        "seed": SEED,
+        "test_fraction": 0.1,
+    }
+
+    response = client.post(reverse("research:comparison_start"), form)
+
+    assert response.status_code == 400 and message in response.content.decode()
+    assert not SystemScoreJob.objects.exists()
+
+
+def test_a_worker_cannot_start_a_comparison(client, db):
+    client.force_login(make_worker().user)
+    assert client.post(reverse("research:comparison_start")).status_code == 403

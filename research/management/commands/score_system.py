@@ -11,7 +11,7 @@ from research.management.filter_options import (
     split_from_options,
 )
 from research.selection import FilterError
-from research.system_scoring import SystemPair, system_score
+from research.system_scoring import pairs_from_tsv, system_score
 
 
 class Command(BaseCommand):
@@ -80,25 +80,10 @@ class Command(BaseCommand):
 
 
 def read_pairs(path: Path):
-    """(source, output[, segment_id]) per line of a TSV file; a "source" header is skipped."""
+    """The pairs of a system's TSV file (see ``pairs_from_tsv``)."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        return pairs_from_tsv(path.read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError) as error:
         raise CommandError(f"Cannot read {path}: {error}") from None
-    pairs = []
-    for number, line in enumerate(lines, start=1):
-        fields = line.split("\t")
-        if number == 1 and fields[0] == "source":
-            continue
-        if not line.strip():
-            continue
-        if len(fields) not in (2, 3):
-            raise CommandError(f"{path}:{number}: expected source<TAB>output[<TAB>segment_id]")
-        segment_id = None
-        if len(fields) == 3 and fields[2].strip():
-            try:
-                segment_id = int(fields[2])
-            except ValueError:
-                raise CommandError(f"{path}:{number}: {fields[2]!r} is not a segment id") from None
-        pairs.append(SystemPair(source=fields[0], output=fields[1], segment_id=segment_id))
-    return pairs
+    except ValueError as error:
+        raise CommandError(str(error)) from None
