@@ -1,6 +1,7 @@
 """Several systems scored side by side in one Celery job: the API accepts the job, a worker
 scores it, and each system (and the corpus's own descriptions) is compared with a baseline."""
 
+import itertools
 from datetime import timedelta
 
 import pytest
@@ -12,7 +13,7 @@ from rest_framework.test import APIClient
 from paracrowd.reports import CLAIM_EXPIRES
 from research import services
 from research.models import SystemScoreJob
-from research.splits import SplitOptions
+from research.splits import SplitOptions, video_key
 from research.system_comparison import HUMAN
 from research.tasks import STALLED_AFTER, sweep_system_score_jobs
 from scoring import metrics
@@ -22,6 +23,8 @@ from tests.research.system_jobs import post_and_run
 
 SEED = 5
 WAYS = ("quickly", "slowly", "carefully")
+# Where each test starts looking for test videos: their ids never repeat within a run.
+NAMES = itertools.count(0, 100_000)
 
 
 def client_for(user) -> APIClient:
@@ -31,15 +34,20 @@ def client_for(user) -> APIClient:
 
 
 def make_test_segments(count: int) -> list:
-    """``count`` test-split segments of three descriptions each."""
+    """``count`` test-split segments of three descriptions each. The side depends on the
+    video alone, so test videos are picked before anything is stored."""
+    split = SplitOptions(seed=SEED)
+    videos = (f"cmp{n:08d}" for n in itertools.count(next(NAMES)))
     found = []
-    while len(found) < count:
-        segment = make_segment()
+    for video in videos:
+        if len(found) == count:
+            return found
+        if split.side(video_key("youtube", video)) != "test":
+            continue
+        segment = make_segment(youtube_id=video)
         for way in WAYS:
             make_description(segment, f"A person {way} peels fruit number {segment.pk}.")
-        if SplitOptions(seed=SEED).side_of_segment(segment) == "test":
-            found.append(segment)
-    return found
+        found.append(segment)
 
 
 def source_of(segment) -> str:
