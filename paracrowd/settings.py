@@ -268,6 +268,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "research.tasks.sweep_export_jobs",
         "schedule": timedelta(minutes=5),
     },
+    "queue-stalled-system-scores": {
+        "task": "research.tasks.sweep_system_score_jobs",
+        "schedule": timedelta(minutes=5),
+    },
     "auto-accept-descriptions": {
         "task": "collector.tasks.auto_accept_descriptions",
         "schedule": timedelta(minutes=10),
@@ -423,10 +427,10 @@ EXPORT_S3_REGION = env("EXPORT_S3_REGION", "")
 # `manage.py fit_combined_metric` prints for your ratings.
 COMBINED_SCORE_CENTRE = env_float("COMBINED_SCORE_CENTRE", 40.0)
 COMBINED_SCORE_SLOPE = env_float("COMBINED_SCORE_SLOPE", 0.2)
-# The most scoring work one POST /api/system-scores/ may ask for: n-gram units (words, or
-# characters where scored by character) of outputs, sources and references, times the n-gram
-# order. About a microsecond each, so the default keeps a request near ten seconds, inside
-# gunicorn's thirty (see the README's "Reliability").
+# The most scoring work one system of a scoring job (POST /api/system-scores/) may ask for:
+# n-gram units (words, or characters where scored by character) of outputs, sources and
+# references, times the n-gram order. About a microsecond each, so the default keeps one
+# system near ten seconds of a Celery worker's time.
 SYSTEM_SCORE_WORK_LIMIT = env_int("SYSTEM_SCORE_WORK_LIMIT", 10_000_000, minimum=1)
 
 # HTTPS. Outside DEBUG everything defaults to a site served over TLS; each can be turned off

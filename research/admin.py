@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import ExportJob
+from .models import ExportJob, SystemScoreJob
 
 
 @admin.register(ExportJob)
@@ -24,3 +24,27 @@ class ExportJobAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # researchers start exports from their page or the API
+
+
+@admin.register(SystemScoreJob)
+class SystemScoreJobAdmin(admin.ModelAdmin):
+    list_display = ["id", "requested_by", "state", "requested_at", "computed_at", "seconds"]
+    list_filter = ["state", "requested_at"]
+    search_fields = ["requested_by__username"]
+    # The systems' outputs stay out of the form: thousands of pairs, and they are what the
+    # researcher typed (the result, shown as JSON, is escaped like every read-only field).
+    exclude = ["systems"]
+    readonly_fields = [
+        "requested_by",
+        "parameters",
+        "state",
+        "result",
+        "error",
+        "requested_at",
+        "started_at",
+        "computed_at",
+        "seconds",
+    ]
+
+    def has_add_permission(self, request):
+        return False  # researchers start scoring jobs from their page or the API

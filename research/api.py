@@ -1,21 +1,20 @@
-"""The research API: the corpus read-only, export jobs, and scoring of paraphrase systems.
+"""The research API: the corpus read-only, export jobs, and jobs scoring paraphrase systems.
 
 Security behaviour, for every endpoint here: staff and members of the "researchers" group,
 by token (``Authorization: Token <key>``) or session; anyone else is refused (401 without
 credentials, 403 for a worker). Corpus endpoints only read. A researcher sees and downloads
-only the export jobs they started (someone else's answers 404); staff see every job.
+only the export and scoring jobs they started (someone else's answers 404); staff see every
+job.
 """
 
 from collections import defaultdict
 
-from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db.models import Count, Q
 from django.http import FileResponse, Http404, HttpResponseRedirect, JsonResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -24,9 +23,9 @@ from collector.models import Segment
 
 from . import services
 from .exports.text import cluster_record, stored_cluster_scores
-from .models import ExportJob
+from .models import ExportJob, SystemScoreJob
 from .permissions import IsResearcher
-from .selection import ROW_FIELDS, Cluster, CorpusFilter, worker_label
+from .selection import ROW_FIELDS, Cluster, worker_label
 from .serializers import (
     AlignmentSerializer,
     ClusterSerializer,
@@ -35,13 +34,11 @@ from .serializers import (
     ExportRequestSerializer,
     SegmentSerializer,
     StatisticsSerializer,
+    SystemScoreJobSerializer,
     SystemScoreRequestSerializer,
-    SystemScoreSerializer,
     corpus_filter_from,
 )
-from .splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
 from .statistics import corpus_statistics
-from .system_scoring import ScoringTooLarge, SystemPair, system_score
 
 
 class ResearchAPIView:
@@ -241,39 +238,50 @@ class ExportFile(ResearchAPIView, APIView):
         )
 
 
-class SystemScore(ResearchAPIView, APIView):
-    """Score a paraphrase system's outputs whose sources come from the test split (same seed,
-    test fraction and filters as the export): BLEU against the source's cluster, PINC against
-    the source, PINC × sigmoid(BLEU), and the METEOR-style score with the site's tuned
-    parameters and paraphrase table (named in its signature). Up to 2,000 pairs a request, and
-    no more work than SYSTEM_SCORE_WORK_LIMIT (estimated before scoring; over it, 400 and
-    nothing is scored), so a request ends well inside the web server's timeout; more with the
-    score_system command."""
+class SystemScoreJobList(ResearchAPIView, generics.ListAPIView):
+    """Your system-scoring jobs, newest first. POST scores one system (``pairs``) or compares
+    several (``systems``, with a ``baseline``) on sources of the test split (the same split
+    options and filters as the export): BLEU against the source's references, PINC against the
+    source, PINC × sigmoid(BLEU) and the METEOR-style score, the corpus's own descriptions as a
+    reference row, and each row against the baseline by paired bootstrap (95% intervals and
+    p-values, seeded). The request is only checked and stored: it answers 202 with the job and
+    its address (``Location``); a Celery worker scores it, and GET on that address gives the
+    state and, once done, the result. Security behaviour: researchers and staff; a researcher
+    sees only their own jobs (someone else's answers 404), staff see every job."""
 
-    @extend_schema(request=SystemScoreRequestSerializer, responses=SystemScoreSerializer)
+    serializer_class = SystemScoreJobSerializer
+    pagination_class = Newest
+
+    def get_queryset(self):
+        return system_score_jobs_visible_to(self.request.user)
+
+    @extend_schema(request=SystemScoreRequestSerializer, responses={202: SystemScoreJobSerializer})
     def post(self, request):
         asked = SystemScoreRequestSerializer(data=request.data)
         asked.is_valid(raise_exception=True)
-        data = asked.validated_data
-        try:
-            result = system_score(
-                pairs=[SystemPair(**pair) for pair in data["pairs"]],
-                corpus_filter=(data.get("filter") or {}).get("corpus_filter", CorpusFilter()),
-                seed=data.get("seed", DEFAULT_SEED),
-                test_fraction=data.get("test_fraction", DEFAULT_TEST_FRACTION),
-                centre=data.get("centre", settings.COMBINED_SCORE_CENTRE),
-                slope=data.get("slope", settings.COMBINED_SCORE_SLOPE),
-                work_limit=settings.SYSTEM_SCORE_WORK_LIMIT,
-            )
-        except ScoringTooLarge as refusal:
-            raise ValidationError({"pairs": [str(refusal)]}) from None
-        body = {
-            **{k: v for k, v in vars(result).items() if k not in ("unscored", "scores")},
-            "unscored": [{"index": i, "reason": reason} for i, reason in result.unscored],
-        }
-        if data["per_pair"]:
-            body["scores"] = [vars(score) for score in result.scores]
-        return Response(SystemScoreSerializer(body).data)
+        job = services.system_score_job_create(
+            user=request.user,
+            systems=asked.validated_data["job_systems"],
+            parameters=asked.validated_data["parameters"],
+        )
+        data = SystemScoreJobSerializer(job, context={"request": request}).data
+        return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": data["url"]})
+
+
+class SystemScoreJobDetail(ResearchAPIView, generics.RetrieveAPIView):
+    """One system-scoring job: its state (queued, running, done, failed), its error when it
+    failed (a job over SYSTEM_SCORE_WORK_LIMIT for one system fails before scoring it), and
+    its result when done."""
+
+    serializer_class = SystemScoreJobSerializer
+
+    def get_queryset(self):
+        return system_score_jobs_visible_to(self.request.user)
+
+
+def system_score_jobs_visible_to(user):
+    jobs = SystemScoreJob.objects.all()
+    return jobs if user.is_staff else jobs.filter(requested_by=user)
 
 
 def not_found(request, *args, **kwargs):

@@ -14,7 +14,8 @@ urlpatterns = [
     path("exports/", api.ExportJobList.as_view(), name="exports"),
     path("exports/<int:pk>/", api.ExportJobDetail.as_view(), name="export"),
     path("exports/<int:pk>/files/<path:name>", api.ExportFile.as_view(), name="export-file"),
-    path("system-scores/", api.SystemScore.as_view(), name="system-scores"),
+    path("system-scores/", api.SystemScoreJobList.as_view(), name="system-scores"),
+    path("system-scores/<int:pk>/", api.SystemScoreJobDetail.as_view(), name="system-score"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file, so no inline script is
     # needed; its page does carry a <style> element, allowed here alone (nothing a user typed

@@ -1,9 +1,17 @@
+from pathlib import PurePath
+
 from django import forms
+from django.conf import settings
 from django.utils.http import urlencode
+
+from scoring.metrics.significance import DEFAULT_SAMPLES
 
 from .exports import FORMATS, ExportOptions
 from .selection import TIER_UNRECORDED, CorpusFilter, FilterError
-from .splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
+from .serializers import SYSTEM_NAME_MAX, SYSTEM_PAIRS_MAX, SYSTEMS_MAX, TEXT_MAX
+from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SplitOptions
+from .system_comparison import HUMAN, SystemOutputs, job_parameters, job_systems
+from .system_scoring import pairs_from_tsv
 
 
 class FilterForm(forms.Form):
@@ -79,8 +87,32 @@ class ExportForm(forms.Form):
         max_value=0.99,
         initial=DEFAULT_TEST_FRACTION,
         label="Test fraction",
-        help_text="split and parquet: the share of segments drawn into the test split",
+        help_text="split and parquet: the share of videos drawn into the test split",
     )
+    dev_fraction = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=0.99,
+        initial=DEFAULT_DEV_FRACTION,
+        label="Dev fraction",
+        help_text="split and parquet: the share of videos drawn into a dev split (0: none)",
+    )
+    tier2_references = forms.BooleanField(
+        required=False,
+        label="Test references from Tier 2 only",
+        help_text="split: score test sentences against their cluster's Tier-2 descriptions",
+    )
+    source_as_reference = forms.BooleanField(
+        required=False,
+        label="Source as a reference",
+        help_text="split: each test sentence is also a reference for itself",
+    )
+
+    def clean(self):
+        data = super().clean()
+        if (data.get("test_fraction") or 0) + (data.get("dev_fraction") or 0) >= 1:
+            self.add_error("dev_fraction", "Test and dev fractions together must stay below 1.")
+        return data
 
     def options(self, corpus_filter: CorpusFilter) -> ExportOptions:
         data = self.cleaned_data
@@ -91,4 +123,108 @@ class ExportForm(forms.Form):
             pairs_per_sentence=None if per_sentence == "all" else int(per_sentence),
             seed=data["seed"],
             test_fraction=data["test_fraction"],
+            dev_fraction=data["dev_fraction"] or 0.0,
+            tier2_references=data["tier2_references"],
+            source_as_reference=data["source_as_reference"],
         )
+
+
+# Outputs the page takes: one TSV file per system, each at most this large.
+SYSTEM_FILE_MAX_BYTES = 1_000_000
+
+
+class SystemFilesInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class SystemFilesField(forms.FileField):
+    """Several files in one input; each is checked as a file of its own."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("widget", SystemFilesInput(attrs={"accept": ".tsv,.txt"}))
+        super().__init__(**kwargs)
+
+    def clean(self, data, initial=None):
+        files = data if isinstance(data, list | tuple) else [data]
+        return [super(SystemFilesField, self).clean(file, initial) for file in files]
+
+
+class SystemComparisonForm(forms.Form):
+    """Several systems' outputs, one TSV file each (source, output and optionally segment id
+    per line, as score_system reads them), named after their files, for one scoring job."""
+
+    outputs = SystemFilesField(
+        label="System outputs",
+        help_text="one TSV file per system (source<TAB>output[<TAB>segment_id]); "
+        f"up to {SYSTEMS_MAX} files of {SYSTEM_PAIRS_MAX:,} lines",
+    )
+    baseline = forms.CharField(
+        required=False,
+        max_length=SYSTEM_NAME_MAX,
+        help_text="the file name (without .tsv) the others are compared with; the first if empty",
+    )
+    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=DEFAULT_SEED)
+    test_fraction = forms.FloatField(
+        min_value=0.01, max_value=0.99, initial=DEFAULT_TEST_FRACTION, label="Test fraction"
+    )
+    tier2_references = forms.BooleanField(required=False, label="Test references from Tier 2 only")
+    source_as_reference = forms.BooleanField(required=False, label="Source as a reference")
+
+    def clean(self):
+        data = super().clean()
+        files = data.get("outputs") or []
+        if len(files) > SYSTEMS_MAX:
+            self.add_error("outputs", f"Compare at most {SYSTEMS_MAX} systems at once.")
+            return data
+        systems = []
+        for file in files:
+            name = PurePath(file.name).stem[:SYSTEM_NAME_MAX]
+            if file.size > SYSTEM_FILE_MAX_BYTES:
+                self.add_error("outputs", f"{name}: larger than {SYSTEM_FILE_MAX_BYTES:,} bytes.")
+                return data
+            try:
+                pairs = pairs_from_tsv(file.read().decode("utf-8"), name)
+            except UnicodeDecodeError:
+                self.add_error("outputs", f"{name}: not UTF-8 text.")
+                return data
+            except ValueError as error:
+                self.add_error("outputs", str(error))
+                return data
+            if not 1 <= len(pairs) <= SYSTEM_PAIRS_MAX:
+                self.add_error("outputs", f"{name}: give 1 to {SYSTEM_PAIRS_MAX:,} pairs.")
+                return data
+            if any(len(p.source) > TEXT_MAX or len(p.output) > TEXT_MAX for p in pairs):
+                self.add_error("outputs", f"{name}: a sentence is over {TEXT_MAX:,} characters.")
+                return data
+            systems.append(SystemOutputs(name=name, pairs=pairs))
+        names = [system.name for system in systems]
+        if len(set(names)) < len(names) or HUMAN in names:
+            self.add_error("outputs", "Give each system's file a name of its own.")
+            return data
+        baseline = data.get("baseline") or (names[0] if names else "")
+        if names and baseline not in names:
+            self.add_error("baseline", f"Name one of the files: {', '.join(names)}.")
+        data["systems"] = systems
+        data["baseline"] = baseline
+        return data
+
+    def job(self, corpus_filter: CorpusFilter) -> tuple[list[dict], dict]:
+        """The systems and parameters of the scoring job the valid form asks for."""
+        data = self.cleaned_data
+        split = SplitOptions(
+            seed=data["seed"],
+            test_fraction=data["test_fraction"],
+            tier2_references=data["tier2_references"],
+            source_as_reference=data["source_as_reference"],
+        )
+        parameters = job_parameters(
+            baseline=data["baseline"],
+            corpus_filter=corpus_filter,
+            split=split,
+            centre=settings.COMBINED_SCORE_CENTRE,
+            slope=settings.COMBINED_SCORE_SLOPE,
+            samples=DEFAULT_SAMPLES,
+            bootstrap_seed=0,
+            per_pair=False,
+        )
+        return job_systems(data["systems"]), parameters

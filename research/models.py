@@ -5,7 +5,10 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from paracrowd.reports import Report
+
 from .exports import FORMATS
+from .system_comparison import comparison_table
 
 
 class ExportJob(models.Model):
@@ -56,3 +59,34 @@ class ExportJob(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.state in (self.State.DONE, self.State.FAILED)
+
+
+class SystemScoreJob(Report):
+    """One request to score paraphrase systems (one, or several side by side), computed by a
+    Celery worker on the report-row pattern (paracrowd.reports): the row carries the state,
+    the worker claims it by a conditional update, and a claim whose worker died is retaken.
+    Shown only to whoever asked, and to staff."""
+
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="system_score_jobs"
+    )
+    # The filter, split options, combined-score centre and slope, baseline, bootstrap samples
+    # and seed, and whether per-pair scores are kept.
+    parameters = models.JSONField()
+    # [{"name": …, "pairs": [[source, output, segment_id or null], …]}, …]
+    systems = models.JSONField()
+
+    class Meta(Report.Meta):
+        indexes = [models.Index(fields=["requested_by", "-requested_at"])]
+
+    def __str__(self):
+        return f"system scores {self.pk} ({self.state})"
+
+    @property
+    def system_names(self) -> list[str]:
+        return [system["name"] for system in self.systems]
+
+    @property
+    def table(self) -> list[dict]:
+        """The result as the research page's rows (empty until done)."""
+        return comparison_table(self.result) if self.result else []

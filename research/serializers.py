@@ -1,18 +1,27 @@
 """What the research API reads and writes. Output serializers mirror the export formats (a
 cluster here is exactly a line of the jsonl export), so the schema documents both."""
 
+from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from scoring.metrics.significance import DEFAULT_SAMPLES
+
 from .exports import FORMATS, ExportOptions
 from .selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter, FilterError
-from .splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
+from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SplitOptions
+from .system_comparison import HUMAN, SystemOutputs, job_parameters, job_systems
+from .system_scoring import SystemPair
 
 BIGINT_MAX = 2**63 - 1
 SEED_MAX = 2**31 - 1
-# A system is scored in the request; more pairs than this go through the score_system command.
+# Pairs of one system in a scoring job; more go through the score_system command.
 SYSTEM_PAIRS_MAX = 2000
+# Systems one scoring job compares, and the bootstrap resamples it may ask for.
+SYSTEMS_MAX = 8
+SYSTEM_NAME_MAX = 100
+BOOTSTRAP_SAMPLES_MAX = 10_000
 TEXT_MAX = 2000
 
 
@@ -202,17 +211,36 @@ class ExportRequestSerializer(serializers.Serializer):
     test_fraction = serializers.FloatField(
         required=False, min_value=0.0, max_value=0.99, help_text="split and parquet"
     )
+    dev_fraction = serializers.FloatField(
+        required=False, min_value=0.0, max_value=0.99, help_text="split and parquet; 0: no dev"
+    )
+    tier2_references = serializers.BooleanField(
+        required=False, default=False, help_text="split: test references from Tier 2 only"
+    )
+    source_as_reference = serializers.BooleanField(
+        required=False, default=False, help_text="split: a test sentence is its own reference"
+    )
 
     def validate(self, attrs):
         corpus_filter = (attrs.get("filter") or {}).get("corpus_filter", CorpusFilter())
-        attrs["options"] = ExportOptions(
-            format=attrs["format"],
-            filter=corpus_filter,
-            pairs_per_sentence=attrs.get("pairs_per_sentence"),
-            seed=attrs.get("seed", DEFAULT_SEED),
-            test_fraction=attrs.get("test_fraction", DEFAULT_TEST_FRACTION),
-        )
+        try:
+            attrs["options"] = export_options(attrs, corpus_filter)
+        except ValueError as error:
+            raise serializers.ValidationError({"dev_fraction": [str(error)]}) from None
         return attrs
+
+
+def export_options(attrs, corpus_filter) -> ExportOptions:
+    return ExportOptions(
+        format=attrs["format"],
+        filter=corpus_filter,
+        pairs_per_sentence=attrs.get("pairs_per_sentence"),
+        seed=attrs.get("seed", DEFAULT_SEED),
+        test_fraction=attrs.get("test_fraction", DEFAULT_TEST_FRACTION),
+        dev_fraction=attrs.get("dev_fraction", DEFAULT_DEV_FRACTION),
+        tier2_references=attrs["tier2_references"],
+        source_as_reference=attrs["source_as_reference"],
+    )
 
 
 class ExportFileSerializer(serializers.Serializer):
@@ -256,14 +284,99 @@ class SystemPairSerializer(serializers.Serializer):
     )
 
 
-class SystemScoreRequestSerializer(serializers.Serializer):
+class SystemOutputsSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=SYSTEM_NAME_MAX)
     pairs = SystemPairSerializer(many=True, min_length=1, max_length=SYSTEM_PAIRS_MAX)
+
+
+class SystemScoreRequestSerializer(serializers.Serializer):
+    pairs = SystemPairSerializer(
+        many=True,
+        required=False,
+        min_length=1,
+        max_length=SYSTEM_PAIRS_MAX,
+        help_text="one system's outputs (or give systems)",
+    )
+    systems = SystemOutputsSerializer(
+        many=True,
+        required=False,
+        min_length=1,
+        max_length=SYSTEMS_MAX,
+        help_text="several systems' outputs, scored side by side",
+    )
+    baseline = serializers.CharField(
+        required=False,
+        max_length=SYSTEM_NAME_MAX,
+        help_text="the system the others are compared with; the first by default",
+    )
     filter = CorpusFilterSerializer(required=False)
     seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_MAX)
     test_fraction = serializers.FloatField(required=False, min_value=0.01, max_value=0.99)
+    dev_fraction = serializers.FloatField(required=False, min_value=0.0, max_value=0.98)
+    tier2_references = serializers.BooleanField(required=False, default=False)
+    source_as_reference = serializers.BooleanField(required=False, default=False)
     centre = serializers.FloatField(required=False, min_value=-1000.0, max_value=1000.0)
     slope = serializers.FloatField(required=False, min_value=-1000.0, max_value=1000.0)
     per_pair = serializers.BooleanField(required=False, default=False)
+    bootstrap_samples = serializers.IntegerField(
+        required=False, default=DEFAULT_SAMPLES, min_value=1, max_value=BOOTSTRAP_SAMPLES_MAX
+    )
+    bootstrap_seed = serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=SEED_MAX
+    )
+
+    def validate(self, attrs):
+        split = split_from(attrs)
+        if ("pairs" in attrs) == ("systems" in attrs):
+            raise serializers.ValidationError(
+                {"systems": ["Give either pairs (one system) or systems, not both."]}
+            )
+        systems = attrs.get("systems") or [{"name": "system", "pairs": attrs["pairs"]}]
+        names = [system["name"] for system in systems]
+        if len(set(names)) < len(names):
+            raise serializers.ValidationError({"systems": ["Each system needs its own name."]})
+        if HUMAN in names:
+            raise serializers.ValidationError(
+                {"systems": [f"{HUMAN!r} names the corpus's own row; call the system otherwise."]}
+            )
+        baseline = attrs.get("baseline", names[0])
+        if baseline not in names:
+            raise serializers.ValidationError({"baseline": ["Name one of the systems."]})
+        corpus_filter = (attrs.get("filter") or {}).get("corpus_filter", CorpusFilter())
+        attrs["job_systems"] = job_systems(
+            [
+                SystemOutputs(
+                    name=system["name"],
+                    pairs=[SystemPair(**pair) for pair in system["pairs"]],
+                )
+                for system in systems
+            ]
+        )
+        attrs["parameters"] = job_parameters(
+            baseline=baseline,
+            corpus_filter=corpus_filter,
+            split=split,
+            centre=attrs.get("centre", settings.COMBINED_SCORE_CENTRE),
+            slope=attrs.get("slope", settings.COMBINED_SCORE_SLOPE),
+            samples=attrs["bootstrap_samples"],
+            bootstrap_seed=attrs["bootstrap_seed"],
+            per_pair=attrs["per_pair"],
+        )
+        return attrs
+
+
+def split_from(attrs) -> SplitOptions:
+    """The split options of a validated request; a bad combination is a validation error."""
+    try:
+        return SplitOptions(
+            seed=attrs.get("seed", DEFAULT_SEED),
+            test_fraction=attrs.get("test_fraction", DEFAULT_TEST_FRACTION),
+            dev_fraction=attrs.get("dev_fraction", DEFAULT_DEV_FRACTION),
+            tier2_references=attrs.get("tier2_references", False),
+            source_as_reference=attrs.get("source_as_reference", False),
+        )
+    except ValueError as error:
+        raise serializers.ValidationError({"dev_fraction": [str(error)]}) from None
 
 
 class PairScoreSerializer(serializers.Serializer):
@@ -275,6 +388,7 @@ class PairScoreSerializer(serializers.Serializer):
     pinc = serializers.FloatField()
     combined = serializers.FloatField()
     meteor = serializers.FloatField(allow_null=True, help_text="METEOR-style, 0-100")
+    description_id = serializers.IntegerField(help_text="the source's description")
 
 
 class UnscoredSerializer(serializers.Serializer):
@@ -283,6 +397,7 @@ class UnscoredSerializer(serializers.Serializer):
 
 
 class SystemScoreSerializer(serializers.Serializer):
+    name = serializers.CharField()
     pairs = serializers.IntegerField()
     scored = serializers.IntegerField()
     bleu = serializers.FloatField(allow_null=True, help_text="corpus BLEU of the outputs")
@@ -299,3 +414,50 @@ class SystemScoreSerializer(serializers.Serializer):
     )
     unscored = UnscoredSerializer(many=True)
     scores = PairScoreSerializer(many=True, required=False)
+
+
+class PairedComparisonSerializer(serializers.Serializer):
+    items = serializers.IntegerField(help_text="sources both were scored on")
+    difference = serializers.FloatField(help_text="mean of the system minus the baseline's")
+    low = serializers.FloatField(help_text="95% interval of the difference, from")
+    high = serializers.FloatField(help_text="… to")
+    p_value = serializers.FloatField(help_text="paired bootstrap, two-sided")
+
+
+class MetricComparisonSerializer(serializers.Serializer):
+    bleu = PairedComparisonSerializer(allow_null=True, help_text="sentence BLEU")
+    pinc = PairedComparisonSerializer(allow_null=True)
+    combined = PairedComparisonSerializer(allow_null=True)
+    meteor = PairedComparisonSerializer(allow_null=True)
+
+
+class SystemComparisonSerializer(serializers.Serializer):
+    baseline = serializers.CharField()
+    samples = serializers.IntegerField(help_text="bootstrap resamples")
+    seed = serializers.IntegerField(help_text="bootstrap seed (also draws the human row)")
+    split = serializers.CharField()
+    filter = serializers.CharField()
+    systems = SystemScoreSerializer(many=True)
+    human = SystemScoreSerializer(
+        allow_null=True, help_text="another description of each source's cluster as output"
+    )
+    comparisons = serializers.DictField(
+        child=MetricComparisonSerializer(), help_text="by system name, against the baseline"
+    )
+
+
+class SystemScoreJobSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.SerializerMethodField()
+    state = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    requested_at = serializers.DateTimeField()
+    computed_at = serializers.DateTimeField(allow_null=True)
+    seconds = serializers.FloatField(allow_null=True, help_text="how long the scoring took")
+    error = serializers.CharField(allow_blank=True)
+    parameters = serializers.DictField()
+    result = SystemComparisonSerializer(allow_null=True, help_text="when done")
+
+    def get_url(self, job) -> str:
+        return self.context["request"].build_absolute_uri(
+            reverse("research-api:system-score", args=[job.pk])
+        )

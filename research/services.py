@@ -1,9 +1,10 @@
-"""Writes for researchers: export jobs and API tokens."""
+"""Writes for researchers: export jobs, system-scoring jobs and API tokens."""
 
 import logging
 import uuid
 from pathlib import PurePosixPath
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
@@ -11,11 +12,16 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from paracrowd.celery import enqueue
+from paracrowd.reports import claimable, report_compute
 
 from .destinations import Destination
 from .exports import FORMATS, ExportOptions, corpus_export, snapshot
-from .models import ExportJob
+from .models import ExportJob, SystemScoreJob
 from .permissions import RESEARCHERS_GROUP
+from .selection import CorpusFilter
+from .splits import SplitOptions
+from .system_comparison import SystemOutputs, systems_compare
+from .system_scoring import SystemPair
 
 logger = logging.getLogger(__name__)
 
@@ -112,3 +118,58 @@ def researcher_token_reset(*, user) -> Token:
     with transaction.atomic():
         Token.objects.filter(user=user).delete()
         return Token.objects.create(user=user)
+
+
+def system_score_job_create(*, user, systems: list[dict], parameters: dict) -> SystemScoreJob:
+    """Record a scoring job for ``user`` and queue it once the record is committed. Nothing is
+    scored here: a Celery worker does it (``system_score_job_run``). If the broker is down the
+    job stays queued and the periodic sweep queues it later."""
+    with transaction.atomic():
+        job = SystemScoreJob.objects.create(
+            requested_by=user, systems=systems, parameters=parameters
+        )
+        enqueue("research.tasks.run_system_score_job", job.pk)
+    return job
+
+
+def system_score_job_run(*, job_id: int) -> bool:
+    """Score job ``job_id``; safe to call twice or at the same time (one caller claims it).
+    Returns False when there was nothing to do. A job over the work limit, or whose baseline
+    scored nothing, ends failed with the reason."""
+    return report_compute(SystemScoreJob, report_id=job_id, compute=_system_scores)
+
+
+def system_score_jobs_stalled(*, older_than) -> list[int]:
+    """Jobs queued longer than ``older_than`` (their message was lost), and jobs whose worker
+    died holding them."""
+    now = timezone.now()
+    return list(
+        SystemScoreJob.objects.filter(claimable(now))
+        .filter(requested_at__lt=now - older_than)
+        .values_list("pk", flat=True)
+    )
+
+
+def _system_scores(job: SystemScoreJob) -> dict:
+    parameters = job.parameters
+    return systems_compare(
+        systems=[
+            SystemOutputs(
+                name=system["name"],
+                pairs=[
+                    SystemPair(source=source, output=output, segment_id=segment_id)
+                    for source, output, segment_id in system["pairs"]
+                ],
+            )
+            for system in job.systems
+        ],
+        baseline=parameters["baseline"],
+        corpus_filter=CorpusFilter.from_dict(parameters["filter"]),
+        split=SplitOptions(**parameters["split"]),
+        centre=parameters["centre"],
+        slope=parameters["slope"],
+        samples=parameters["samples"],
+        seed=parameters["bootstrap_seed"],
+        per_pair=parameters["per_pair"],
+        work_limit=settings.SYSTEM_SCORE_WORK_LIMIT,
+    )

@@ -2,7 +2,9 @@
 output against the other descriptions of its source's cluster (BLEU), against the source itself
 (PINC), and the combined score PINC × sigmoid(BLEU).
 
-Sources must come from the test split of an export (the same seed, test fraction and filters):
+Sources must come from the test split of an export (the same split options and filters; the
+split is drawn by video, see research.splits), and the references are the ones that export's
+test file gives the source (Tier 2 only, or with the source itself, when the split says so):
 a source is found by its exact text among the test clusters' descriptions, or, when the same
 sentence was written for several segments, by the segment id given with it.
 """
@@ -15,21 +17,21 @@ from scoring import metrics
 from scoring.metrics.meteor import Meteor
 from scoring.services import MeteorConfiguration, meteor_configuration
 
-from .selection import CorpusFilter
-from .splits import in_test_split
+from .selection import CorpusFilter, video_label
+from .splits import SplitOptions, video_key
 
 # Sources looked up in one query.
 LOOKUP_BATCH = 1000
 
 
 class ScoringTooLarge(ValueError):
-    """The pairs would take longer to score than one request may run."""
+    """The pairs would take longer to score than one system of a scoring job may take."""
 
     def __init__(self, work: int, limit: int):
         self.work, self.limit = work, limit
         super().__init__(
-            f"Scoring these pairs is about {work:,} units of work; one request may do "
-            f"{limit:,}. Send fewer pairs (or shorter outputs) per request, or use the "
+            f"Scoring these pairs is about {work:,} units of work; one system of a job may "
+            f"take {limit:,}. Send fewer pairs (or shorter outputs) per system, or use the "
             "score_system command, which has no limit."
         )
 
@@ -39,6 +41,9 @@ class SystemPair:
     source: str
     output: str
     segment_id: int | None = None
+    # A description of the cluster that is the output itself (the human reference row): it is
+    # left out of the references, so that it is not scored against itself.
+    output_description_id: int | None = None
 
 
 @dataclass
@@ -51,6 +56,8 @@ class PairScore:
     pinc: float
     combined: float
     meteor: float | None = None
+    # The source's description: what pairs two systems' scores for the same item.
+    description_id: int = 0
 
 
 @dataclass
@@ -98,8 +105,7 @@ def system_score(
     *,
     pairs: Iterable[SystemPair],
     corpus_filter: CorpusFilter,
-    seed: int,
-    test_fraction: float,
+    split: SplitOptions,
     centre: float,
     slope: float,
     work_limit: int | None = None,
@@ -107,25 +113,23 @@ def system_score(
     """Score each (source, output) pair whose source is a test-split description.
 
     With ``work_limit``, the work is estimated once the sources are found and before anything
-    is scored, and ``ScoringTooLarge`` raised above the limit: what a request may ask for is
+    is scored, and ``ScoringTooLarge`` raised above the limit: what a job may ask for is
     bounded by its cost (which grows with the outputs' lengths, the clusters' sizes and the
     n-gram order, 18 for languages scored by character), not only by its number of pairs."""
     result = SystemScore(centre=centre, slope=slope)
     meteor = meteor_configuration()
     scorers: dict[str, Meteor] = {}
-    references: dict[tuple[int, str], list[tuple[int, str]]] = {}
+    references: dict[tuple[int, str], list] = {}
     found_pairs = []
     iterator = iter(enumerate(pairs, start=1))
     while batch := list(islice(iterator, LOOKUP_BATCH)):
-        matches = _test_descriptions(
-            {pair.source for _, pair in batch}, corpus_filter, seed, test_fraction
-        )
+        matches = _test_descriptions({pair.source for _, pair in batch}, corpus_filter, split)
         for index, pair in batch:
             result.pairs += 1
             found = [m for m in matches.get(pair.source, []) if _same_segment(m, pair)]
             clusters = {(segment_id, language) for _, segment_id, language in found}
             if not found:
-                result.unscored.append((index, _not_found(pair, corpus_filter, seed)))
+                result.unscored.append((index, _not_found(pair, corpus_filter, split)))
                 continue
             if len(clusters) > 1:
                 result.unscored.append(
@@ -139,20 +143,28 @@ def system_score(
                     corpus_filter.descriptions()
                     .filter(segment_id=segment_id, language=language)
                     .order_by("id")
-                    .values_list("id", "text")
+                    .values_list("id", "text", "tier", named=True)
                 )
-            others = [text for pk, text in references[cluster] if pk != description_id]
+            members = references[cluster]
+            if pair.output_description_id is not None:
+                members = [row for row in members if row.id != pair.output_description_id]
+            position = next(i for i, row in enumerate(members) if row.id == description_id)
+            others = split.references(members, position)
             if not others:
-                result.unscored.append((index, "the source's cluster has no other description"))
+                result.unscored.append(
+                    (index, "the source's cluster has no other description to score against")
+                )
                 continue
             settings = metrics.ClusterSettings(tokenize=metrics.default_tokenize(language))
-            found_pairs.append((index, pair, segment_id, language, others, settings))
+            found_pairs.append(
+                (index, pair, segment_id, language, others, settings, description_id)
+            )
     if work_limit is not None:
-        work = sum(_work(pair, others, settings) for _, pair, _, _, others, settings in found_pairs)
+        work = sum(_work(found[1], found[4], found[5]) for found in found_pairs)
         if work > work_limit:
             raise ScoringTooLarge(work, work_limit)
     hypotheses, reference_lists, tokenizers = [], [], set()
-    for index, pair, segment_id, language, others, settings in found_pairs:
+    for index, pair, segment_id, language, others, settings, description_id in found_pairs:
         bleu = metrics.sentence_bleu(
             pair.output, others, tokenize=settings.tokenize, max_order=settings.max_order
         )
@@ -172,6 +184,7 @@ def system_score(
                 pinc=pinc,
                 combined=metrics.combined(bleu, pinc, centre=centre, slope=slope),
                 meteor=_scorer(scorers, meteor, language).score(pair.output, others),
+                description_id=description_id,
             )
         )
         hypotheses.append(pair.output)
@@ -186,6 +199,27 @@ def system_score(
         if meteor.problem:
             result.meteor_signature += f" (the stored table is not used: {meteor.problem})"
     return result
+
+
+def pairs_from_tsv(text: str, name: str) -> list[SystemPair]:
+    """(source, output[, segment_id]) per line of a system's TSV; a first line starting with
+    "source" is a header, blank lines are skipped. Raises ValueError naming ``name`` and the
+    line of the first malformed one."""
+    pairs = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split("\t")
+        if (number == 1 and fields[0] == "source") or not line.strip():
+            continue
+        if len(fields) not in (2, 3):
+            raise ValueError(f"{name}:{number}: expected source<TAB>output[<TAB>segment_id]")
+        segment_id = None
+        if len(fields) == 3 and fields[2].strip():
+            try:
+                segment_id = int(fields[2])
+            except ValueError:
+                raise ValueError(f"{name}:{number}: {fields[2]!r} is not a segment id") from None
+        pairs.append(SystemPair(source=fields[0], output=fields[1], segment_id=segment_id))
+    return pairs
 
 
 def _scorer(scorers: dict[str, Meteor], meteor: MeteorConfiguration, language: str) -> Meteor:
@@ -223,17 +257,18 @@ def _summarise(result: SystemScore, hypotheses, reference_lists, tokenizers) -> 
         result.pinc_signature = settings.pinc_signature(1)
 
 
-def _test_descriptions(sources: set[str], corpus_filter, seed, test_fraction):
+def _test_descriptions(sources: set[str], corpus_filter, split: SplitOptions):
     """{text: [(description id, segment id, language)]} for test-split descriptions."""
     found = {}
     rows = (
         corpus_filter.descriptions()
         .filter(text__in=sources)
+        .annotate(video=video_label())
         .order_by("segment_id", "id")
-        .values_list("text", "id", "segment_id", "language")
+        .values_list("text", "id", "segment_id", "language", "segment__source", "video")
     )
-    for text, description_id, segment_id, language in rows:
-        if in_test_split(seed, segment_id, test_fraction):
+    for text, description_id, segment_id, language, source, video in rows:
+        if split.side(video_key(source, video)) == "test":
             found.setdefault(text, []).append((description_id, segment_id, language))
     return found
 
@@ -242,10 +277,10 @@ def _same_segment(match, pair: SystemPair) -> bool:
     return pair.segment_id is None or match[1] == pair.segment_id
 
 
-def _not_found(pair: SystemPair, corpus_filter: CorpusFilter, seed: int) -> str:
+def _not_found(pair: SystemPair, corpus_filter: CorpusFilter, split: SplitOptions) -> str:
     elsewhere = corpus_filter.descriptions().filter(text=pair.source)
     if pair.segment_id is not None:
         elsewhere = elsewhere.filter(segment_id=pair.segment_id)
     if elsewhere.exists():
-        return f"the source is in the training split (seed {seed}), not the test split"
+        return f"the source's video is not in the test split ({split.describe()})"
     return "the source is not a description in the selection"

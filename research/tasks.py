@@ -23,3 +23,18 @@ def sweep_export_jobs() -> int:
     for job_id in stalled:
         run_export_job.delay(job_id)
     return len(stalled)
+
+
+@shared_task(acks_late=True)
+def run_system_score_job(job_id: int) -> bool:
+    """Score one system-scoring job (safe twice: a held or finished job is left alone)."""
+    return services.system_score_job_run(job_id=job_id)
+
+
+@shared_task
+def sweep_system_score_jobs() -> int:
+    """Periodic: queue again the scoring jobs whose message was lost or whose worker died."""
+    stalled = services.system_score_jobs_stalled(older_than=STALLED_AFTER)
+    for job_id in stalled:
+        run_system_score_job.delay(job_id)
+    return len(stalled)

@@ -6,5 +6,6 @@ app_name = "research"
 urlpatterns = [
     path("", views.home, name="home"),
     path("exports/", views.export_start, name="export_start"),
+    path("comparisons/", views.comparison_start, name="comparison_start"),
     path("token/", views.token_reset, name="token_reset"),
 ]

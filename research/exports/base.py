@@ -9,7 +9,12 @@ from django.conf import global_settings
 
 from collector.corpus_formats import LANGUAGE_ALIASES, LANGUAGE_CODES
 from research.selection import CorpusFilter
-from research.splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
+from research.splits import (
+    DEFAULT_DEV_FRACTION,
+    DEFAULT_SEED,
+    DEFAULT_TEST_FRACTION,
+    SplitOptions,
+)
 
 # How often (in descriptions) an export reports progress.
 PROGRESS_EVERY = 1000
@@ -23,12 +28,25 @@ class ExportOptions:
     pairs_per_sentence: int | None = None
     seed: int = DEFAULT_SEED
     test_fraction: float = DEFAULT_TEST_FRACTION
+    # The split and its test references (see research.splits.SplitOptions).
+    dev_fraction: float = DEFAULT_DEV_FRACTION
+    tier2_references: bool = False
+    source_as_reference: bool = False
 
     def __post_init__(self):
         if self.pairs_per_sentence is not None and self.pairs_per_sentence < 1:
             raise ValueError("pairs_per_sentence must be at least 1 (or None for all)")
-        if not 0.0 <= self.test_fraction < 1.0:
-            raise ValueError("test_fraction must be at least 0 and below 1")
+        _ = self.split  # refuses fractions that do not make a split
+
+    @property
+    def split(self) -> SplitOptions:
+        return SplitOptions(
+            seed=self.seed,
+            test_fraction=self.test_fraction,
+            dev_fraction=self.dev_fraction,
+            tier2_references=self.tier2_references,
+            source_as_reference=self.source_as_reference,
+        )
 
     def as_dict(self) -> dict:
         return {
@@ -37,6 +55,9 @@ class ExportOptions:
             "pairs_per_sentence": self.pairs_per_sentence,
             "seed": self.seed,
             "test_fraction": self.test_fraction,
+            "dev_fraction": self.dev_fraction,
+            "tier2_references": self.tier2_references,
+            "source_as_reference": self.source_as_reference,
         }
 
     @classmethod
@@ -47,6 +68,9 @@ class ExportOptions:
             pairs_per_sentence=params.get("pairs_per_sentence"),
             seed=params.get("seed", DEFAULT_SEED),
             test_fraction=params.get("test_fraction", DEFAULT_TEST_FRACTION),
+            dev_fraction=params.get("dev_fraction", DEFAULT_DEV_FRACTION),
+            tier2_references=params.get("tier2_references", False),
+            source_as_reference=params.get("source_as_reference", False),
         )
 
 
@@ -61,6 +85,18 @@ class ExportReport:
     pairs: int = 0
     aligned_pairs: int | None = None  # set by the alignment formats
     left_out: Counter = field(default_factory=Counter)  # reason → descriptions
+    # Split formats: side → {"videos", "clusters", "descriptions"}.
+    split_sizes: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def count_split(self, side: str, video: str, descriptions: int) -> None:
+        sizes = self.split_sizes.setdefault(
+            side, {"videos": 0, "clusters": 0, "descriptions": 0, "_seen": set()}
+        )
+        if video not in sizes["_seen"]:
+            sizes["_seen"].add(video)
+            sizes["videos"] += 1
+        sizes["clusters"] += 1
+        sizes["descriptions"] += descriptions
 
     def lines(self) -> list[str]:
         """The report in words, as the command prints it and an export job stores it."""
@@ -72,8 +108,19 @@ class ExportReport:
             done.append(f"{self.pairs:,} pairs")
         lines = [f"Exported {', '.join(done)} ({self.format})."]
         lines += [f"  {location}: {rows:,} rows" for location, rows in self.files.items()]
+        lines += [
+            f"  {side}: {sizes['videos']:,} videos, {sizes['clusters']:,} clusters, "
+            f"{sizes['descriptions']:,} descriptions"
+            for side, sizes in self.public_split_sizes().items()
+        ]
         lines += [f"Left out: {n:,} {reason}" for reason, n in self.left_out.items() if n]
         return lines
+
+    def public_split_sizes(self) -> dict[str, dict[str, int]]:
+        return {
+            side: {k: v for k, v in sizes.items() if k != "_seen"}
+            for side, sizes in sorted(self.split_sizes.items())
+        }
 
     def as_dict(self) -> dict:
         return {
@@ -84,6 +131,7 @@ class ExportReport:
             "pairs": self.pairs,
             "aligned_pairs": self.aligned_pairs,
             "left_out": dict(self.left_out),
+            "split_sizes": self.public_split_sizes(),
         }
 
 

@@ -2,7 +2,8 @@
 
     README.md                     the dataset card (YAML metadata, then prose)
     data/train-00000.parquet      one row per description of the training clusters
-    data/test-00000.parquet       ... and of the test clusters (the seeded split by segment),
+    data/dev-00000.parquet        ... of the dev clusters, when a dev share is asked for,
+    data/test-00000.parquet       ... and of the test clusters (the seeded split by video),
                                   when there are any
 
 Rows are buffered a row group at a time and written with ``pyarrow.parquet.ParquetWriter``, so
@@ -19,7 +20,7 @@ from django.db.models import BigIntegerField, F, FloatField, Func
 from django.db.models.functions import Cast
 
 from research.selection import clusters
-from research.splits import in_test_split
+from research.splits import video_key
 
 from .base import Progress
 
@@ -146,7 +147,12 @@ class _SplitWriter:
 def write_parquet(destination, options, report, progress: Progress) -> None:
     """One Parquet file per split that has rows (the datasets library refuses a split with
     none), and the dataset card naming them."""
-    names = {"train": "data/train-00000.parquet", "test": "data/test-00000.parquet"}
+    names = {
+        "train": "data/train-00000.parquet",
+        "dev": "data/dev-00000.parquet",
+        "test": "data/test-00000.parquet",
+    }
+    split = options.split
     splits = {}
     with ExitStack() as stack:
 
@@ -157,10 +163,11 @@ def write_parquet(destination, options, report, progress: Progress) -> None:
             return splits[split]
 
         for cluster in clusters(options.filter.rows(FIELDS, **EXPRESSIONS)):
-            test = options.test_fraction > 0 and in_test_split(
-                options.seed, cluster.segment_id, options.test_fraction
-            )
-            split_writer("test" if test else "train").add(cluster)
+            first = cluster.segment
+            video = video_key(first.segment__source, first.video)
+            side = split.side(video)
+            split_writer(side).add(cluster)
+            report.count_split(side, video, len(cluster.members))
             report.clusters += 1
             report.descriptions += len(cluster.members)
             progress.step(len(cluster.members))
@@ -217,9 +224,10 @@ def dataset_card(options, names: dict[str, str], splits: dict[str, _SplitWriter]
         f"- Descriptions: {total:,}"
         + "".join(f", {split} {splits[split].rows:,}" for split in names),
         f"- Selection: {options.filter.describe()}",
-        f"- Split: by segment, seed {options.seed}, each segment (with its clusters in every "
-        f"language) in test with probability {options.test_fraction:g}; no cluster is on "
-        "both sides",
+        f"- Split: by video, seed {options.seed}: each video (every segment of it, in every "
+        f"language) in test with probability {options.test_fraction:g} and in dev with "
+        f"probability {options.dev_fraction:g}; no video is on two sides, and a video keeps "
+        "its side as the corpus grows",
         "- Languages: "
         + (", ".join(f"{code} ({n:,})" for code, n in languages.most_common()) or "none"),
         "",

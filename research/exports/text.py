@@ -6,6 +6,7 @@ writes as it goes; nothing holds more than one batch of clusters.
 
 import csv
 import json
+from contextlib import ExitStack
 from itertools import groupby, islice
 
 from collector.corpus_formats import CSV_COLUMNS
@@ -13,7 +14,7 @@ from collector.models import Segment
 from crowd.models import Tier
 from paracrowd.spreadsheets import spreadsheet_cell
 from research.selection import Cluster, clusters
-from research.splits import cluster_random, in_test_split, paraphrase_partners
+from research.splits import SplitOptions, cluster_random, paraphrase_partners, video_key
 from scoring.models import ClusterScore
 
 from .base import Progress, duration_seconds, duration_text, language_name, seconds_text
@@ -38,6 +39,8 @@ CSV_FIELDS = (
 )
 # Pairs and the split need only the sentences.
 PAIR_FIELDS = ("id", "segment_id", "language", "text")
+# The split also needs each description's video (to draw its side) and tier (for references).
+SPLIT_FIELDS = (*PAIR_FIELDS, "segment__source", "video", "tier")
 SINGLETONS_LEFT_OUT = "descriptions alone in their cluster (no paraphrase to pair with)"
 
 
@@ -143,22 +146,35 @@ def write_pairs(destination, options, report, progress: Progress) -> None:
 
 
 def write_split(destination, options, report, progress: Progress) -> None:
-    """A train/test split by cluster: ``train.tsv`` holds the paraphrase pairs of training
-    clusters; ``test.jsonl`` lists each sentence of a test cluster with all the others as its
-    references. Segments are drawn whole, so no cluster (and no video) is on both sides."""
-    train_rows = test_rows = 0
-    with destination.open("train.tsv") as train, destination.open("test.jsonl") as test:
-        train.write(PAIRS_HEADER)
-        for cluster in clusters(options.filter.rows(PAIR_FIELDS)):
-            if in_test_split(options.seed, cluster.segment_id, options.test_fraction):
-                test_rows += write_test_cluster(test, cluster)
+    """A train/dev/test split by video: ``train.tsv`` (and ``dev.tsv`` when there is a dev
+    share) hold the paraphrase pairs of their clusters; ``test.jsonl`` lists each sentence of a
+    test cluster with its references (see ``SplitOptions.references``). Videos are drawn whole,
+    so no video, and no segment or cluster, is on two sides; the report gives each side's
+    videos, clusters and descriptions."""
+    split = options.split
+    rows = {"train": 0, "dev": 0, "test": 0}
+    names = {"train": "train.tsv", "dev": "dev.tsv", "test": "test.jsonl"}
+    if not split.dev_fraction:
+        del names["dev"]
+    with ExitStack() as stack:
+        files = {side: stack.enter_context(destination.open(name)) for side, name in names.items()}
+        files["train"].write(PAIRS_HEADER)
+        if "dev" in files:
+            files["dev"].write(PAIRS_HEADER)
+        for cluster in clusters(options.filter.rows(SPLIT_FIELDS)):
+            video = video_key(cluster.segment.segment__source, cluster.segment.video)
+            side = split.side(video)
+            if side == "test":
+                rows["test"] += write_test_cluster(files["test"], cluster, split)
                 _count(report, cluster, progress, pairs=0)
             else:
-                written = write_cluster_pairs(train, cluster, options)
-                train_rows += written
+                written = write_cluster_pairs(files[side], cluster, options)
+                rows[side] += written
                 _count(report, cluster, progress, pairs=written)
-    report.files[destination.path("train.tsv")] = train_rows
-    report.files[destination.path("test.jsonl")] = test_rows
+            if len(cluster.members) > 1:
+                report.count_split(side, video, len(cluster.members))
+    for side, name in names.items():
+        report.files[destination.path(name)] = rows[side]
 
 
 PAIRS_HEADER = "source\tparaphrase\tsegment_id\tlanguage\n"
@@ -176,20 +192,23 @@ def write_cluster_pairs(file, cluster: Cluster, options) -> int:
     return written
 
 
-def write_test_cluster(file, cluster: Cluster) -> int:
+def write_test_cluster(file, cluster: Cluster, split: SplitOptions) -> int:
     members = cluster.members
-    if len(members) < 2:
-        return 0
+    written = 0
     for i, row in enumerate(members):
+        references = split.references(members, i)
+        if not references:
+            continue  # nothing to score this source against
         record = {
             "segment_id": cluster.segment_id,
             "language": cluster.language,
             "description_id": row.id,
             "source": row.text,
-            "references": [other.text for j, other in enumerate(members) if j != i],
+            "references": references,
         }
         file.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return len(members)
+        written += 1
+    return written
 
 
 def _count(report, cluster: Cluster, progress: Progress, *, pairs: int) -> None:

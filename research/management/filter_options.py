@@ -1,6 +1,8 @@
-"""The corpus filters as command-line options, shared by export_corpus and score_system."""
+"""The corpus filters and the split as command-line options, shared by export_corpus,
+score_system and compare_systems."""
 
 from research.selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter
+from research.splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SplitOptions
 
 
 def add_filter_arguments(parser) -> None:
@@ -29,3 +31,40 @@ def filter_from_options(options: dict) -> CorpusFilter:
         "min_cluster_size": [options["min_cluster_size"]],
     }
     return CorpusFilter.from_params(params.__getitem__)
+
+
+def add_split_arguments(parser) -> None:
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument(
+        "--test-fraction",
+        type=float,
+        default=DEFAULT_TEST_FRACTION,
+        help="share of videos drawn into the test split (default 0.1)",
+    )
+    parser.add_argument(
+        "--dev-fraction",
+        type=float,
+        default=DEFAULT_DEV_FRACTION,
+        help="share of videos drawn into a dev split (default 0: none)",
+    )
+    parser.add_argument(
+        "--tier2-references",
+        action="store_true",
+        help="a test sentence's references are its cluster's Tier-2 descriptions only",
+    )
+    parser.add_argument(
+        "--source-as-reference",
+        action="store_true",
+        help="each test sentence is also a reference for itself (the study's §5.1 setting)",
+    )
+
+
+def split_from_options(options: dict) -> SplitOptions:
+    """The split the options ask for; raises ValueError naming a bad fraction."""
+    return SplitOptions(
+        seed=options["seed"],
+        test_fraction=options["test_fraction"],
+        dev_fraction=options["dev_fraction"],
+        tier2_references=options["tier2_references"],
+        source_as_reference=options["source_as_reference"],
+    )

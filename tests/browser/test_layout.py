@@ -24,8 +24,11 @@ FAKE_YOUTUBE = (Path(__file__).parent / "fake_youtube_iframe_api.js").read_text(
 @pytest.fixture
 def site():
     worker = make_worker(username="wanda")
+    # Named here, not by the factories' counter: the page's width must not depend on how many
+    # tests ran before (a username one digit longer pushed the review table out).
     for n in range(3):
-        make_submitted_description(make_worker(), f"A man plays guitar number {n}.")
+        author = make_worker(username=f"author{n}")
+        make_submitted_description(author, f"A man plays guitar number {n}.")
     make_segment()
     task = crowd.assignment_claim(worker=worker, tier=Tier.ONE)
     staff = make_staff(username="ada")

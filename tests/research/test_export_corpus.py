@@ -15,12 +15,18 @@ from annotations.models import Alignment, SentencePair
 from collector.models import Description, Segment
 from crowd.models import AuditEntry, LedgerEntry, Tier, Worker
 from research.selection import worker_label
-from research.splits import in_test_split
+from research.splits import SplitOptions
 from scoring.metrics.alignment import parse_pharaoh
 from scoring.services import segments_score
 from tests.factories import make_description, make_segment, make_worker
 
 pytestmark = pytest.mark.django_db
+
+
+def in_test(seed: int, segment, test_fraction: float) -> bool:
+    split = SplitOptions(seed=seed, test_fraction=test_fraction)
+    return split.side_of_segment(segment) == "test"
+
 
 DATA = Path(__file__).parents[1] / "data"
 CSV_FILE = DATA / "msvd_csv_tiny.csv"
@@ -271,7 +277,7 @@ def test_tabs_and_line_breaks_become_spaces_in_tsv_pairs(tmp_path):
 def test_the_split_keeps_each_cluster_on_one_side_and_lists_test_references(tmp_path):
     # Ids, and so the split, differ from run to run: add segments until both sides have some.
     segments = []
-    while len({in_test_split(3, s.pk, 0.1) for s in segments}) < 2 or len(segments) < 20:
+    while len({in_test(3, s, 0.1) for s in segments}) < 2 or len(segments) < 20:
         segment = make_segment()
         for n in range(3):
             make_description(segment, f"Sentence {n} of segment {segment.pk}.")
@@ -285,7 +291,7 @@ def test_the_split_keeps_each_cluster_on_one_side_and_lists_test_references(tmp_
     test_segments = {record["segment_id"] for record in tests}
     assert train_segments.isdisjoint(test_segments)
     assert train_segments | test_segments == {segment.pk for segment in segments}
-    assert test_segments == {s.pk for s in segments if in_test_split(3, s.pk, 0.1)}
+    assert test_segments == {s.pk for s in segments if in_test(3, s, 0.1)}
     assert len(train) == 3 * len(train_segments)
     record = tests[0]
     assert len(record["references"]) == 2 and record["source"] not in record["references"]
@@ -298,8 +304,10 @@ def test_parquet_loads_with_the_datasets_library_from_its_dataset_card(
     tmp_path, corpus, hugging_face_offline
 ):
     # A seed that puts segments on both sides (ids, and so the split, vary from run to run).
-    segments = set(Segment.objects.values_list("pk", flat=True))
-    seed = next(s for s in range(1000) if len({in_test_split(s, pk, 0.5) for pk in segments}) > 1)
+    segments = list(Segment.objects.all())
+    seed = next(
+        s for s in range(1000) if len({in_test(s, segment, 0.5) for segment in segments}) > 1
+    )
 
     export(tmp_path / "parquet", "parquet", "--test-fraction", "0.5", "--seed", str(seed))
 

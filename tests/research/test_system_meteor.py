@@ -5,13 +5,13 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.urls import reverse
 from rest_framework.test import APIClient
 
-from research.splits import in_test_split
+from research.splits import SplitOptions
 from scoring.metrics.meteor import Meteor, MeteorParameters, ParaphraseTable
 from scoring.services import meteor_setting_store
 from tests.factories import make_description, make_researcher, make_segment
+from tests.research.system_jobs import only_system
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ def cluster():
         sources = [f"a guy is cutting tomato {segment.pk}", f"a woman slices tomato {segment.pk}"]
         for text in sources:
             make_description(segment, text)
-        if in_test_split(SEED, segment.pk, 0.1):
+        if SplitOptions(seed=SEED).side_of_segment(segment) == "test":
             return sources
 
 
@@ -42,13 +42,7 @@ def table(tmp_path):
 def score(pairs):
     client = APIClient()
     client.force_authenticate(make_researcher())
-    response = client.post(
-        reverse("research-api:system-scores"),
-        {"pairs": pairs, "seed": SEED, "per_pair": True},
-        format="json",
-    )
-    assert response.status_code == 200, response.content
-    return response.json()
+    return only_system(client, {"pairs": pairs, "seed": SEED, "per_pair": True})
 
 
 def test_without_stored_parameters_the_papers_defaults_score_without_a_table(cluster):

@@ -8,9 +8,10 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from research.splits import in_test_split
+from research.splits import SplitOptions
 from scoring import metrics
 from tests.factories import make_description, make_researcher, make_segment
+from tests.research.system_jobs import only_system, post_and_run
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +27,9 @@ def corpus():
         segment = make_segment()
         for n in range(3):
             make_description(segment, f"A person does thing {segment.pk} in way {n}.")
-        (test if in_test_split(SEED, segment.pk, 0.1) else train).append(segment)
+        (test if SplitOptions(seed=SEED).side_of_segment(segment) == "test" else train).append(
+            segment
+        )
     return test, train
 
 
@@ -89,7 +92,7 @@ def test_sources_outside_the_test_split_are_reported_not_scored(tmp_path, corpus
     call_command("score_system", pairs, "--seed", str(SEED), stdout=out)
 
     assert "Pairs: 2, scored: 0" in out.getvalue()
-    assert "pair 1: the source is in the training split (seed 5)" in out.getvalue()
+    assert "pair 1: the source's video is not in the test split (by video, seed 5" in out.getvalue()
     assert "pair 2: the source is not a description in the selection" in out.getvalue()
 
 
@@ -126,19 +129,16 @@ def test_the_api_scores_a_system_the_same_way(corpus):
     api = APIClient()
     api.force_authenticate(make_researcher())
 
-    response = api.post(
-        reverse("research-api:system-scores"),
+    body = only_system(
+        api,
         {
             "pairs": [{"source": source, "output": "A person does a thing."}],
             "seed": SEED,
             "per_pair": True,
         },
-        format="json",
     )
 
-    body = response.json()
     bleu, pinc = expected(source, "A person does a thing.", references)
-    assert response.status_code == 200, body
     assert (body["pairs"], body["scored"], body["unscored"]) == (1, 1, [])
     assert body["scores"][0]["bleu"] == pytest.approx(bleu)
     assert body["pinc"] == pytest.approx(pinc)
@@ -148,7 +148,7 @@ def test_the_api_scores_a_system_the_same_way(corpus):
     assert response.status_code == 400 and "pairs" in response.json()
 
 
-def test_the_api_refuses_more_work_than_a_request_may_do_before_scoring_any(corpus, settings):
+def test_a_job_over_the_work_limit_fails_with_the_reason_before_scoring(corpus, settings):
     test, _ = corpus
     segment = test[0]
     source = f"A person does thing {segment.pk} in way 0."
@@ -161,14 +161,13 @@ def test_the_api_refuses_more_work_than_a_request_may_do_before_scoring_any(corp
 
     def post(count):
         pairs = [{"source": source, "output": output}] * count
-        body = {"pairs": pairs, "seed": SEED}
-        return api.post(reverse("research-api:system-scores"), body, format="json")
+        return post_and_run(api, {"pairs": pairs, "seed": SEED})
 
-    assert post(2).json()["scored"] == 2
+    assert post(2)["result"]["systems"][0]["scored"] == 2
     refused = post(3)
-    assert refused.status_code == 400, refused.json()
-    message = refused.json()["pairs"][0]
-    assert f"{one_pair * 3:,} units of work" in message and "score_system" in message
+    assert refused["state"] == "failed" and refused["result"] is None
+    assert f"{one_pair * 3:,} units of work" in refused["error"]
+    assert "score_system" in refused["error"]
 
 
 def test_the_command_has_no_work_limit(tmp_path, corpus, settings):

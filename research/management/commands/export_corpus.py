@@ -6,9 +6,13 @@ from tqdm import tqdm
 
 from research.destinations import Destination
 from research.exports import FORMATS, ExportOptions, corpus_export, export_size
-from research.management.filter_options import add_filter_arguments, filter_from_options
+from research.management.filter_options import (
+    add_filter_arguments,
+    add_split_arguments,
+    filter_from_options,
+    split_from_options,
+)
 from research.selection import FilterError
-from research.splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
 
 
 def pairs_per_sentence(value: str) -> int | None:
@@ -44,13 +48,7 @@ class Command(BaseCommand):
             help="pairs and split: other descriptions each sentence is paired with "
             "(the study used 1, 5, 10 and all; default all)",
         )
-        parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-        parser.add_argument(
-            "--test-fraction",
-            type=float,
-            default=DEFAULT_TEST_FRACTION,
-            help="split and parquet: share of clusters drawn into the test split (default 0.1)",
-        )
+        add_split_arguments(parser)
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, output, export_format, **options):
@@ -59,8 +57,7 @@ class Command(BaseCommand):
                 format=export_format,
                 filter=filter_from_options(options),
                 pairs_per_sentence=options["pairs_per_sentence"],
-                seed=options["seed"],
-                test_fraction=options["test_fraction"],
+                **vars(split_from_options(options)),
             )
             destination = Destination.for_url(output)
         except (FilterError, ValueError) as error:

@@ -4,10 +4,14 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from research.management.filter_options import add_filter_arguments, filter_from_options
+from research.management.filter_options import (
+    add_filter_arguments,
+    add_split_arguments,
+    filter_from_options,
+    split_from_options,
+)
 from research.selection import FilterError
-from research.splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION
-from research.system_scoring import SystemPair, system_score
+from research.system_scoring import pairs_from_tsv, system_score
 
 
 class Command(BaseCommand):
@@ -15,32 +19,31 @@ class Command(BaseCommand):
         "Score a paraphrase system's outputs for sources from the test split: BLEU against "
         "the source's cluster, PINC against the source, and PINC × sigmoid(BLEU). PAIRS is a "
         "TSV of source, output and optionally segment_id (a header line is allowed). Give "
-        "the seed, test fraction and filters the test split was exported with."
+        "the split options and filters the test split was exported with."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("pairs", type=Path)
         add_filter_arguments(parser)
-        parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-        parser.add_argument("--test-fraction", type=float, default=DEFAULT_TEST_FRACTION)
+        add_split_arguments(parser)
         parser.add_argument("--centre", type=float, default=settings.COMBINED_SCORE_CENTRE)
         parser.add_argument("--slope", type=float, default=settings.COMBINED_SCORE_SLOPE)
         parser.add_argument(
             "--per-pair", type=Path, help="also write each pair's scores to this TSV file"
         )
 
-    def handle(self, *args, pairs, seed, test_fraction, centre, slope, per_pair, **options):
+    def handle(self, *args, pairs, centre, slope, per_pair, **options):
         try:
             corpus_filter = filter_from_options(options)
-        except FilterError as error:
+            split = split_from_options(options)
+        except (FilterError, ValueError) as error:
             raise CommandError(str(error)) from None
-        if not 0.0 < test_fraction < 1.0:
+        if not split.test_fraction:
             raise CommandError("--test-fraction must be above 0 and below 1.")
         result = system_score(
             pairs=read_pairs(pairs),
             corpus_filter=corpus_filter,
-            seed=seed,
-            test_fraction=test_fraction,
+            split=split,
             centre=centre,
             slope=slope,
         )
@@ -77,25 +80,10 @@ class Command(BaseCommand):
 
 
 def read_pairs(path: Path):
-    """(source, output[, segment_id]) per line of a TSV file; a "source" header is skipped."""
+    """The pairs of a system's TSV file (see ``pairs_from_tsv``)."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        return pairs_from_tsv(path.read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError) as error:
         raise CommandError(f"Cannot read {path}: {error}") from None
-    pairs = []
-    for number, line in enumerate(lines, start=1):
-        fields = line.split("\t")
-        if number == 1 and fields[0] == "source":
-            continue
-        if not line.strip():
-            continue
-        if len(fields) not in (2, 3):
-            raise CommandError(f"{path}:{number}: expected source<TAB>output[<TAB>segment_id]")
-        segment_id = None
-        if len(fields) == 3 and fields[2].strip():
-            try:
-                segment_id = int(fields[2])
-            except ValueError:
-                raise CommandError(f"{path}:{number}: {fields[2]!r} is not a segment id") from None
-        pairs.append(SystemPair(source=fields[0], output=fields[1], segment_id=segment_id))
-    return pairs
+    except ValueError as error:
+        raise CommandError(str(error)) from None
