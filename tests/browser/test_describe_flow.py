@@ -26,6 +26,14 @@ def hosted_segment(media_root):
         )
 
 
+def open_task(page):
+    """Take the next Tier-1 task and wait until its page's scripts have run."""
+    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    page.wait_for_function(
+        "() => location.pathname.startsWith('/describe/') && document.readyState === 'complete'"
+    )
+
+
 def log_in(page, username):
     page.goto("/accounts/login/")
     page.get_by_label("Username").fill(username)
@@ -38,7 +46,7 @@ def test_a_worker_describes_a_segment_and_sees_the_count_go_up(page, hosted_segm
     log_in(page, "wanda")
     expect(page.locator("#count-submitted")).to_have_text("0")
 
-    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    open_task(page)
     expect(page.locator("#segment-start")).to_have_text("2.00")
     expect(page.locator("#segment-end")).to_have_text("3.00")
     expect(page.locator("#segment-length")).to_have_text("1.00")
@@ -77,7 +85,7 @@ def test_a_worker_describes_a_segment_and_sees_the_count_go_up(page, hosted_segm
 def test_a_description_with_markup_is_refused_and_shown_back_as_text(page, hosted_segment):
     make_worker(username="mallory")
     log_in(page, "mallory")
-    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    open_task(page)
     box = page.get_by_label("Your one-sentence description")
     box.fill("<img src=x onerror=alert(1)> A cat")
     page.get_by_role("button", name="Submit").click()
@@ -109,7 +117,7 @@ def test_a_platform_worker_is_sent_back_to_the_platform_after_submitting(page, h
 def test_a_long_paste_is_counted_and_refused_with_the_reason_never_cut(page, hosted_segment):
     make_worker(username="paula")
     log_in(page, "paula")
-    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    open_task(page)
     box = page.get_by_label("Your one-sentence description")
     text = "A squirrel " + "very " * 1000 + "quickly eats a nut."
     box.fill(text)
@@ -124,7 +132,7 @@ def test_a_long_paste_is_counted_and_refused_with_the_reason_never_cut(page, hos
 def test_the_segment_can_be_watched_in_a_loop(page, hosted_segment):
     make_worker(username="lou")
     log_in(page, "lou")
-    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    open_task(page)
     loop = page.get_by_label("Loop")
     expect(loop).not_to_be_checked()
     loop.check()
@@ -144,7 +152,7 @@ def test_a_video_that_cannot_be_loaded_says_so_and_offers_to_skip(page, media_ro
     make_segment(source=Segment.Source.FILE, youtube_id="", video_file="videos/gone.webm")
     make_worker(username="vera")
     log_in(page, "vera")
-    page.get_by_role("button", name="Describe a video · Tier 1").click()
+    open_task(page)
     # The media error comes at once when the browser fetches the file; a browser that defers
     # the fetch is caught by the player's own patience (20 s).
     expect(page.get_by_role("alert")).to_contain_text(

@@ -19,6 +19,11 @@ def log_in(page, username, then):
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill("correct horse battery")
     page.get_by_role("button", name="Log in").click()
+    # Arrived, with the page's scripts run (the buttons work from then on, as a person finds).
+    path = then.split("?")[0]
+    page.wait_for_function(
+        f"() => location.pathname === {path!r} && document.readyState === 'complete'"
+    )
 
 
 def test_a_reviewer_watches_the_described_segment_looping(page, media_root):
