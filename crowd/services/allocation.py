@@ -182,7 +182,8 @@ def _claim(
     external_hit_id,
     campaign=None,
 ) -> Assignment | None:
-    if tier > worker.current_tier:
+    # Tier 1 is open to every worker: only a higher tier costs the look-up.
+    if tier > Tier.ONE and tier > worker.current_tier:
         raise WorkRefused(f"You do not hold the Tier-{tier} qualification.")
     if hit_type.qualification_required and not worker_has_access(worker=worker, kind=hit_type.kind):
         # A signed-in worker can take the trial; a platform worker has no page of ours to
