@@ -339,7 +339,7 @@ def assignment_reject(*, assignment_ids, reason: str = "") -> int:
     Call it inside the review's transaction; an assignment already rejected is left alone.
     Returns how many were rejected now."""
     with transaction.atomic():
-        moved = _move_submissions(
+        moved = submissions_move(
             assignment_ids, Assignment.Status.SUBMITTED, Assignment.Status.REJECTED
         )
         if moved:
@@ -382,11 +382,15 @@ def assignment_reinstate(*, assignment_ids) -> int:
     paid (with Mechanical Turk's OverrideRejection); a rejection not sent yet is dropped by the
     outbox, which sends rejections of rejected assignments only."""
     return len(
-        _move_submissions(assignment_ids, Assignment.Status.REJECTED, Assignment.Status.SUBMITTED)
+        submissions_move(assignment_ids, Assignment.Status.REJECTED, Assignment.Status.SUBMITTED)
     )
 
 
-def _move_submissions(assignment_ids, from_status: str, to_status: str) -> list[int]:
+def submissions_move(assignment_ids, from_status: str, to_status: str, **changes) -> list[int]:
+    """Move assignments from ``from_status`` to ``to_status`` (with ``changes`` to their other
+    fields) and keep their HITs' counts right: only submitted work counts, so leaving it frees
+    the slot and coming back takes one (capped at the target: the work is one more than asked
+    rather than lost). Returns the ids moved; one already elsewhere is left alone."""
     with transaction.atomic():
         moving = list(
             Assignment.objects.select_for_update()
@@ -395,13 +399,15 @@ def _move_submissions(assignment_ids, from_status: str, to_status: str) -> list[
         )
         if not moving:
             return []
-        Assignment.objects.filter(pk__in=[pk for pk, _ in moving]).update(status=to_status)
+        Assignment.objects.filter(pk__in=[pk for pk, _ in moving]).update(
+            status=to_status, **changes
+        )
         per_hit = {}
         for _, hit_id in moving:
             per_hit[hit_id] = per_hit.get(hit_id, 0) + 1
         for hit_id, n in sorted(per_hit.items()):
             hits = Hit.objects.filter(pk=hit_id)
-            if to_status == Assignment.Status.REJECTED:
+            if to_status != Assignment.Status.SUBMITTED:
                 hits.update(submitted_count=F("submitted_count") - n)
             else:
                 hits.update(submitted_count=Least(F("submitted_count") + n, F("max_assignments")))

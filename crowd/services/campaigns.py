@@ -12,7 +12,6 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
-from django.db.models.functions import Least
 from django.utils import timezone
 
 from .. import platforms
@@ -27,6 +26,7 @@ from ..models import (
     Tier,
 )
 from ..platforms import PlatformError, Submission, entrance_url, mturk, prolific
+from .allocation import submissions_move
 from .errors import WorkRefused
 from .ledger import platform_approval_record
 from .outbox import platform_qualification
@@ -381,31 +381,33 @@ def _is_theirs(campaign, assignment, submission) -> bool:
 
 
 def _verify(assignment, now) -> int:
-    """Mark one assignment verified; an unverified one counts as submitted again (its HIT may
-    have filled meanwhile: it stays at its target, and the work is one more than asked)."""
-    with transaction.atomic():
-        was = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        if was.verified_at and was.status != Assignment.Status.UNVERIFIED:
-            return 0
-        if was.status == Assignment.Status.UNVERIFIED:
-            Hit.objects.filter(pk=was.hit_id).update(
-                submitted_count=Least(F("submitted_count") + 1, F("max_assignments"))
-            )
-        Assignment.objects.filter(pk=was.pk).update(
-            status=Assignment.Status.SUBMITTED, verified_at=was.verified_at or now
+    """Mark one assignment verified; an unverified one counts as submitted again."""
+    if assignment.status == Assignment.Status.UNVERIFIED:
+        moved = submissions_move(
+            [assignment.pk],
+            Assignment.Status.UNVERIFIED,
+            Assignment.Status.SUBMITTED,
+            verified_at=now,
         )
+    else:
+        moved = Assignment.objects.filter(
+            pk=assignment.pk, status=Assignment.Status.SUBMITTED, verified_at__isnull=True
+        ).update(verified_at=now)
+    if moved:
         assignment.status, assignment.verified_at = Assignment.Status.SUBMITTED, now
-    return 1
+    return 1 if moved else 0
 
 
 def _unverify(assignment, why: str) -> int:
     with transaction.atomic():
-        moved = Assignment.objects.filter(
-            pk=assignment.pk, status=Assignment.Status.SUBMITTED
-        ).update(status=Assignment.Status.UNVERIFIED, verified_at=None)
+        moved = submissions_move(
+            [assignment.pk],
+            Assignment.Status.SUBMITTED,
+            Assignment.Status.UNVERIFIED,
+            verified_at=None,
+        )
         if not moved:
             return 0
-        Hit.objects.filter(pk=assignment.hit_id).update(submitted_count=F("submitted_count") - 1)
         audit_record(
             actor=None,
             action=AuditEntry.Action.PLATFORM,
