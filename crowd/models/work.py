@@ -173,6 +173,8 @@ class HitType(models.Model):
         DESCRIPTION = "description", "Video description"
         VIDEO_COLLECTION = "video_collection", "Video collection"
         ALIGNMENT = "alignment", "Word alignment"
+        RATING = "rating", "Paraphrase rating"
+        PARAPHRASE = "paraphrase", "Direct paraphrasing"
 
     kind = models.CharField(max_length=20, choices=Kind.choices, unique=True)
     title = models.CharField(max_length=200)
@@ -195,6 +197,9 @@ class HitType(models.Model):
         Kind.DESCRIPTION: ("Describe a short video segment in one sentence", 1, 5, 20, 20, 15),
         Kind.VIDEO_COLLECTION: ("Find a short segment showing one clear action", 5, 25, 1, 1, 30),
         Kind.ALIGNMENT: ("Align the words of two sentences", 5, 25, 2, 2, 30),
+        # Two judges per paraphrase, and two direct paraphrases per sentence, as in §5.
+        Kind.RATING: ("Rate how well one sentence paraphrases another", 2, 5, 2, 2, 15),
+        Kind.PARAPHRASE: ("Write a sentence again in your own words", 1, 5, 2, 2, 15),
     }
 
     def __str__(self):
