@@ -9,10 +9,16 @@ from .agreement import (
     AnnotatedPair,
     ChanceCorrected,
     LengthBin,
-    agreement_table,
-    c_hat,
     chance_corrected,
     fit_edit_models,
+)
+from .agreement_totals import (
+    AgreementTotals,
+    agreement_table,
+    c_hat,
+    corpus_totals,
+    pair_totals,
+    table_from_totals,
 )
 from .aligner import Aligner, train_aligner
 from .brockett import BrockettAgreement, brockett_fleiss_kappa
@@ -58,6 +64,7 @@ __all__ = [
     "AgreementSummary",
     "Aligner",
     "AgreementTable",
+    "AgreementTotals",
     "AlignedPair",
     "Alignment",
     "AnnotatedPair",
@@ -73,6 +80,9 @@ __all__ = [
     "PrecisionRecall",
     "aer",
     "agreement_table",
+    "corpus_totals",
+    "pair_totals",
+    "table_from_totals",
     "brockett_fleiss_kappa",
     "c_hat",
     "chance_corrected",

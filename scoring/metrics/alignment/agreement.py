@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from .brockett import BrockettAgreement, brockett_fleiss_kappa
+from .brockett import BrockettAgreement
 from .chance import (
     EditModel,
     changed_cell_fraction,
@@ -37,7 +37,6 @@ from .chance import (
     sample_generator,
     sampled_phrase_grids,
 )
-from .kappa import link_cohen_kappa, link_fleiss_kappa
 from .links import Alignment
 from .measures import LinkCounts, link_counts
 from .phrases import (
@@ -277,142 +276,6 @@ def _score_pair(
     return items
 
 
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
-
-
-def _summarise(
-    items: Iterable[_Item], candidate: str | None = None, link_kappa: float | None = None
-) -> AgreementSummary:
-    """Pool items, counting ``candidate`` (default: each item's first annotator) as candidate."""
-    words = LinkCounts()
-    phrases = PhraseCounts()
-    scored = []
-    for item in items:
-        if candidate is None or item.first == candidate:
-            words += item.words
-            phrases += item.phrases
-        else:
-            words += item.words_reversed
-            phrases += item.phrases_reversed
-        if item.observed is not None:
-            scored.append(item)
-    agreement = ChanceCorrected(
-        items=len(scored),
-        observed=_mean([item.observed for item in scored]),
-        chance=_mean([item.chance for item in scored]),
-        kupper_hafner_chance=_mean([item.kupper_hafner_chance for item in scored]),
-    )
-    return AgreementSummary(words, phrases, agreement, link_kappa)
-
-
-def _length_bins(edges: Sequence[int]) -> list[tuple[int, int | None]]:
-    bounds = sorted(set(edges))
-    starts = [1, *(edge + 1 for edge in bounds)]
-    return list(zip(starts, [*bounds, None], strict=True))
-
-
-def _items(
-    pairs: Sequence[AnnotatedPair],
-    models: Mapping[str, EditModel],
-    *,
-    samples: int,
-    seed: int,
-    include_identical: bool,
-    links: PhraseLinks,
-) -> list[_Item]:
-    return [
-        item
-        for pair in pairs
-        for item in _score_pair(
-            pair,
-            models,
-            samples=samples,
-            seed=seed,
-            include_identical=include_identical,
-            links=links,
-        )
-    ]
-
-
-def _in_bin(pair: AnnotatedPair, shortest: int, longest: int | None) -> bool:
-    length = min(len(pair.source), len(pair.target))
-    return length >= shortest and (longest is None or length <= longest)
-
-
-def agreement_table(
-    pairs: Iterable[AnnotatedPair],
-    *,
-    samples: int = 1000,
-    seed: int = 0,
-    include_identical: bool = False,
-    links: PhraseLinks = "all",
-    length_bins: Sequence[int] = (5, 10, 15, 20, 30),
-) -> AgreementTable:
-    """Agreement of every pair of annotators, per corpus, per annotator and by length.
-
-    ``samples`` is J, the Monte Carlo draws per annotator and sentence pair; ``seed`` makes
-    the draws reproducible (each pair and annotator gets its own stream, see
-    ``chance.sample_generator``). ``length_bins`` are the upper edges of the bins of the
-    shorter sentence's length. ``links`` chooses the links that define phrase pairs.
-    """
-    pairs = list(pairs)
-    models = fit_edit_models(pairs, links=links)
-    items = _items(
-        pairs, models, samples=samples, seed=seed, include_identical=include_identical, links=links
-    )
-    pairwise = {}
-    for first, second in sorted({(item.first, item.second) for item in items}):
-        chosen = [item for item in items if (item.first, item.second) == (first, second)]
-        kappa = link_cohen_kappa(
-            (
-                (item.pair.source, item.pair.target)
-                + (item.pair.alignments[first], item.pair.alignments[second])
-                for item in chosen
-            ),
-            include_identical=include_identical,
-        )
-        pairwise[first, second] = _summarise(chosen, link_kappa=kappa)
-    per_annotator = {
-        name: _summarise([item for item in items if item.involves(name)], candidate=name)
-        for name in models
-    }
-    by_length = []
-    for shortest, longest in _length_bins(length_bins):
-        chosen = [item for item in items if _in_bin(item.pair, shortest, longest)]
-        if chosen:
-            count = len({id(item.pair) for item in chosen})
-            by_length.append(LengthBin(shortest, longest, count, _summarise(chosen)))
-    corpora = sorted({item.pair.corpus for item in items})
-    by_corpus = {
-        corpus: _summarise([item for item in items if item.pair.corpus == corpus])
-        for corpus in corpora
-    }
-    fleiss = brockett = None
-    if len(models) >= 3:
-        fleiss = link_fleiss_kappa(
-            ((pair.source, pair.target, pair.alignments) for pair in pairs),
-            sorted(models),
-            include_identical=include_identical,
-        )
-    if len(models) >= 2:
-        brockett = brockett_fleiss_kappa(
-            ((pair.source, pair.target, pair.alignments) for pair in pairs), sorted(models)
-        )
-    return AgreementTable(
-        aligner=aligner_against_annotators(pairs, include_identical=include_identical, links=links),
-        corpus=_summarise(items),
-        pairwise=pairwise,
-        per_annotator=per_annotator,
-        by_length=by_length,
-        by_corpus=by_corpus,
-        edit_models=models,
-        link_fleiss_kappa=fleiss,
-        brockett=brockett,
-        samples=samples,
-    )
-
-
 MAJORITY = "majority"
 
 
@@ -484,23 +347,3 @@ def aligner_against_annotators(
         )
         for name in sorted(words, key=lambda name: (name == MAJORITY, name))
     }
-
-
-def c_hat(
-    pairs: Iterable[AnnotatedPair],
-    *,
-    samples: int = 1000,
-    seed: int = 0,
-    include_identical: bool = False,
-    links: PhraseLinks = "all",
-) -> ChanceCorrected:
-    """Ĉ pooled over every pair of annotators of every sentence pair.
-
-    The same figure as ``agreement_table(...).corpus.agreement``, without the rest of the table.
-    """
-    pairs = list(pairs)
-    models = fit_edit_models(pairs, links=links)
-    items = _items(
-        pairs, models, samples=samples, seed=seed, include_identical=include_identical, links=links
-    )
-    return _summarise(items).agreement

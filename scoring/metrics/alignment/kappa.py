@@ -29,9 +29,23 @@ def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float:
         raise ValueError(f"{len(first)} labels against {len(second)}")
     if not first:
         return math.nan
-    items = len(first)
-    observed = sum(a == b for a, b in zip(first, second, strict=True)) / items
-    first_counts, second_counts = Counter(first), Counter(second)
+    return cohen_kappa_from_table(Counter(zip(first, second, strict=True)))
+
+
+def cohen_kappa_from_table(table: Mapping[tuple[Hashable, Hashable], int]) -> float:
+    """Cohen's κ from how many items got each (first label, second label).
+
+    The counts add over items, so a corpus κ can be kept as the sum of its pairs' tables.
+    """
+    items = sum(table.values())
+    if not items:
+        return math.nan
+    observed = sum(count for (a, b), count in table.items() if a == b) / items
+    first_counts: Counter = Counter()
+    second_counts: Counter = Counter()
+    for (a, b), count in table.items():
+        first_counts[a] += count
+        second_counts[b] += count
     expected = sum(first_counts[label] * second_counts[label] for label in first_counts) / (
         items * items
     )
@@ -49,12 +63,24 @@ def fleiss_kappa(table: Sequence[Sequence[int]]) -> float:
     raters = sum(rows[0])
     if raters < 2 or any(sum(row) != raters for row in rows):
         raise ValueError("every item needs the same number of raters, at least two")
-    items = len(rows)
-    agreement = [
-        (sum(count * count for count in row) - raters) / (raters * (raters - 1)) for row in rows
-    ]
-    shares = [sum(column) / (items * raters) for column in zip(*rows, strict=True)]
-    return _kappa(sum(agreement) / items, sum(share * share for share in shares))
+    squares = sum(count * count for row in rows for count in row)
+    totals = [sum(column) for column in zip(*rows, strict=True)]
+    return fleiss_kappa_from_totals(len(rows), raters, squares, totals)
+
+
+def fleiss_kappa_from_totals(
+    items: int, raters: int, squares: int, category_totals: Sequence[int]
+) -> float:
+    """Fleiss' κ from sums over items: ``squares`` is Σ over items and categories of the
+    count squared, ``category_totals`` the count of each category summed over items.
+
+    These sums add over items, so a corpus κ can be kept as the sum of its pairs' figures.
+    """
+    if not items:
+        return math.nan
+    observed = (squares - items * raters) / (items * raters * (raters - 1))
+    shares = [total / (items * raters) for total in category_totals]
+    return _kappa(observed, sum(share * share for share in shares))
 
 
 def link_labels(alignment: Alignment, items: Iterable[tuple[int, int]]) -> list[str]:
