@@ -57,8 +57,8 @@ class AlignerModelAdmin(admin.ModelAdmin):
 
 @admin.register(AgreementReport)
 class AgreementReportAdmin(admin.ModelAdmin):
-    list_display = ["id", "through_alignment", "computed_at", "seconds"]
-    exclude = ["table"]
+    list_display = ["id", "through_alignment", "computed_at", "calibrated_at", "seconds"]
+    exclude = ["table", "totals"]  # the table is on its own page; the sums are for the code
 
 
 @admin.register(TrialAnswer)

@@ -6,12 +6,7 @@ Kupper–Hafner, Cohen's and Fleiss' κ over links, and the same by sentence len
 what the agreement page shows are the same numbers.
 """
 
-import time
 from collections import defaultdict
-from datetime import timedelta
-
-from django.db.models import Max, Q
-from django.utils import timezone
 
 from scoring.metrics.alignment import (
     AnnotatedPair,
@@ -20,7 +15,7 @@ from scoring.metrics.alignment import (
     train_aligner,
 )
 
-from .models import AgreementReport, Alignment, SentencePair
+from .models import SentencePair
 
 # (key, printed title, format). Precision and recall are split as in Cohn et al. (2008):
 # "poss" counts the other side's possible links as right, "sure" only its sure links; F1 is
@@ -263,70 +258,39 @@ def pair_corpus(pair: SentencePair) -> str:
     return pair.import_key.rsplit(":", 1)[0] if ":" in pair.import_key else "imported"
 
 
-def stored_annotated_pairs():
-    """Every stored pair with two or more annotations, ready for ``agreement_table``."""
-    pairs = SentencePair.objects.prefetch_related("alignments__worker__user")
-    annotated = []
-    for pair in pairs.filter(alignments__isnull=False).distinct().order_by("pk"):
-        alignments = {a.annotator_name: parse_pharaoh(a.links) for a in pair.alignments.all()}
-        if len(alignments) > 1:
-            annotated.append(
-                AnnotatedPair(
-                    pair_id=str(pair.pk),
-                    source=tuple(pair.tokens_a),
-                    target=tuple(pair.tokens_b),
-                    pre_alignment=parse_pharaoh(pair.pre_alignment),
-                    alignments=alignments,
-                    corpus=pair_corpus(pair),
-                    pre_aligned=pair.aligner_id is not None,
-                )
-            )
-    return annotated
+def annotated_pair(pair: SentencePair) -> AnnotatedPair | None:
+    """A stored pair (alignments prefetched with their workers) ready for the agreement
+    measures, or None when fewer than two annotators aligned it."""
+    alignments = {a.annotator_name: parse_pharaoh(a.links) for a in pair.alignments.all()}
+    if len(alignments) < 2:
+        return None
+    return AnnotatedPair(
+        pair_id=str(pair.pk),
+        source=tuple(pair.tokens_a),
+        target=tuple(pair.tokens_b),
+        pre_alignment=parse_pharaoh(pair.pre_alignment),
+        alignments=alignments,
+        corpus=pair_corpus(pair),
+        pre_aligned=pair.aligner_id is not None,
+    )
 
 
-def corpus_agreement(*, samples: int = 1000, seed: int = 0) -> dict | None:
-    """The agreement table of the stored alignments as rows, or None with nothing to compare."""
+def stored_pairs():
+    """Stored pairs with their alignments and annotators, in the order the table adds them."""
+    return SentencePair.objects.prefetch_related("alignments__worker__user").order_by("pk")
+
+
+def stored_annotated_pairs(pairs=None) -> list[AnnotatedPair]:
+    """Every stored pair (or those of ``pairs``) with two or more annotations."""
+    pairs = stored_pairs() if pairs is None else pairs
+    annotated = (annotated_pair(pair) for pair in pairs.filter(alignments__isnull=False).distinct())
+    return [pair for pair in annotated if pair is not None]
+
+
+def corpus_agreement(*, samples: int = 1000, seed: int = 0, models=None) -> dict | None:
+    """The agreement table of the stored alignments, computed afresh, as rows; None with
+    nothing to compare. ``models`` are the edit models behind π̂₀ (default: fitted anew)."""
     pairs = stored_annotated_pairs()
     if not pairs:
         return None
-    return table_rows(agreement_table(pairs, samples=samples, seed=seed))
-
-
-# A refresh that has claimed the report for this long is taken to have died (a killed worker).
-REFRESH_CLAIM_EXPIRES = timedelta(minutes=30)
-
-
-def agreement_refresh() -> bool:
-    """Recompute the corpus agreement table until it includes the newest alignment.
-
-    Returns False when another refresh holds the report: that one goes round again if
-    alignments arrived meanwhile, so the table always catches up. The claim is a timestamp on
-    the report row, so no transaction stays open through the Monte Carlo estimate.
-    """
-    AgreementReport.objects.get_or_create(pk=1)
-    reports = AgreementReport.objects.filter(pk=1)
-    while True:
-        now = timezone.now()
-        claimed = reports.filter(
-            Q(refreshing_since__isnull=True) | Q(refreshing_since__lt=now - REFRESH_CLAIM_EXPIRES)
-        ).update(refreshing_since=now)
-        if not claimed:
-            return False  # another refresh is computing
-        try:
-            newest = Alignment.objects.aggregate(newest=Max("pk"))["newest"] or 0
-            report = reports.get()
-            if newest != report.through_alignment or report.table is None:
-                started = time.monotonic()
-                table = corpus_agreement()
-                reports.update(
-                    table=table,
-                    through_alignment=newest,
-                    computed_at=timezone.now(),
-                    seconds=time.monotonic() - started,
-                )
-        finally:
-            reports.update(refreshing_since=None)
-        # An alignment stored while the claim was held may have had its refresh turned away.
-        latest = Alignment.objects.aggregate(newest=Max("pk"))["newest"] or 0
-        if latest == newest:
-            return True
+    return table_rows(agreement_table(pairs, samples=samples, seed=seed, models=models))

@@ -127,21 +127,45 @@ class Alignment(models.Model):
 
 
 class AgreementReport(models.Model):
-    """The corpus agreement table, recomputed in the background as alignments arrive.
+    """The corpus agreement table, kept up to date in the background as alignments arrive.
 
-    One row. ``through_alignment`` is the newest alignment the table includes, so a refresh
-    can tell whether anything arrived while it was computing. ``refreshing_since`` is set while
-    a refresh computes: one refresh at a time, without holding a transaction open meanwhile.
+    One row. ``totals`` is the exact sum of every ``PairAgreement`` row and ``table`` the
+    table computed from it; both change in the transaction that replaces a pair's row, which
+    holds this row's lock. ``edit_models`` are the annotators' edit models behind π̂₀, fitted
+    by the last full recomputation (``calibrated_at``), or when an annotator first appears.
+    ``refreshing_since`` is set while a full recomputation runs: one at a time, without
+    holding a transaction open meanwhile.
     """
 
     table = models.JSONField(null=True)
+    totals = models.JSONField(null=True)
+    edit_models = models.JSONField(default=dict)
     through_alignment = models.BigIntegerField(default=0)
     computed_at = models.DateTimeField(null=True)
+    calibrated_at = models.DateTimeField(null=True)
     seconds = models.FloatField(null=True)
     refreshing_since = models.DateTimeField(null=True)
 
     def __str__(self):
         return f"agreement through alignment {self.through_alignment}"
+
+
+class PairAgreement(models.Model):
+    """One sentence pair's share of the sums behind the agreement table.
+
+    ``alignments`` is how many alignments the share was computed from: alignments are only
+    ever added, so a pair whose count differs has a share to replace.
+    """
+
+    pair = models.OneToOneField(
+        SentencePair, on_delete=models.CASCADE, primary_key=True, related_name="agreement"
+    )
+    alignments = models.PositiveIntegerField()
+    totals = models.JSONField()
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"agreement share of pair {self.pair_id} ({self.alignments} alignments)"
 
 
 class TrialAnswer(models.Model):

@@ -260,7 +260,7 @@ def alignment_submit(*, assignment_id: int, worker: Worker, links: str) -> tuple
     def record(assignment, hit, now):
         pair = SentencePair.objects.get(item_id=hit.item_id)
         alignment = links_parse(links, pair)
-        enqueue("annotations.tasks.refresh_agreement")
+        enqueue("annotations.tasks.refresh_agreement", pair.pk)
         return Alignment.objects.create(
             pair=pair,
             assignment=assignment,

@@ -2,14 +2,24 @@
 
 from celery import shared_task
 
-from . import agreement, review
+from . import agreement_store, review
 
 
 @shared_task
-def refresh_agreement() -> bool:
-    """Bring the corpus agreement table up to date with the stored alignments (after an
-    alignment arrives, and periodically). Concurrent calls leave the work to one refresh."""
-    return agreement.agreement_refresh()
+def refresh_agreement(pair_id: int | None = None) -> bool:
+    """Bring the stored agreement table up to date: with one pair's alignments (queued when
+    an alignment arrives), or with every pair that changed (periodically). Recomputes the
+    pair's share rather than adding to it, so a retry counts nothing twice."""
+    if pair_id is None:
+        return agreement_store.agreement_refresh()
+    return agreement_store.agreement_pair_update(pair_id=pair_id)
+
+
+@shared_task
+def recompute_agreement() -> bool:
+    """Daily and on demand: recompute the whole table, refitting the annotators' edit models
+    behind π̂₀. Concurrent calls leave the work to one."""
+    return agreement_store.agreement_recompute()
 
 
 @shared_task

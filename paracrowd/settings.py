@@ -260,6 +260,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotations.tasks.refresh_agreement",
         "schedule": timedelta(minutes=10),
     },
+    "recompute-agreement": {
+        "task": "annotations.tasks.recompute_agreement",
+        "schedule": timedelta(days=1),
+    },
     "score-unscored": {
         "task": "scoring.tasks.sweep_unscored",
         "schedule": timedelta(minutes=2),

@@ -1,0 +1,217 @@
+"""The stored agreement table, kept up to date one sentence pair at a time.
+
+Each annotated pair has a ``PairAgreement`` row holding its share of the sums behind the
+table (``scoring.metrics.alignment.pair_totals``); the report holds their exact sum and the
+table computed from it. When a pair gets a new alignment, ``agreement_pair_update`` computes
+that pair's share afresh, replaces its row and moves the sum by (new share − old share): the
+work is one pair's, whatever the size of the corpus, and the table equals a recomputation
+over every pair with the same edit models, bit for bit (the sums are exact).
+
+The edit models behind π̂₀ are fitted per annotator over all their pairs, so refitting them
+would change π̂₀ of every pair an annotator aligned. They are therefore held fixed between
+full recomputations (``agreement_recompute``, daily and on demand), which refit them and
+recompute every share; an annotator who first appears in between gets a model fitted on the
+pairs they have aligned so far. The Monte Carlo draws are seeded per pair and annotator, so a
+pair's share does not depend on when or in which order pairs were added.
+"""
+
+import time
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Count, F, Max, OuterRef, Q, Subquery
+from django.utils import timezone
+
+from scoring.metrics.alignment import (
+    AgreementTotals,
+    EditModel,
+    fit_edit_models,
+    pair_totals,
+    table_from_totals,
+)
+
+from .agreement import annotated_pair, stored_annotated_pairs, stored_pairs, table_rows
+from .models import AgreementReport, Alignment, PairAgreement, SentencePair
+
+SAMPLES = 1000  # J, Monte Carlo draws per annotator and pair
+SEED = 0
+# A full recomputation that has claimed the report for this long is taken to have died.
+REFRESH_CLAIM_EXPIRES = timedelta(minutes=30)
+
+
+def _report() -> AgreementReport:
+    report, _ = AgreementReport.objects.get_or_create(pk=1)
+    return report
+
+
+def stored_models(report: AgreementReport) -> dict[str, EditModel]:
+    """The edit models the stored table was computed with."""
+    return {name: EditModel(*values) for name, values in report.edit_models.items()}
+
+
+def _models_json(models: dict[str, EditModel]) -> dict[str, list[float]]:
+    return {
+        name: [model.intercept, model.per_source_word, model.per_target_word]
+        for name, model in sorted(models.items())
+    }
+
+
+def _fit_new_annotators(models: dict[str, EditModel], pair) -> dict[str, EditModel]:
+    """``models`` with one fitted for each annotator of ``pair`` who has none yet, on the
+    pairs that annotator has aligned so far (in the order a recomputation fits them)."""
+    missing = [name for name in pair.alignments if name not in models]
+    if not missing or not pair.source or not pair.target:
+        return models
+    models = dict(models)
+    for name in missing:
+        # An alignment's annotator name: the imported annotator, else the worker's name.
+        mine = (
+            Q(alignments__annotator=name)
+            | Q(alignments__annotator="", alignments__worker__external_id=name)
+            | Q(
+                alignments__annotator="",
+                alignments__worker__external_id="",
+                alignments__worker__user__username=name,
+            )
+        )
+        theirs = SentencePair.objects.filter(mine).values("pk")
+        pairs = stored_annotated_pairs(stored_pairs().filter(pk__in=theirs))
+        models[name] = fit_edit_models(pairs)[name]
+    return models
+
+
+def _table(totals: AgreementTotals, models: dict[str, EditModel]) -> dict | None:
+    if not any(key[0] == "annotator" for key in totals.sums):
+        return None
+    return table_rows(table_from_totals(totals, models, samples=SAMPLES))
+
+
+def agreement_pair_update(*, pair_id: int) -> bool:
+    """Bring the stored table up to date with one pair's alignments.
+
+    Idempotent: the pair's share is computed afresh from its alignments and replaces the old
+    one, so a retry or a second call for the same alignments changes nothing (returns
+    False). Writers take the report row's lock, so two alignments of one pair finishing
+    together are applied one after the other and neither is lost. Before the first full
+    recomputation there is no sum to update, and that recomputation runs instead.
+    """
+    started = time.monotonic()
+    _report()
+    with transaction.atomic():
+        report = AgreementReport.objects.select_for_update().get(pk=1)
+        if report.totals is None:
+            calibrate = True
+        else:
+            calibrate = False
+            pair = stored_pairs().filter(pk=pair_id).first()
+            alignments = list(pair.alignments.all()) if pair else []
+            stored = PairAgreement.objects.filter(pair_id=pair_id).first()
+            annotated = annotated_pair(pair) if pair else None
+            unchanged = stored.alignments == len(alignments) if stored else annotated is None
+            if unchanged or pair is None:
+                return False
+            models = stored_models(report)
+            share = AgreementTotals()
+            if annotated is not None:
+                models = _fit_new_annotators(models, annotated)
+                share = pair_totals(annotated, models, samples=SAMPLES, seed=SEED)
+            before = AgreementTotals.from_json(stored.totals) if stored else AgreementTotals()
+            totals = AgreementTotals.from_json(report.totals) - before + share
+            PairAgreement.objects.update_or_create(
+                pair_id=pair_id,
+                defaults={
+                    "alignments": len(alignments),
+                    "totals": share.to_json(),
+                    "computed_at": timezone.now(),
+                },
+            )
+            report.totals = totals.to_json()
+            report.table = _table(totals, models)
+            report.edit_models = _models_json(models)
+            report.through_alignment = max([report.through_alignment, *(a.pk for a in alignments)])
+            report.computed_at = timezone.now()
+            report.seconds = time.monotonic() - started
+            report.save()
+    if calibrate:
+        agreement_recompute()
+    return True
+
+
+def changed_pairs():
+    """Pairs whose stored share was computed from fewer (or more) alignments than they have."""
+    stored = PairAgreement.objects.filter(pair_id=OuterRef("pk")).values("alignments")
+    return (
+        SentencePair.objects.annotate(count=Count("alignments"), stored=Subquery(stored))
+        .filter(count__gte=2)
+        .filter(Q(stored__isnull=True) | ~Q(stored=F("count")))
+        .values_list("pk", flat=True)
+        .order_by("pk")
+    )
+
+
+def agreement_refresh() -> bool:
+    """Catch up with every pair whose alignments changed since its share was computed (the
+    periodic sweep, for alignments whose own update was lost or imported in bulk). Before
+    the first full recomputation, runs it. Returns False when a recomputation holds the
+    report; it catches up itself when done."""
+    report = _report()
+    if report.totals is None:
+        return agreement_recompute()
+    for pair_id in changed_pairs():
+        agreement_pair_update(pair_id=pair_id)
+    return True
+
+
+def agreement_recompute() -> bool:
+    """Recompute the whole table: refit every annotator's edit model and every pair's share.
+
+    The reference the incremental updates are checked against, and the way the edit models
+    follow the corpus. One at a time (a claim on the report row, so no transaction stays
+    open through the Monte Carlo estimates); returns False when another one holds it. Pairs
+    that changed while it computed are caught up afterwards.
+    """
+    _report()
+    reports = AgreementReport.objects.filter(pk=1)
+    now = timezone.now()
+    claimed = reports.filter(
+        Q(refreshing_since__isnull=True) | Q(refreshing_since__lt=now - REFRESH_CLAIM_EXPIRES)
+    ).update(refreshing_since=now)
+    if not claimed:
+        return False
+    try:
+        started = time.monotonic()
+        pairs = stored_pairs().annotate(count=Count("alignments")).filter(count__gte=2)
+        counts = dict(pairs.values_list("pk", "count"))
+        annotated = stored_annotated_pairs(pairs)
+        models = fit_edit_models(annotated)
+        shares = {
+            int(pair.pair_id): pair_totals(pair, models, samples=SAMPLES, seed=SEED)
+            for pair in annotated
+        }
+        totals = AgreementTotals.sum(shares.values())
+        newest = Alignment.objects.aggregate(newest=Max("pk"))["newest"] or 0
+        with transaction.atomic():
+            AgreementReport.objects.select_for_update().get(pk=1)
+            PairAgreement.objects.all().delete()
+            PairAgreement.objects.bulk_create(
+                [
+                    PairAgreement(pair_id=pk, alignments=counts[pk], totals=share.to_json())
+                    for pk, share in shares.items()
+                ],
+                batch_size=2000,
+            )
+            now = timezone.now()
+            reports.update(
+                totals=totals.to_json(),
+                table=_table(totals, models),
+                edit_models=_models_json(models),
+                through_alignment=newest,
+                computed_at=now,
+                calibrated_at=now,
+                seconds=time.monotonic() - started,
+            )
+    finally:
+        reports.update(refreshing_since=None)
+    for pair_id in changed_pairs():
+        agreement_pair_update(pair_id=pair_id)
+    return True
