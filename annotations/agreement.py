@@ -6,6 +6,7 @@ Kupper–Hafner, Cohen's and Fleiss' κ over links, and the same by sentence len
 what the agreement page shows are the same numbers.
 """
 
+import math
 from collections import defaultdict
 
 from scoring.metrics.alignment import (
@@ -293,4 +294,18 @@ def corpus_agreement(*, samples: int = 1000, seed: int = 0, models=None) -> dict
     pairs = stored_annotated_pairs()
     if not pairs:
         return None
-    return table_rows(agreement_table(pairs, samples=samples, seed=seed, models=models))
+    return stored_rows(
+        table_rows(agreement_table(pairs, samples=samples, seed=seed, models=models))
+    )
+
+
+def stored_rows(rows):
+    """Rows as they can be stored: NaN (κ when every label is one category, Ĉ with no
+    item) becomes None, shown as "—", since JSON in PostgreSQL has no NaN."""
+    if isinstance(rows, dict):
+        return {key: stored_rows(value) for key, value in rows.items()}
+    if isinstance(rows, list):
+        return [stored_rows(value) for value in rows]
+    if isinstance(rows, float) and math.isnan(rows):
+        return None
+    return rows

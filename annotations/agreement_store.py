@@ -30,7 +30,13 @@ from scoring.metrics.alignment import (
     table_from_totals,
 )
 
-from .agreement import annotated_pair, stored_annotated_pairs, stored_pairs, table_rows
+from .agreement import (
+    annotated_pair,
+    stored_annotated_pairs,
+    stored_pairs,
+    stored_rows,
+    table_rows,
+)
 from .models import AgreementReport, Alignment, PairAgreement, SentencePair
 
 SAMPLES = 1000  # J, Monte Carlo draws per annotator and pair
@@ -83,7 +89,7 @@ def _fit_new_annotators(models: dict[str, EditModel], pair) -> dict[str, EditMod
 def _table(totals: AgreementTotals, models: dict[str, EditModel]) -> dict | None:
     if not any(key[0] == "annotator" for key in totals.sums):
         return None
-    return table_rows(table_from_totals(totals, models, samples=SAMPLES))
+    return stored_rows(table_rows(table_from_totals(totals, models, samples=SAMPLES)))
 
 
 def agreement_pair_update(*, pair_id: int) -> bool:
