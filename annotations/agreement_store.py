@@ -1,7 +1,7 @@
 """The stored agreement table, kept up to date one sentence pair at a time.
 
 Each annotated pair has a ``PairAgreement`` row holding its share of the sums behind the
-table (``scoring.metrics.alignment.pair_totals``); the report holds their exact sum and the
+table (``scoring.metrics.alignment.pair_share``); the report holds their exact sum and the
 table computed from it. When a pair gets a new alignment, ``agreement_pair_update`` computes
 that pair's share afresh, replaces its row and moves the sum by (new share − old share): the
 work is one pair's, whatever the size of the corpus, and the table equals a recomputation
@@ -26,7 +26,8 @@ from scoring.metrics.alignment import (
     AgreementTotals,
     EditModel,
     fit_edit_models,
-    pair_totals,
+    pair_share,
+    share_totals,
     table_from_totals,
 )
 
@@ -117,17 +118,17 @@ def agreement_pair_update(*, pair_id: int) -> bool:
             if unchanged or pair is None:
                 return False
             models = stored_models(report)
-            share = AgreementTotals()
+            share = {}
             if annotated is not None:
                 models = _fit_new_annotators(models, annotated)
-                share = pair_totals(annotated, models, samples=SAMPLES, seed=SEED)
-            before = AgreementTotals.from_json(stored.totals) if stored else AgreementTotals()
-            totals = AgreementTotals.from_json(report.totals) - before + share
+                share = pair_share(annotated, models, samples=SAMPLES, seed=SEED)
+            before = share_totals(stored.share) if stored else AgreementTotals()
+            totals = AgreementTotals.from_json(report.totals) - before + share_totals(share)
             PairAgreement.objects.update_or_create(
                 pair_id=pair_id,
                 defaults={
                     "alignments": len(alignments),
-                    "totals": share.to_json(),
+                    "share": share,
                     "computed_at": timezone.now(),
                 },
             )
@@ -191,17 +192,17 @@ def agreement_recompute() -> bool:
         annotated = stored_annotated_pairs(pairs)
         models = fit_edit_models(annotated)
         shares = {
-            int(pair.pair_id): pair_totals(pair, models, samples=SAMPLES, seed=SEED)
+            int(pair.pair_id): pair_share(pair, models, samples=SAMPLES, seed=SEED)
             for pair in annotated
         }
-        totals = AgreementTotals.sum(shares.values())
+        totals = AgreementTotals.sum(share_totals(share) for share in shares.values())
         newest = Alignment.objects.aggregate(newest=Max("pk"))["newest"] or 0
         with transaction.atomic():
             AgreementReport.objects.select_for_update().get(pk=1)
             PairAgreement.objects.all().delete()
             PairAgreement.objects.bulk_create(
                 [
-                    PairAgreement(pair_id=pk, alignments=counts[pk], totals=share.to_json())
+                    PairAgreement(pair_id=pk, alignments=counts[pk], share=share)
                     for pk, share in shares.items()
                 ],
                 batch_size=2000,

@@ -161,7 +161,7 @@ class PairAgreement(models.Model):
         SentencePair, on_delete=models.CASCADE, primary_key=True, related_name="agreement"
     )
     alignments = models.PositiveIntegerField()
-    totals = models.JSONField()
+    share = models.JSONField()  # scoring.metrics.alignment.pair_share
     computed_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self):

@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('pair', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='agreement', serialize=False, to='annotations.sentencepair')),
                 ('alignments', models.PositiveIntegerField()),
-                ('totals', models.JSONField()),
+                ('share', models.JSONField()),
                 ('computed_at', models.DateTimeField(default=django.utils.timezone.now)),
             ],
         ),

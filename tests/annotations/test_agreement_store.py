@@ -18,7 +18,7 @@ from annotations.agreement_store import (
     stored_models,
 )
 from annotations.models import AgreementReport, Alignment, PairAgreement, SentencePair
-from scoring.metrics.alignment import AgreementTotals
+from scoring.metrics.alignment import AgreementTotals, share_totals
 from tests.annotations.test_agreement_pipeline import LINKS, annotate, make_pair
 from tests.conftest import wait_for
 
@@ -61,9 +61,7 @@ def stored_report() -> AgreementReport:
 def assert_equals_a_full_recomputation():
     report = stored_report()
     assert report.table == corpus_agreement(models=stored_models(report))
-    shares = AgreementTotals.sum(
-        AgreementTotals.from_json(row.totals) for row in PairAgreement.objects.all()
-    )
+    shares = AgreementTotals.sum(share_totals(row.share) for row in PairAgreement.objects.all())
     assert AgreementTotals.from_json(report.totals) == shares
 
 

@@ -17,7 +17,9 @@ from .agreement_totals import (
     agreement_table,
     c_hat,
     corpus_totals,
+    pair_share,
     pair_totals,
+    share_totals,
     table_from_totals,
 )
 from .aligner import Aligner, train_aligner
@@ -81,7 +83,9 @@ __all__ = [
     "aer",
     "agreement_table",
     "corpus_totals",
+    "pair_share",
     "pair_totals",
+    "share_totals",
     "table_from_totals",
     "brockett_fleiss_kappa",
     "c_hat",

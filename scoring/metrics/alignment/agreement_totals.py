@@ -104,22 +104,34 @@ class AgreementTotals:
     def __eq__(self, other) -> bool:
         return isinstance(other, AgreementTotals) and self.sums == other.sums
 
-    def to_json(self) -> dict[str, int | str]:
-        """JSON-ready: keys as JSON arrays, fractions as "numerator/denominator" strings."""
-        return {
-            json.dumps(key, ensure_ascii=False): value if isinstance(value, int) else str(value)
-            for key, value in self.sums.items()
-        }
+    def to_json(self) -> dict:
+        """JSON-ready: a tree of the keys' parts (each part JSON-encoded, as names may hold any
+        character), so parts the keys share are written once; fractions as "p/q" strings."""
+        tree: dict = {}
+        for key, value in self.sums.items():
+            node = tree
+            for part in key[:-1]:
+                node = node.setdefault(json.dumps(part, ensure_ascii=False), {})
+            node[json.dumps(key[-1], ensure_ascii=False)] = (
+                value if isinstance(value, int) else str(value)
+            )
+        return tree
 
     @classmethod
-    def from_json(cls, stored: Mapping[str, int | str]) -> AgreementTotals:
+    def from_json(cls, tree: Mapping) -> AgreementTotals:
         """The totals written by ``to_json``."""
-        return cls(
-            {
-                tuple(json.loads(key)): value if isinstance(value, int) else Fraction(value)
-                for key, value in stored.items()
-            }
-        )
+        sums: dict[tuple, Number] = {}
+
+        def walk(node: Mapping, prefix: tuple) -> None:
+            for part, value in node.items():
+                key = (*prefix, json.loads(part))
+                if isinstance(value, dict):
+                    walk(value, key)
+                else:
+                    sums[key] = value if isinstance(value, int) else Fraction(value)
+
+        walk(tree, ())
+        return cls(sums)
 
 
 def _length_bins(edges: Sequence[int]) -> list[tuple[int, int | None]]:
@@ -142,16 +154,21 @@ def _add_counts(totals: AgreementTotals, group: tuple, words, phrases) -> None:
             totals.add(("summary", *group, name, f.name), getattr(counts, f.name))
 
 
-def _add_item(totals: AgreementTotals, group: tuple, item, *, reversed_: bool = False) -> None:
-    words = item.words_reversed if reversed_ else item.words
-    phrases = item.phrases_reversed if reversed_ else item.phrases
+def _add_item(totals: AgreementTotals, group: tuple, item: list, *, reversed_: bool = False):
+    _, _, words, words_reversed, phrases, phrases_reversed, observed, chance, kh = item
+    words = LinkCounts(*(words_reversed if reversed_ else words))
+    phrases = PhraseCounts(*(phrases_reversed if reversed_ else phrases))
     _add_counts(totals, group, words, phrases)
     totals.add(("summary", *group, "rows"), 1)
-    if item.observed is not None:
+    if observed is not None:
         totals.add(("summary", *group, "scored"), 1)
-        totals.add(("summary", *group, "observed"), Fraction(item.observed))
-        totals.add(("summary", *group, "chance"), Fraction(item.chance))
-        totals.add(("summary", *group, "kupper_hafner"), Fraction(item.kupper_hafner_chance))
+        totals.add(("summary", *group, "observed"), Fraction(observed))
+        totals.add(("summary", *group, "chance"), Fraction(chance))
+        totals.add(("summary", *group, "kupper_hafner"), Fraction(kh))
+
+
+def _counts_list(counts) -> list[int]:
+    return [getattr(counts, f.name) for f in fields(counts)]
 
 
 def _add_cohen(totals: AgreementTotals, prefix: tuple, first_labels, second_labels) -> None:
@@ -169,7 +186,7 @@ def _add_fleiss(totals: AgreementTotals, prefix: tuple, columns, categories) -> 
             totals.add((*prefix, "category", category), counts[category])
 
 
-def pair_totals(
+def pair_share(
     pair: AnnotatedPair,
     models: Mapping[str, EditModel],
     *,
@@ -178,16 +195,17 @@ def pair_totals(
     include_identical: bool = False,
     links: PhraseLinks = "all",
     length_bins: Sequence[int] = DEFAULT_LENGTH_BINS,
-) -> AgreementTotals:
-    """One sentence pair's share of every sum behind the agreement table.
+) -> dict:
+    """One sentence pair's share of the sums behind the agreement table, JSON-ready and
+    compact: each annotator pair's item once (``share_totals`` adds it to every group it
+    belongs to), and the κ tables as sums. Floats are written exactly by ``json``.
 
     ``models`` must hold an edit model for each annotator of a pair with words on both sides.
     """
-    totals = AgreementTotals()
     names = sorted(pair.alignments)
     if len(names) < 2:
-        return totals
-    items = _score_pair(
+        return {}
+    scored = _score_pair(
         pair,
         models,
         samples=samples,
@@ -195,22 +213,26 @@ def pair_totals(
         include_identical=include_identical,
         links=links,
     )
-    length_bin = _length_bin(pair, length_bins)
-    for name in names if items else ():
-        totals.add(("annotator", name), 1)
-    for item in items:
+    totals = AgreementTotals()
+    items = []
+    for item in scored:
         first, second = item.first, item.second
-        _add_item(totals, ("corpus",), item)
-        _add_item(totals, ("pair", first, second), item)
-        _add_item(totals, ("annotator", first), item)
-        _add_item(totals, ("annotator", second), item, reversed_=True)
-        _add_item(totals, ("length", *length_bin), item)
-        _add_item(totals, ("source", pair.corpus), item)
+        items.append(
+            [
+                first,
+                second,
+                _counts_list(item.words),
+                _counts_list(item.words_reversed),
+                _counts_list(item.phrases),
+                _counts_list(item.phrases_reversed),
+                item.observed,
+                item.chance,
+                item.kupper_hafner_chance,
+            ]
+        )
         a, b = pair.alignments[first], pair.alignments[second]
         found = link_items([a, b], pair.source, pair.target, include_identical=include_identical)
         _add_cohen(totals, ("cohen", first, second), link_labels(a, found), link_labels(b, found))
-    if items:
-        totals.add(("summary", "length", *length_bin, "pairs"), 1)
     # Fleiss' κ needs the same raters on every item: the sums are kept per set of
     # annotators, and the table uses the set of everyone.
     chosen = [pair.alignments[name] for name in names]
@@ -229,7 +251,39 @@ def pair_totals(
     for name, summary in aligner.items():
         _add_counts(totals, ("aligner", name), summary.words, summary.phrases)
         totals.add(("summary", "aligner", name, "rows"), summary.agreement.items)
+    return {
+        "names": names if items else [],
+        "length": list(_length_bin(pair, length_bins) or ()),
+        "corpus": pair.corpus,
+        "items": items,
+        "sums": totals.to_json(),
+    }
+
+
+def share_totals(share: Mapping) -> AgreementTotals:
+    """The sums a ``pair_share`` stands for."""
+    if not share:
+        return AgreementTotals()
+    totals = AgreementTotals.from_json(share["sums"])
+    for name in share["names"]:
+        totals.add(("annotator", name), 1)
+    length = tuple(share["length"])
+    for item in share["items"]:
+        first, second = item[0], item[1]
+        _add_item(totals, ("corpus",), item)
+        _add_item(totals, ("pair", first, second), item)
+        _add_item(totals, ("annotator", first), item)
+        _add_item(totals, ("annotator", second), item, reversed_=True)
+        _add_item(totals, ("length", *length), item)
+        _add_item(totals, ("source", share["corpus"]), item)
+    if share["items"]:
+        totals.add(("summary", "length", *length, "pairs"), 1)
     return totals
+
+
+def pair_totals(pair: AnnotatedPair, models: Mapping[str, EditModel], **options):
+    """One sentence pair's share of every sum behind the agreement table (see ``pair_share``)."""
+    return share_totals(pair_share(pair, models, **options))
 
 
 def _raters(names: Sequence[str]) -> str:
