@@ -13,6 +13,16 @@ atomic phrase pairs one sample at a time with ``extract_phrase_pairs``; the scri
 both times, their ratio, and whether every per-sample count and π̂₀ agree exactly. Times are
 printed, never asserted.
 
+Then the stored table's incremental update (annotations.agreement_store), in its own
+scratch database (paracrowd_bench_agreement, recreated each run): 100,000 stored pairs aligned
+by A and B, then C aligns a few of them one at a time and each update is timed. The
+reference is a full recomputation of the stored table: run for real up to 2,000 pairs (and
+the updated table compared with it); above that, its rate is measured on 300 stored pairs and
+scaled to the corpus, and the stored shares are copies of 500 generated pairs' shares (one
+pair's share cannot depend on the corpus size, and computing 100,000 of them would take the
+full recomputation's hour). Then every updated share is compared with one computed afresh, and
+the stored sum with the sum of every stored share.
+
     .venv/bin/python bench/agreement.py            # full run
     .venv/bin/python bench/agreement.py --quick    # smoke run, a few seconds
 """
@@ -24,20 +34,26 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse
 import random
+import subprocess
 import time
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 
+from bench._database import database_recreate, server_settings
 from scoring.metrics.alignment import (
     AgreementSummary,
+    AgreementTotals,
     Alignment,
     AnnotatedPair,
     agreement_table,
     fit_edit_models,
+    format_pharaoh,
+    pair_share,
     read_msr_annotator,
     read_msr_majority,
+    share_totals,
     train_aligner,
 )
 from scoring.metrics.alignment.chance import (
@@ -169,10 +185,15 @@ def main() -> None:
         "--samples", type=int, default=1000, help="J, samples per annotator and pair"
     )
     parser.add_argument("--subset", type=int, default=20, help="pairs for the plain reference")
+    parser.add_argument(
+        "--store-pairs", type=int, default=100_000, help="stored pairs for the incremental update"
+    )
+    parser.add_argument("--updates", type=int, default=20, help="new alignments timed")
     arguments = parser.parse_args()
     samples, subset = arguments.samples, arguments.subset
+    store_pairs, updates = arguments.store_pairs, arguments.updates
     if arguments.quick:
-        samples, subset = 100, 3
+        samples, subset, store_pairs, updates = 100, 3, 300, 4
 
     folder = rte_folder()
     if (folder / "orig").is_dir():
@@ -247,6 +268,191 @@ def main() -> None:
     )
     estimate = plain_time * len(pairs) / len(chosen)
     print(f"plain route for all {len(pairs)} pairs, extrapolated: about {estimate:.0f} s")
+    store_bench(store_pairs, updates)
+
+
+STORE_DATABASE = "paracrowd_bench_agreement"
+TEMPLATES = 500  # distinct generated pairs the stored corpus repeats
+FULL_FOR_REAL = 2000  # up to this many pairs the full recomputation runs for real
+RATE_SAMPLE = 300  # pairs the full recomputation's rate is measured on above that
+
+
+def store_prepare(server: dict) -> None:
+    """A fresh scratch database with the project's tables, and Django set up on it."""
+    database_recreate(server)
+    env = {**os.environ, "DATABASE_URL": server["URL"]}
+    migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
+    subprocess.run(migrate, cwd=ROOT, env=env, check=True)
+    os.environ.update(DATABASE_URL=server["URL"], DJANGO_SETTINGS_MODULE="paracrowd.settings")
+    import django
+
+    django.setup()
+
+
+def two_annotators(pair: AnnotatedPair, pair_id: str) -> AnnotatedPair:
+    alignments = {name: pair.alignments[name] for name in ("A", "B")}
+    return AnnotatedPair(pair_id, pair.source, pair.target, pair.pre_alignment, alignments)
+
+
+def store_corpus(templates: list[AnnotatedPair], count: int) -> list[int]:
+    """``count`` stored pairs repeating the templates, aligned by A and B; their ids."""
+    from annotations.models import Alignment, SentencePair
+
+    stored = SentencePair.objects.bulk_create(
+        [
+            SentencePair(
+                origin=SentencePair.Origin.IMPORT,
+                import_key=f"bench:{number}",
+                tokens_a=list(templates[number % len(templates)].source),
+                tokens_b=list(templates[number % len(templates)].target),
+                pre_alignment=format_pharaoh(templates[number % len(templates)].pre_alignment),
+            )
+            for number in range(count)
+        ],
+        batch_size=5000,
+    )
+    Alignment.objects.bulk_create(
+        [
+            Alignment(
+                pair_id=pair.pk,
+                annotator=name,
+                links=format_pharaoh(templates[number % len(templates)].alignments[name]),
+            )
+            for number, pair in enumerate(stored)
+            for name in ("A", "B")
+        ],
+        batch_size=5000,
+    )
+    return [pair.pk for pair in stored]
+
+
+def store_copied_shares(templates: list[AnnotatedPair], ids: list[int]) -> None:
+    """Each stored pair gets its template's share, the report their exact sum."""
+    from annotations.agreement_store import SAMPLES, SEED, _models_json, _table
+    from annotations.models import AgreementReport, PairAgreement
+
+    pairs = [two_annotators(pair, f"template {number}") for number, pair in enumerate(templates)]
+    models = fit_edit_models(pairs)
+    shares = [pair_share(pair, models, samples=SAMPLES, seed=SEED) for pair in pairs]
+    PairAgreement.objects.bulk_create(
+        [
+            PairAgreement(pair_id=pk, alignments=2, share=shares[number % len(shares)])
+            for number, pk in enumerate(ids)
+        ],
+        batch_size=5000,
+    )
+    totals = AgreementTotals()
+    for number, share in enumerate(shares):
+        repeats = len(range(number, len(ids), len(shares)))
+        totals = totals + AgreementTotals(
+            {key: value * repeats for key, value in share_totals(share).sums.items()}
+        )
+    AgreementReport.objects.update_or_create(
+        pk=1,
+        defaults={
+            "totals": totals.to_json(),
+            "table": _table(totals, models),
+            "edit_models": _models_json(models),
+        },
+    )
+
+
+def full_rate(ids: list[int]) -> float:
+    """Seconds per pair of a full recomputation (read, share, sum), on ``RATE_SAMPLE`` pairs."""
+    from annotations.agreement import stored_annotated_pairs, stored_pairs
+    from annotations.agreement_store import SAMPLES, SEED, stored_models
+    from annotations.models import AgreementReport
+
+    chosen = ids[:: max(1, len(ids) // RATE_SAMPLE)][:RATE_SAMPLE]
+    models = stored_models(AgreementReport.objects.get(pk=1))
+    started = time.perf_counter()
+    pairs = stored_annotated_pairs(stored_pairs().filter(pk__in=chosen))
+    shares = [pair_share(pair, models, samples=SAMPLES, seed=SEED) for pair in pairs]
+    AgreementTotals.sum(share_totals(share) for share in shares)
+    return (time.perf_counter() - started) / len(chosen)
+
+
+def store_bench(count: int, updates: int) -> None:
+    """Time the stored table's update after one new alignment, at ``count`` stored pairs."""
+    server = server_settings(STORE_DATABASE)
+    print(f"\nstored table, incremental: {count} pairs in {STORE_DATABASE}")
+    store_prepare(server)
+    from annotations.agreement import corpus_agreement
+    from annotations.agreement_store import (
+        agreement_pair_update,
+        agreement_recompute,
+        changed_pairs,
+        stored_models,
+    )
+    from annotations.models import AgreementReport, Alignment, PairAgreement
+
+    rng = random.Random(SEED)
+    templates = generate_pairs(min(TEMPLATES, count), rng)
+    started = time.perf_counter()
+    ids = store_corpus(templates, count)
+    full_time = None
+    if count <= FULL_FOR_REAL:
+        started_full = time.perf_counter()
+        agreement_recompute()
+        full_time = time.perf_counter() - started_full
+        how = "the full recomputation itself"
+    else:
+        store_copied_shares(templates, ids)
+        how = f"shares copied from {len(templates)} generated pairs"
+    print(f"  stored in {time.perf_counter() - started:.0f} s ({how})")
+    chosen = rng.sample(range(count), updates)
+    seconds = []
+    for number in chosen:
+        Alignment.objects.create(
+            pair_id=ids[number],
+            annotator="C",
+            links=format_pharaoh(templates[number % len(templates)].alignments["C"]),
+        )
+        started = time.perf_counter()
+        agreement_pair_update(pair_id=ids[number])
+        seconds.append(time.perf_counter() - started)
+    started = time.perf_counter()
+    left = changed_pairs().count()
+    sweep = time.perf_counter() - started
+    if full_time is None:
+        rate = full_rate(ids)
+        full_time = rate * count
+        reference = f"extrapolated from {RATE_SAMPLE} pairs ({rate * 1000:.1f} ms a pair)"
+    else:
+        reference = "measured"
+    ordered = sorted(seconds)
+    median, worst = ordered[len(ordered) // 2], ordered[-1]
+    print(
+        f"  one new alignment: median {median * 1000:.0f} ms, slowest {worst * 1000:.0f} ms "
+        f"over {updates} updates (target < 1 s)"
+    )
+    print(f"  full recomputation (today's refresh): {full_time:.1f} s, {reference}")
+    print(f"  ratio full / incremental (median): {full_time / median:.0f}×")
+    print(f"  sweep query for changed pairs: {sweep * 1000:.0f} ms ({left} left)")
+
+    report = AgreementReport.objects.get(pk=1)
+    models = stored_models(report)
+    from annotations.agreement import annotated_pair, stored_pairs
+    from annotations.agreement_store import SAMPLES as STORE_SAMPLES
+    from annotations.agreement_store import SEED as STORE_SEED
+
+    def afresh(pk):
+        pair = annotated_pair(stored_pairs().get(pk=pk))
+        return pair_share(pair, models, samples=STORE_SAMPLES, seed=STORE_SEED)
+
+    same_shares = all(
+        PairAgreement.objects.get(pair_id=ids[number]).share == afresh(ids[number])
+        for number in chosen
+    )
+    print(f"  every updated share equals one computed afresh: {'yes' if same_shares else 'NO'}")
+    rows = PairAgreement.objects.values_list("share", flat=True).iterator(chunk_size=2000)
+    summed = AgreementTotals.sum(share_totals(share) for share in rows)
+    same_sum = summed == AgreementTotals.from_json(report.totals)
+    print(f"  stored sum equals the sum of every stored share: {'yes' if same_sum else 'NO'}")
+    if count <= FULL_FOR_REAL:
+        full = corpus_agreement(samples=STORE_SAMPLES, seed=STORE_SEED, models=models)
+        same = full == report.table
+        print(f"  table identical to a full recomputation: {'yes' if same else 'NO'}")
 
 
 if __name__ == "__main__":
