@@ -16,6 +16,7 @@ pair's share does not depend on when or in which order pairs were added.
 """
 
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import transaction
@@ -93,54 +94,87 @@ def _table(totals: AgreementTotals, models: dict[str, EditModel]) -> dict | None
     return stored_rows(table_rows(table_from_totals(totals, models, samples=SAMPLES)))
 
 
+@dataclass(frozen=True)
+class ComputedShare:
+    """A pair's share as computed from the alignments it had then, with the models used."""
+
+    alignments: tuple[int, ...]
+    models: dict[str, EditModel]
+    share: dict
+
+    def still_valid(self, pair_id: int, models: dict[str, EditModel]) -> bool:
+        """Whether the pair still has the same alignments and every model used is the one
+        stored (or still the only one: a new annotator's, fitted meanwhile elsewhere)."""
+        alignments = Alignment.objects.filter(pair_id=pair_id).order_by("pk")
+        return tuple(alignments.values_list("pk", flat=True)) == self.alignments and all(
+            models.get(name, model) == model for name, model in self.models.items()
+        )
+
+
+def share_compute(pair_id: int, models: dict[str, EditModel]) -> ComputedShare | None:
+    """A pair's share from its alignments now (None if the pair is gone), fitting a model for
+    any annotator ``models`` lacks."""
+    pair = stored_pairs().filter(pk=pair_id).first()
+    if pair is None:
+        return None
+    alignments = tuple(sorted(alignment.pk for alignment in pair.alignments.all()))
+    annotated = annotated_pair(pair)
+    if annotated is None:
+        return ComputedShare(alignments, models, {})
+    models = _fit_new_annotators(models, annotated)
+    return ComputedShare(
+        alignments, models, pair_share(annotated, models, samples=SAMPLES, seed=SEED)
+    )
+
+
 def agreement_pair_update(*, pair_id: int) -> bool:
     """Bring the stored table up to date with one pair's alignments.
 
     Idempotent: the pair's share is computed afresh from its alignments and replaces the old
     one, so a retry or a second call for the same alignments changes nothing (returns
-    False). Writers take the report row's lock, so two alignments of one pair finishing
-    together are applied one after the other and neither is lost. Before the first full
-    recomputation there is no sum to update, and that recomputation runs instead.
+    False). The share is computed before the report row's lock is taken, and applied under
+    it only if the pair's alignments and the models are still the ones it was computed from
+    (else computed again under the lock), so writers wait for each other only for the sum:
+    two alignments of one pair finishing together are applied one after the other and
+    neither is lost. Before the first full recomputation there is no sum to update, and
+    that recomputation runs instead.
     """
     started = time.monotonic()
-    _report()
+    report = _report()
+    if report.totals is None:
+        agreement_recompute()
+        return True
+    computed = share_compute(pair_id, stored_models(report))
     with transaction.atomic():
         report = AgreementReport.objects.select_for_update().get(pk=1)
-        if report.totals is None:
-            calibrate = True
-        else:
-            calibrate = False
-            pair = stored_pairs().filter(pk=pair_id).first()
-            alignments = list(pair.alignments.all()) if pair else []
-            stored = PairAgreement.objects.filter(pair_id=pair_id).first()
-            annotated = annotated_pair(pair) if pair else None
-            unchanged = stored.alignments == len(alignments) if stored else annotated is None
-            if unchanged or pair is None:
-                return False
-            models = stored_models(report)
-            share = {}
-            if annotated is not None:
-                models = _fit_new_annotators(models, annotated)
-                share = pair_share(annotated, models, samples=SAMPLES, seed=SEED)
-            before = share_totals(stored.share) if stored else AgreementTotals()
-            totals = AgreementTotals.from_json(report.totals) - before + share_totals(share)
-            PairAgreement.objects.update_or_create(
-                pair_id=pair_id,
-                defaults={
-                    "alignments": len(alignments),
-                    "share": share,
-                    "computed_at": timezone.now(),
-                },
-            )
-            report.totals = totals.to_json()
-            report.table = _table(totals, models)
-            report.edit_models = _models_json(models)
-            report.through_alignment = max([report.through_alignment, *(a.pk for a in alignments)])
-            report.computed_at = timezone.now()
-            report.seconds = time.monotonic() - started
-            report.save()
-    if calibrate:
-        agreement_recompute()
+        models = stored_models(report)
+        if computed is None or not computed.still_valid(pair_id, models):
+            computed = share_compute(pair_id, models)
+        stored = PairAgreement.objects.filter(pair_id=pair_id).first()
+        if computed is None:
+            return False  # the pair is gone
+        if (stored.alignments if stored else 0) == len(computed.alignments) or (
+            not stored and not computed.share
+        ):
+            return False
+        models = {**models, **computed.models}
+        before = share_totals(stored.share) if stored else AgreementTotals()
+        totals = AgreementTotals.from_json(report.totals) - before + share_totals(computed.share)
+        PairAgreement.objects.update_or_create(
+            pair_id=pair_id,
+            defaults={
+                "alignments": len(computed.alignments),
+                "share": computed.share,
+                "computed_at": timezone.now(),
+            },
+        )
+        report.totals = totals.to_json()
+        report.table = _table(totals, models)
+        report.edit_models = _models_json(models)
+        report.through_alignment = max([report.through_alignment, *computed.alignments])
+        report.computed_at = timezone.now()
+        report.seconds = time.monotonic() - started
+        report.save()
     return True
 
 

@@ -15,6 +15,7 @@ from annotations.agreement_store import (
     agreement_pair_update,
     agreement_recompute,
     changed_pairs,
+    share_compute,
     stored_models,
 )
 from annotations.models import AgreementReport, Alignment, PairAgreement, SentencePair
@@ -189,3 +190,19 @@ def test_the_command_checks_the_stored_table_against_a_full_recomputation():
     AgreementReport.objects.filter(pk=1).update(totals={}, table={"corpus": {}})
     with pytest.raises(CommandError, match="differs from a full recomputation"):
         call_command("agreement_refresh", "--check", stdout=StringIO())
+
+
+@pytest.mark.django_db
+def test_a_share_computed_before_another_alignment_arrived_is_computed_again():
+    (pair, *_) = store_pairs()
+    agreement_recompute()
+    for annotator, links in zip("AB", SHORT_LINKS[:2], strict=True):
+        Alignment.objects.create(pair=pair, annotator=annotator, links=links)
+    models = stored_models(stored_report())
+    early = share_compute(pair.pk, models)
+    assert early.still_valid(pair.pk, early.models)
+    Alignment.objects.create(pair=pair, annotator="C", links=SHORT_LINKS[2])
+    assert not early.still_valid(pair.pk, early.models)
+    assert agreement_pair_update(pair_id=pair.pk)
+    assert stored_report().table["corpus"]["items"] == 3
+    assert_equals_a_full_recomputation()
