@@ -25,7 +25,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections import Counter, defaultdict, deque
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, compress, repeat
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -199,9 +199,14 @@ class ClusterIndex:
         # One counting pass per order over the whole cluster, done in C.
         for order, holders in enumerate(index.holders):
             holders.update(chain.from_iterable(each.counts[order] for each in index.sentences))
+        shares_bleu_ngrams = [
+            index._pinc_shares_bleu_ngrams(order) for order in range(len(index.document_frequency))
+        ]
         for order, frequency in enumerate(index.document_frequency):
-            if index._pinc_shares_bleu_ngrams(order):
-                index.document_frequency[order] = Counter(index.holders[order])
+            if shares_bleu_ngrams[order]:
+                # The same counts; a copy only where add() will update both.
+                holders = index.holders[order]
+                index.document_frequency[order] = Counter(holders) if growable else holders
             else:
                 frequency.update(
                     chain.from_iterable(each.pinc_grams[order] for each in index.sentences)
@@ -214,22 +219,29 @@ class ClusterIndex:
                     entry[2] = 1
         index.lengths = sorted(index.lengths + [each.length for each in index.sentences])
 
-        shared = [
-            set(compress(holders.keys(), map((1).__lt__, holders.values())))
-            for holders in index.holders
-        ]
         reference_lengths = {
             length: _closest_length(index.lengths, length, excluding_own=True)
             for length in set(index.lengths)
         }
         overlaps = []
         for position, sentence in enumerate(index.sentences):
-            sentence.matches = index._matches_against_others(sentence, position, shared)
+            # Per order, how many sentences hold each of its n-grams: one lookup each
+            # serves both its matches and, where PINC counts the same n-grams, its overlap.
+            held = [
+                list(map(holders.__getitem__, by_order))
+                for holders, by_order in zip(index.holders, sentence.counts, strict=True)
+            ]
+            sentence.matches = index._matches_against_others(sentence, position, held)
             overlaps.append(
                 [
-                    sum(map(frequency.__getitem__, grams)) - len(grams)
-                    for frequency, grams in zip(
-                        index.document_frequency, sentence.pinc_grams, strict=True
+                    (
+                        sum(held[order])
+                        if shares_bleu_ngrams[order]
+                        else sum(map(frequency.__getitem__, grams))
+                    )
+                    - len(grams)
+                    for order, (frequency, grams) in enumerate(
+                        zip(index.document_frequency, sentence.pinc_grams, strict=True)
                     )
                 ]
             )
@@ -450,15 +462,12 @@ class ClusterIndex:
                         _raise_peak(repeats[gram], 1, position)
 
     def _matches_against_others(
-        self, sentence: IndexedSentence, position: int, shared: list[set]
+        self, sentence: IndexedSentence, position: int, held: list[list[int]]
     ) -> list[int]:
-        """Clipped matches of a sentence against the others; ``shared`` holds, per order,
-        the n-grams two or more sentences contain."""
+        """Clipped matches of a sentence against the others; ``held`` gives, per order and
+        in the order of its n-grams, how many sentences hold each."""
         # An n-gram the sentence holds once matches exactly when another sentence has it.
-        matches = [
-            len(shared_grams.intersection(by_order))
-            for shared_grams, by_order in zip(shared, sentence.counts, strict=True)
-        ]
+        matches = [len(holders) - holders.count(1) for holders in held]
         for order in sentence.repeating_orders:
             holders, repeats = self.holders[order], self.repeats[order]
             for gram, count in sentence.counts[order].items():
