@@ -350,18 +350,20 @@ class ClusterIndex:
         ``moved`` (all are computed when ``moved`` is None). The result is kept for the
         next ``add``, so callers get a copy."""
         smooth, smooth_value = self.settings.smooth, self.settings.smooth_value
-        sources = len(self.sentences) - 1
+        size = len(self.sentences)
+        sources = size - 1
         if sources > 0:
             pincs = pinc_from_overlap_table(self.overlaps, self.pinc_sizes, sources).tolist()
         else:
-            pincs = [None] * len(self.sentences)
-        scores = []
-        for position, (sentence, pinc) in enumerate(zip(self.sentences, pincs, strict=True)):
-            bleu = None
-            if moved is not None and position not in moved:
-                bleu = previous[position].bleu
-            elif sentence.reference_length is not None:
-                bleu = bleu_from_statistics(
+            pincs = [None] * size
+        if moved is None:
+            bleus, moved = [None] * size, range(size)
+        else:
+            bleus = [each.bleu for each in previous] + [None] * (size - len(previous))
+        for position in moved:
+            sentence = self.sentences[position]
+            if sentence.reference_length is not None:
+                bleus[position] = bleu_from_statistics(
                     sentence.matches,
                     sentence.totals,
                     sentence.length,
@@ -369,7 +371,7 @@ class ClusterIndex:
                     smooth=smooth,
                     smooth_value=smooth_value,
                 )
-            scores.append(SentenceScores(position, bleu, pinc))
+        scores = list(map(SentenceScores, range(size), bleus, pincs))
         self._scores = scores
         return scores
 
@@ -506,8 +508,9 @@ class ClusterIndex:
             ):
                 # A sentence's overlap grows by one per n-gram of the newcomer it has too.
                 sharing = list(chain.from_iterable(map(pinc_holders.get, theirs, repeat(()))))
-                if sharing:
-                    self.overlaps[:, order] += np.bincount(sharing, minlength=len(sentences))
+                if not sharing:
+                    break  # nor any longer n-gram, as each contains one of this order
+                self.overlaps[:, order] += np.bincount(sharing, minlength=len(sentences))
         length = newcomer.length
         for group_length, positions in self.by_length.items():
             # Sentences of one length share their closest reference length.
