@@ -263,11 +263,16 @@ def time_rescoring_with_sacrebleu(clusters, trials, rng):
     return times
 
 
-def index_size(clusters, rng):
+def index_sizes(clusters, rng):
+    """Peak traced memory building one index, read-only (as the corpus path) and growable."""
     chosen = rng.sample(rng.choice([s for s in clusters.values() if len(s) > CLUSTER_SIZE]),
                         CLUSTER_SIZE)  # fmt: skip
-    peak, _ = peak_traced_memory(lambda: ClusterIndex.build(chosen))
-    return peak
+    return [
+        peak_traced_memory(lambda growable=growable: ClusterIndex.build(chosen, growable=growable))[
+            0
+        ]
+        for growable in (False, True)
+    ]
 
 
 def percentile(values, fraction):
@@ -336,7 +341,10 @@ def bleu_section(clusters, tokenize, sample_size, pinc_sample_size, rng, measure
         peak, _ = peak_traced_memory(lambda: score_clusters(clusters, tokenize=tokenize))
         rows += [
             ("peak traced memory, whole corpus", f"{peak / 2**20:,.1f} MiB (tracemalloc)"),
-            (f"one {CLUSTER_SIZE}-sentence index", f"{index_size(clusters, rng) / 2**10:,.0f} KiB"),
+            (
+                f"one {CLUSTER_SIZE}-sentence index: read-only / growable",
+                " / ".join(f"{size / 2**10:,.0f} KiB" for size in index_sizes(clusters, rng)),
+            ),
         ]
     return rows
 
