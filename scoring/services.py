@@ -45,7 +45,9 @@ def segments_score(*, segment_ids) -> int:
         description_scores, cluster_scores = [], []
         for (segment_id, language), members in clusters.items():
             scores = metrics.ClusterIndex.build(
-                [text for _, text in members], tokenize=metrics.default_tokenize(language)
+                [text for _, text in members],
+                tokenize=metrics.default_tokenize(language),
+                growable=False,
             ).cluster_scores()
             for (description_id, _), sentence in zip(members, scores.sentences, strict=True):
                 description_scores.append(

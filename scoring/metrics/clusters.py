@@ -13,20 +13,26 @@ naively that is quadratic; a ``ClusterIndex`` makes it linear in the cluster's n
   the others, summed over the others, are its n-grams' document frequencies minus one each.
 
 The index can also take one more sentence (``ClusterIndex.add``) and update the others'
-statistics in place, which is what the live pipeline does when a description arrives.
-Everything is plain data built from the sentences, so rebuilding it is cheap.
+statistics in place. That work follows the newcomer's n-grams, not the cluster's size: a
+newcomer can raise the clipped matches of at most one sentence per n-gram (the one holding
+it most often), found in a table of holders, and the PINC overlaps of exactly the sentences
+that share its n-grams, found in per-n-gram lists of positions. Only the PINC scores, which
+all move (every sentence gains a source), are recomputed for everyone, as one array
+operation. Everything is plain data built from the sentences, so rebuilding it is cheap.
 """
 
 from bisect import bisect_left, bisect_right, insort
-from collections import Counter
+from collections import Counter, defaultdict, deque
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, compress
+from itertools import chain, repeat
+
+import numpy as np
 
 from scoring.metrics.bleu import bleu_from_statistics
 from scoring.metrics.cluster_scores import Addition, ClusterScores, ClusterSettings, SentenceScores
 from scoring.metrics.ngrams import NgramCounts, ngram_counts, ngram_totals
-from scoring.metrics.pinc import pinc_from_overlaps
+from scoring.metrics.pinc import pinc_from_overlap_table
 from scoring.metrics.tokens import sentence_units
 
 # The holder recorded for n-grams whose largest count is in the source sentence, which is
@@ -49,8 +55,6 @@ class IndexedSentence:
     repeating_orders: list[int]
     # Per order: clipped matches against the largest count in any *other* sentence.
     matches: list[int] = field(default_factory=list)
-    # Per PINC order: over its distinct n-grams, how many other sentences contain each.
-    overlaps: list[int] = field(default_factory=list)
     reference_length: int | None = None
 
     def with_same_ngrams(self) -> "IndexedSentence":
@@ -116,22 +120,43 @@ class ClusterIndex:
     1 exactly when two or more sentences contain it, so ``holders`` (how many sentences
     contain each n-gram, counted in C) is the whole record. Only n-grams that some
     sentence repeats get an explicit ``repeats`` entry [largest, holder, runner-up].
+
+    An index that is only read (``growable=False``) skips the tables that only ``add``
+    needs: ``owners``, ``pinc_holders`` and ``by_length``.
     """
 
-    def __init__(self, settings: ClusterSettings | None = None, source: str | None = None):
+    def __init__(
+        self,
+        settings: ClusterSettings | None = None,
+        source: str | None = None,
+        *,
+        growable: bool = True,
+    ):
         self.settings = settings or ClusterSettings()
         self.sentences: list[IndexedSentence] = []
         orders = range(self.settings.max_order)
+        pinc_orders = range(self.settings.pinc_max_order)
         # Per BLEU order: n-gram -> number of sentences (source included) containing it.
         self.holders: list[Counter] = [Counter() for _ in orders]
         # Per BLEU order: repeated n-gram -> [largest count, its holder, second largest].
         self.repeats: list[dict] = [{} for _ in orders]
         # Per PINC order: lowercased n-gram -> number of sentences (not the source) with it.
-        self.document_frequency: list[Counter] = [
-            Counter() for _ in range(self.settings.pinc_max_order)
-        ]
+        self.document_frequency: list[Counter] = [Counter() for _ in pinc_orders]
         # Sorted lengths of every sentence and of the source: the candidate reference lengths.
         self.lengths: list[int] = []
+        # Per sentence (row) and PINC order (column): how many distinct n-grams it has, and
+        # over those, how many other sentences contain each, summed.
+        self.pinc_sizes = np.zeros((0, len(pinc_orders)), dtype=np.int64)
+        self.overlaps = np.zeros((0, len(pinc_orders)), dtype=np.int64)
+        self.growable = growable
+        # For ``add`` only. Per BLEU order: n-gram -> the last sentence to contain it, which
+        # for an n-gram one sentence holds is that sentence. Per PINC order: n-gram -> the
+        # positions of the sentences containing it. Length -> positions of that length.
+        self.owners: list[dict] | None = [{} for _ in orders] if growable else None
+        self.pinc_holders: list[defaultdict] | None = (
+            [defaultdict(list) for _ in pinc_orders] if growable else None
+        )
+        self.by_length: defaultdict | None = defaultdict(list) if growable else None
         # The scores last computed, which ``add`` updates rather than recomputes.
         self._scores: list[SentenceScores] | None = None
         # Per sentence length, its n-gram totals (shared, read-only).
@@ -141,15 +166,24 @@ class ClusterIndex:
             self._record_repeats(self.source, _SOURCE)
             for holders, grams in zip(self.holders, self.source.counts, strict=True):
                 holders.update(grams.keys())
+            if growable:
+                for owners, grams in zip(self.owners, self.source.counts, strict=True):
+                    owners.update(dict.fromkeys(grams, _SOURCE))
             self.lengths.append(self.source.length)
 
     @classmethod
     def build(
-        cls, sentences: Sequence[str], *, source: str | None = None, **settings
+        cls,
+        sentences: Sequence[str],
+        *,
+        source: str | None = None,
+        growable: bool = True,
+        **settings,
     ) -> "ClusterIndex":
         """Index a cluster's sentences; ``source``, if given, is a reference for every
-        sentence but is not scored itself. ``settings`` are ``ClusterSettings`` fields."""
-        index = cls(ClusterSettings(**settings), source=source)
+        sentence but is not scored itself. ``settings`` are ``ClusterSettings`` fields.
+        With ``growable=False`` the index is only read (``add`` refuses), built faster."""
+        index = cls(ClusterSettings(**settings), source=source, growable=growable)
         # Crowds often write the very same sentence: count its n-grams once.
         by_text: dict[str, IndexedSentence] = {}
         for text in sentences:
@@ -165,9 +199,14 @@ class ClusterIndex:
         # One counting pass per order over the whole cluster, done in C.
         for order, holders in enumerate(index.holders):
             holders.update(chain.from_iterable(each.counts[order] for each in index.sentences))
+        shares_bleu_ngrams = [
+            index._pinc_shares_bleu_ngrams(order) for order in range(len(index.document_frequency))
+        ]
         for order, frequency in enumerate(index.document_frequency):
-            if index._pinc_shares_bleu_ngrams(order):
-                index.document_frequency[order] = Counter(index.holders[order])
+            if shares_bleu_ngrams[order]:
+                # The same counts; a copy only where add() will update both.
+                holders = index.holders[order]
+                index.document_frequency[order] = Counter(holders) if growable else holders
             else:
                 frequency.update(
                     chain.from_iterable(each.pinc_grams[order] for each in index.sentences)
@@ -180,23 +219,40 @@ class ClusterIndex:
                     entry[2] = 1
         index.lengths = sorted(index.lengths + [each.length for each in index.sentences])
 
-        shared = [
-            set(compress(holders.keys(), map((1).__lt__, holders.values())))
-            for holders in index.holders
-        ]
         reference_lengths = {
             length: _closest_length(index.lengths, length, excluding_own=True)
             for length in set(index.lengths)
         }
+        overlaps = []
         for position, sentence in enumerate(index.sentences):
-            sentence.matches = index._matches_against_others(sentence, position, shared)
-            sentence.overlaps = [
-                sum(map(frequency.__getitem__, grams)) - len(grams)
-                for frequency, grams in zip(
-                    index.document_frequency, sentence.pinc_grams, strict=True
-                )
+            # Per order, how many sentences hold each of its n-grams: one lookup each
+            # serves both its matches and, where PINC counts the same n-grams, its overlap.
+            held = [
+                list(map(holders.__getitem__, by_order))
+                for holders, by_order in zip(index.holders, sentence.counts, strict=True)
             ]
+            sentence.matches = index._matches_against_others(sentence, position, held)
+            overlaps.append(
+                [
+                    (
+                        sum(held[order])
+                        if shares_bleu_ngrams[order]
+                        else sum(map(frequency.__getitem__, grams))
+                    )
+                    - len(grams)
+                    for order, (frequency, grams) in enumerate(
+                        zip(index.document_frequency, sentence.pinc_grams, strict=True)
+                    )
+                ]
+            )
             sentence.reference_length = reference_lengths[sentence.length]
+        columns = index.settings.pinc_max_order
+        index.overlaps = np.array(overlaps, dtype=np.int64).reshape(-1, columns)
+        index.pinc_sizes = np.array(
+            [each.pinc_sizes for each in index.sentences], dtype=np.int64
+        ).reshape(-1, columns)
+        if growable:
+            index._enter_holders(index.sentences, 0)
         return index
 
     def _pinc_shares_bleu_ngrams(self, order: int) -> bool:
@@ -208,13 +264,37 @@ class ClusterIndex:
             and all(each.pinc_grams[order] is each.counts[order] for each in self.sentences)
         )
 
+    def _enter_holders(self, sentences: Sequence[IndexedSentence], first: int) -> None:
+        """Record in the tables only ``add`` reads which sentences hold which n-grams, for
+        ``sentences`` at positions ``first``, ``first + 1``, ..."""
+        positions = range(first, first + len(sentences))
+
+        def grams_and_positions(order: int, kind: str):
+            """Every n-gram of ``order`` of the sentences, and beside each its position."""
+            grams = [getattr(each, kind)[order] for each in sentences]
+            return chain.from_iterable(grams), chain.from_iterable(
+                map(repeat, positions, map(len, grams))
+            )
+
+        for order, owners in enumerate(self.owners):
+            # Later holders overwrite earlier ones.
+            owners.update(zip(*grams_and_positions(order, "counts"), strict=True))
+        for order, pinc_holders in enumerate(self.pinc_holders):
+            grams, holders = grams_and_positions(order, "pinc_grams")
+            # Appends every position to its n-gram's list, in C, for its side effect.
+            deque(map(list.append, map(pinc_holders.__getitem__, grams), holders), maxlen=0)
+        for position, each in zip(positions, sentences, strict=True):
+            self.by_length[each.length].append(position)
+
     def add(self, text: str) -> Addition:
         """Add one description; return its scores and those of the others that changed.
 
-        The work is proportional to the newcomer's n-grams times the cluster size, not a
-        rebuild: the others' statistics change only where the newcomer can change them.
+        The work is proportional to the newcomer's n-grams and how many sentences share
+        them, plus one array operation over the cluster for PINC, not a rebuild.
         Afterwards the index is what ``build`` makes of all the sentences.
         """
+        if not self.growable:
+            raise ValueError("this index was built with growable=False; it cannot take more")
         before = self._scores if self._scores is not None else self.sentence_scores()
         position = len(self.sentences)
         sentence = self._index_sentence(text)
@@ -228,7 +308,7 @@ class ClusterIndex:
                 self.holders, self.repeats, sentence.counts, strict=True
             )
         ]
-        sentence.overlaps = [
+        overlaps = [
             sum(frequency.get(gram, 0) for gram in grams)
             for frequency, grams in zip(self.document_frequency, sentence.pinc_grams, strict=True)
         ]
@@ -242,8 +322,11 @@ class ClusterIndex:
             holders.update(grams.keys())
         for frequency, grams in zip(self.document_frequency, sentence.pinc_grams, strict=True):
             frequency.update(grams.keys())
+        self._enter_holders([sentence], position)
         insort(self.lengths, sentence.length)
         self.sentences.append(sentence)
+        self.overlaps = np.vstack([self.overlaps, [overlaps]])
+        self.pinc_sizes = np.vstack([self.pinc_sizes, [sentence.pinc_sizes]])
 
         # Only the sentences whose BLEU statistics moved are rescored; every PINC moves,
         # as each sentence now has one source more.
@@ -267,14 +350,20 @@ class ClusterIndex:
         ``moved`` (all are computed when ``moved`` is None). The result is kept for the
         next ``add``, so callers get a copy."""
         smooth, smooth_value = self.settings.smooth, self.settings.smooth_value
-        sources = len(self.sentences) - 1
-        scores = []
-        for position, sentence in enumerate(self.sentences):
-            bleu = pinc = None
-            if moved is not None and position not in moved:
-                bleu = previous[position].bleu
-            elif sentence.reference_length is not None:
-                bleu = bleu_from_statistics(
+        size = len(self.sentences)
+        sources = size - 1
+        if sources > 0:
+            pincs = pinc_from_overlap_table(self.overlaps, self.pinc_sizes, sources).tolist()
+        else:
+            pincs = [None] * size
+        if moved is None:
+            bleus, moved = [None] * size, range(size)
+        else:
+            bleus = [each.bleu for each in previous] + [None] * (size - len(previous))
+        for position in moved:
+            sentence = self.sentences[position]
+            if sentence.reference_length is not None:
+                bleus[position] = bleu_from_statistics(
                     sentence.matches,
                     sentence.totals,
                     sentence.length,
@@ -282,9 +371,7 @@ class ClusterIndex:
                     smooth=smooth,
                     smooth_value=smooth_value,
                 )
-            if sources:
-                pinc = pinc_from_overlaps(sentence.overlaps, sentence.pinc_sizes, sources)
-            scores.append(SentenceScores(position, bleu, pinc))
+        scores = list(map(SentenceScores, range(size), bleus, pincs))
         self._scores = scores
         return scores
 
@@ -377,15 +464,12 @@ class ClusterIndex:
                         _raise_peak(repeats[gram], 1, position)
 
     def _matches_against_others(
-        self, sentence: IndexedSentence, position: int, shared: list[set]
+        self, sentence: IndexedSentence, position: int, held: list[list[int]]
     ) -> list[int]:
-        """Clipped matches of a sentence against the others; ``shared`` holds, per order,
-        the n-grams two or more sentences contain."""
+        """Clipped matches of a sentence against the others; ``held`` gives, per order and
+        in the order of its n-grams, how many sentences hold each."""
         # An n-gram the sentence holds once matches exactly when another sentence has it.
-        matches = [
-            len(shared_grams.intersection(by_order))
-            for shared_grams, by_order in zip(shared, sentence.counts, strict=True)
-        ]
+        matches = [len(holders) - holders.count(1) for holders in held]
         for order in sentence.repeating_orders:
             holders, repeats = self.holders[order], self.repeats[order]
             for gram, count in sentence.counts[order].items():
@@ -397,48 +481,47 @@ class ClusterIndex:
     def _account_for_newcomer(self, newcomer: IndexedSentence) -> set[int]:
         """Update every sentence's statistics for ``newcomer`` joining its references, and
         return the positions whose BLEU statistics changed. Must run before the newcomer's
-        counts enter ``holders`` and ``repeats``."""
+        counts enter the tables."""
         moved = set()
-        for order, (holders, repeats, theirs) in enumerate(
-            zip(self.holders, self.repeats, newcomer.counts, strict=True)
+        sentences = self.sentences
+        for order, (holders, repeats, owners, theirs) in enumerate(
+            zip(self.holders, self.repeats, self.owners, newcomer.counts, strict=True)
         ):
-            # Only these n-grams can raise anyone's clipped matches: one held by a single
-            # sentence (which had no reference with it), or one that somebody repeats.
-            contested = {gram for gram in theirs if holders.get(gram) == 1 or gram in repeats}
-            if not contested:
-                continue
-            for position, sentence in enumerate(self.sentences):
-                mine = sentence.counts[order]
-                # The intersection runs in C; most sentences share none of them.
-                for gram in contested.intersection(mine):
-                    count = mine[gram]
-                    available = _available(repeats.get(gram), holders[gram], position)
-                    arriving = theirs[gram]
-                    if arriving > available:
-                        sentence.matches[order] += min(count, arriving) - min(count, available)
-                        moved.add(position)
-        for order, (frequency, theirs) in enumerate(
-            zip(self.document_frequency, newcomer.pinc_grams, strict=True)
-        ):
-            # A sentence's overlap grows by the newcomer's n-grams it has too.
-            present = {gram for gram in theirs if gram in frequency}
-            if present:
-                for sentence in self.sentences:
-                    sentence.overlaps[order] += len(
-                        present.intersection(sentence.pinc_grams[order])
-                    )
+            for gram, arriving in theirs.items():
+                # Only the sentence holding an n-gram most often can gain matches for it:
+                # every other holder already has a reference with at least its own count.
+                entry = repeats.get(gram)
+                if entry is not None:
+                    largest, holder, available = entry
+                elif holders.get(gram) == 1:
+                    # Held once, by one sentence, which had no reference with it.
+                    largest, holder, available = 1, owners[gram], 0
+                else:
+                    continue
+                gain = min(largest, arriving) - available
+                if gain > 0 and holder != _SOURCE:
+                    sentences[holder].matches[order] += gain
+                    moved.add(holder)
+        if sentences:
+            for order, (pinc_holders, theirs) in enumerate(
+                zip(self.pinc_holders, newcomer.pinc_grams, strict=True)
+            ):
+                # A sentence's overlap grows by one per n-gram of the newcomer it has too.
+                sharing = list(chain.from_iterable(map(pinc_holders.get, theirs, repeat(()))))
+                if not sharing:
+                    break  # nor any longer n-gram, as each contains one of this order
+                self.overlaps[:, order] += np.bincount(sharing, minlength=len(sentences))
         length = newcomer.length
-        for position, sentence in enumerate(self.sentences):
-            # _closer, inline: it runs once per sentence of the cluster.
-            was = sentence.reference_length
-            if was is None:
-                better = True
-            else:
-                gap, old_gap = abs(sentence.length - length), abs(sentence.length - was)
-                better = gap < old_gap or (gap == old_gap and length < was)
-            if better:
-                sentence.reference_length = length
-                moved.add(position)
+        for group_length, positions in self.by_length.items():
+            # Sentences of one length share their closest reference length.
+            was = sentences[positions[0]].reference_length
+            if was is not None:
+                gap, old_gap = abs(group_length - length), abs(group_length - was)
+                if gap > old_gap or (gap == old_gap and length >= was):
+                    continue
+            for position in positions:
+                sentences[position].reference_length = length
+            moved.update(positions)
         return moved
 
 
@@ -473,7 +556,7 @@ def score_clusters(
     sources = include_source or {}
     return {
         cluster_id: ClusterIndex.build(
-            sentences, source=sources.get(cluster_id), **settings
+            sentences, source=sources.get(cluster_id), growable=False, **settings
         ).cluster_scores()
         for cluster_id, sentences in clusters.items()
     }

@@ -7,6 +7,8 @@ which c has at least one n-gram (N' of them). PINC is 0 when c has no tokens. Re
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from scoring.metrics.ngrams import NgramCounts, ngram_counts
 from scoring.metrics.tokens import sentence_units
 
@@ -40,6 +42,21 @@ def pinc_from_overlaps(overlaps: Sequence[int], sizes: Sequence[int], sources: i
             novelty += 1.0 - overlap / sources / size
             orders += 1
     return 100.0 * novelty / orders if orders else 0.0
+
+
+def pinc_from_overlap_table(overlaps: np.ndarray, sizes: np.ndarray, sources: int) -> np.ndarray:
+    """``pinc_from_overlaps`` of many candidates at once: row i of the two (candidates x
+    orders) integer tables is candidate i. Each row's result is the scalar function's to
+    the last bit: the same divisions, and the orders added up one by one in order (a
+    row-wise ``sum`` would add them pairwise, rounding differently).
+    """
+    present = sizes > 0
+    novelties = np.where(present, 1.0 - overlaps / sources / np.maximum(sizes, 1), 0.0)
+    novelty = np.zeros(len(sizes))
+    for column in novelties.T:
+        novelty += column
+    orders = present.sum(axis=1)
+    return np.where(orders > 0, 100.0 * novelty / np.maximum(orders, 1), 0.0)
 
 
 def pinc(

@@ -100,10 +100,12 @@ def index_state(index):
         index.repeats,
         index.document_frequency,
         index.lengths,
-        [
-            (each.matches, each.overlaps, each.reference_length, each.totals)
-            for each in index.sentences
-        ],
+        index.owners,
+        index.pinc_holders,
+        index.by_length,
+        index.overlaps.tolist(),
+        index.pinc_sizes.tolist(),
+        [(each.matches, each.reference_length, each.totals) for each in index.sentences],
     )
 
 
@@ -138,6 +140,32 @@ def test_adding_sentences_one_by_one_equals_rebuilding(data, cluster, source, op
         index.cluster_scores()
         == ClusterIndex.build(cluster, source=source, **options).cluster_scores()
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cluster=st.lists(cluster_sentences, min_size=1, max_size=12),
+    source=st.none() | cluster_sentences,
+    options=cluster_settings(),
+)
+def test_adding_sentences_keeps_every_score_equal_to_scoring_each_pair(cluster, source, options):
+    index = ClusterIndex.build([], source=source, **options)
+    for size in range(1, len(cluster) + 1):
+        addition = index.add(cluster[size - 1])
+
+        bleu, mean_pinc, _ = expected_scores(cluster[:size], source, options)
+        scores = index.sentence_scores()
+        for sentence, expected_bleu, expected_pinc in zip(scores, bleu, mean_pinc, strict=True):
+            assert_close(sentence.bleu, expected_bleu)
+            assert_close(sentence.pinc, expected_pinc)
+        assert addition.scores == scores[-1]
+        assert all(scores[each.position] == each for each in addition.changed)
+
+
+def test_a_read_only_index_refuses_another_sentence():
+    index = ClusterIndex.build(["a dog runs", "a dog sleeps"], growable=False)
+    with pytest.raises(ValueError, match="growable=False"):
+        index.add("a cat runs")
 
 
 def test_a_lone_sentence_has_nothing_to_be_compared_with():

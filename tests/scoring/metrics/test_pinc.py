@@ -1,11 +1,13 @@
 """PINC: the share of a candidate's n-grams that its source does not have (Chen & Dolan)."""
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from scoring.metrics import pinc
+from scoring.metrics.pinc import pinc_from_overlap_table, pinc_from_overlaps
 from tests.scoring.metrics.test_bleu import sentences
 
 TOLERANCE = 1e-9
@@ -95,3 +97,30 @@ def test_it_follows_the_definition_for_any_text(source, candidate, max_order):
     assert 0.0 <= score <= 100.0
     assert score == pytest.approx(reference_pinc(source, candidate, max_order), abs=TOLERANCE)
     assert pinc(candidate, candidate, max_order=max_order) == 0.0
+
+
+@st.composite
+def overlap_tables(draw):
+    """Candidates' distinct n-gram counts per order, and overlaps each no larger than
+    ``sources`` times the count (every source has each n-gram at most once)."""
+    orders = draw(st.integers(1, 18))
+    sources = draw(st.integers(1, 700))
+    rows = draw(st.lists(st.lists(st.integers(0, 40), min_size=orders, max_size=orders)))
+    overlaps = [[draw(st.integers(0, size * sources)) for size in sizes] for sizes in rows]
+    return overlaps, rows, sources
+
+
+@settings(max_examples=300)
+@given(table=overlap_tables())
+def test_the_table_form_gives_each_candidate_the_scalar_form_to_the_last_bit(table):
+    overlaps, sizes, sources = table
+    columns = len(sizes[0]) if sizes else 1
+    scores = pinc_from_overlap_table(
+        np.array(overlaps, dtype=np.int64).reshape(-1, columns),
+        np.array(sizes, dtype=np.int64).reshape(-1, columns),
+        sources,
+    ).tolist()
+    assert scores == [
+        pinc_from_overlaps(row, row_sizes, sources)
+        for row, row_sizes in zip(overlaps, sizes, strict=True)
+    ]
