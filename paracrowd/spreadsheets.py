@@ -7,6 +7,11 @@ at submission and at import. Files people open in spreadsheets also escape defen
 leading apostrophe, anything that slipped in before that rule.
 """
 
+from django.db.models import Case, CharField, Value, When
+from django.db.models.functions import Concat, Left, LTrim
+from django.db.models.lookups import In
+
+# Single characters, so that SQL can compare a cell's first character with them.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -18,3 +23,17 @@ def spreadsheet_cell(text: str) -> str:
     """``text`` as a spreadsheet shows it literally: a leading apostrophe when it would
     otherwise be read as a formula (spreadsheets hide the apostrophe)."""
     return "'" + text if starts_like_a_formula(text) else text
+
+
+def spreadsheet_cell_sql(expression) -> Case:
+    """``spreadsheet_cell`` in SQL, over a text ``expression``, for files PostgreSQL writes
+    itself (COPY): the same rule from the same ``FORMULA_STARTS`` (PostgreSQL's one-argument
+    LTRIM strips spaces only, as ``lstrip(" ")`` does)."""
+    return Case(
+        When(
+            In(Left(LTrim(expression), 1), list(FORMULA_STARTS)),
+            then=Concat(Value("'"), expression, output_field=CharField()),
+        ),
+        default=expression,
+        output_field=CharField(),
+    )

@@ -9,8 +9,20 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import groupby
 
-from django.db.models import Case, CharField, Count, F, Func, Q, QuerySet, Value, When, Window
-from django.db.models.functions import Cast, Concat
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    F,
+    Func,
+    Q,
+    QuerySet,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Cast, Coalesce, Concat
 
 from annotations.models import Alignment
 from collector.models import Description, Segment
@@ -243,6 +255,25 @@ def clusters(rows) -> Iterator[Cluster]:
         rows.iterator(chunk_size=CHUNK_SIZE), key=lambda row: (row.segment_id, row.language)
     ):
         yield Cluster(segment_id, language, list(members))
+
+
+@dataclass(frozen=True)
+class ClusterCounts:
+    clusters: int
+    singletons: int  # clusters of one description
+    descriptions: int
+
+
+def cluster_counts(descriptions: QuerySet) -> ClusterCounts:
+    """How many clusters ``descriptions`` make, how many of them hold one description, and
+    how many descriptions there are: one aggregate query."""
+    sizes = descriptions.values("segment_id", "language").annotate(size=Count("pk")).order_by()
+    counts = sizes.aggregate(
+        clusters=Count("segment_id"),
+        singletons=Count("segment_id", filter=Q(size=1)),
+        descriptions=Coalesce(Sum("size"), 0),
+    )
+    return ClusterCounts(**counts)
 
 
 def worker_label() -> Case:

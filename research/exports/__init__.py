@@ -1,8 +1,8 @@
 """Researchers' exports of the corpus, in the formats other tools read.
 
 ``corpus_export`` writes one format to a ``Destination`` (a local path or an s3:// URL) and
-says what it wrote and what it left out. Every format streams: rows come through a
-server-side cursor and are written as they come, so memory stays flat at any size.
+says what it wrote and what it left out. Every format streams, so memory stays flat at any
+size: rows come through COPY or a server-side cursor and are written as they come.
 """
 
 from contextlib import contextmanager
