@@ -11,6 +11,7 @@ from django.db.models import CharField, DecimalField, F, Func, Value
 from django.db.models.functions import Cast, Coalesce
 
 from collector.corpus_formats import LANGUAGE_ALIASES, LANGUAGE_CODES
+from paracrowd.spreadsheets import spreadsheet_cell, spreadsheet_cell_sql
 from research.selection import CorpusFilter
 from research.splits import (
     DEFAULT_DEV_FRACTION,
@@ -194,14 +195,16 @@ LANGUAGE_NAMES = {
 }
 
 
-def language_name_sql(field: str) -> Coalesce:
-    """A language code column as the MSVD CSV names it ("English"), in SQL: looked up in
-    ``LANGUAGE_NAMES`` (one JSON object, parsed once per query); other codes as they are."""
-    names = Func(
-        Value(json.dumps(LANGUAGE_NAMES)),
+def language_cell_sql(field: str) -> Coalesce:
+    """A language code column as the MSVD CSV's cell, in SQL: the name the importer reads
+    back ("English"), looked up in one JSON object (parsed once per query), or the code as it
+    is; formula-safe either way (see paracrowd.spreadsheets)."""
+    names = {code: spreadsheet_cell(name) for code, name in LANGUAGE_NAMES.items()}
+    name = Func(
+        Value(json.dumps(names)),
         F(field),
         template="(%(expressions)s)",
         arg_joiner="::jsonb ->> ",
         output_field=CharField(),
     )
-    return Coalesce(names, F(field), output_field=CharField())
+    return Coalesce(name, spreadsheet_cell_sql(F(field)), output_field=CharField())

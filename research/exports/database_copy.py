@@ -33,16 +33,23 @@ def query_sql(queryset) -> str:
         return cursor.mogrify(sql, params).decode()
 
 
-class _Lines:
-    """Where COPY writes, one row per call: counts the rows and steps ``progress``. CSV lines
-    end CRLF, as Python's csv writer ends them (a line break inside a quoted value stays as it
-    is); text-format rows have PostgreSQL's escapes undone, so each value is written as the
-    SELECT gave it."""
+class Copied:
+    """Where COPY writes, one row per call: counts the rows (and, for numbered rows, the
+    clusters) and steps ``progress``. CSV lines end CRLF, as Python's csv writer ends them (a
+    line break inside a quoted value stays as it is); text-format rows have PostgreSQL's
+    escapes undone, so each value is written as the SELECT gave it."""
 
-    def __init__(self, file, progress: Progress, *, csv: bool):
-        self.file, self.progress, self.csv, self.rows = file, progress, csv, 0
+    def __init__(self, file, progress: Progress, *, csv: bool, numbered: bool):
+        self.file, self.progress, self.csv, self.numbered = file, progress, csv, numbered
+        self.separator = b"," if csv else b"\t"
+        self.rows = self.clusters = 0
 
     def write(self, row: bytes) -> None:
+        if self.numbered:
+            number_end = row.index(self.separator)
+            if row[:number_end] == b"1":
+                self.clusters += 1
+            row = row[number_end + 1 :]
         if self.csv:
             row = row[:-1] + b"\r\n"
         elif b"\\" in row:
@@ -53,19 +60,19 @@ class _Lines:
             self.progress.step(PROGRESS_EVERY)
 
 
-def copy_rows(sql: str, file, progress: Progress, *, csv: bool) -> int:
-    """Write the rows of the SELECT ``sql`` to the binary ``file``; returns how many.
+def copy_rows(sql: str, file, progress: Progress, *, csv: bool, numbered: bool = False) -> Copied:
+    """Write the rows of the SELECT ``sql`` to the binary ``file``; returns how many rows (and
+    clusters) were written.
 
     ``csv``: comma-separated, a value quoted only when it must be (so an empty string must come
     as NULL, which is written as nothing), lines ending CRLF. Otherwise values between tabs,
     exactly as the SELECT gives them: none may hold a tab or a line break, nor be NULL.
+    ``numbered``: the SELECT's first column numbers each row within its cluster (from 1); it
+    is counted and left out of the file.
     """
-    lines = _Lines(file, progress, csv=csv)
+    copied = Copied(file, progress, csv=csv, numbered=numbered)
     options = "WITH (FORMAT csv)" if csv else ""
     with connection.cursor() as cursor:
-        # Compiling the formatting expressions costs more than it saves on a stream that is one
-        # pass; it stays off to the end of the export's transaction.
-        cursor.execute("SET LOCAL jit = off")
-        cursor.copy_expert(f"COPY ({sql}) TO STDOUT {options}", lines)
-    progress.step(lines.rows % PROGRESS_EVERY)
-    return lines.rows
+        cursor.copy_expert(f"COPY ({sql}) TO STDOUT {options}", copied)
+    progress.step(copied.rows % PROGRESS_EVERY)
+    return copied

@@ -13,8 +13,8 @@ from contextlib import ExitStack
 from itertools import groupby, islice
 
 from django.contrib.postgres.aggregates import ArrayAgg
-from django.db.models import Case, CharField, Count, F, Func, Value, When
-from django.db.models.functions import NullIf, Replace
+from django.db.models import Case, CharField, Count, F, Func, Value, When, Window
+from django.db.models.functions import NullIf, Replace, RowNumber
 
 from collector.corpus_formats import CSV_COLUMNS
 from collector.models import Segment
@@ -28,7 +28,7 @@ from .base import (
     Progress,
     duration_seconds,
     duration_sql,
-    language_name_sql,
+    language_cell_sql,
     seconds_sql,
     seconds_text,
 )
@@ -42,7 +42,11 @@ HOSTED_FILES_LEFT_OUT = (
 )
 # The MSVD CSV's cells (CSV_COLUMNS), formatted by PostgreSQL. An empty value is NULL, which
 # COPY writes as nothing, as Python's csv writer writes an empty string (COPY would quote it).
+# Each row is numbered within its cluster first, so that counting clusters costs no query.
 MSVD_CSV_CELLS = {
+    "cluster_row": Window(
+        RowNumber(), partition_by=[F("segment_id"), F("language")], order_by=F("id").asc()
+    ),
     # A YouTube id may start with "-", but eleven letters, digits, - and _ make no formula that
     # could do anything, and the id must stay exact to find the video.
     "cell_video": NullIf(F("video"), Value("")),
@@ -55,7 +59,7 @@ MSVD_CSV_CELLS = {
         output_field=CharField(),
     ),
     "cell_time_spent": duration_sql("time_spent"),
-    "cell_language": NullIf(spreadsheet_cell_sql(language_name_sql("language")), Value("")),
+    "cell_language": NullIf(language_cell_sql("language"), Value("")),
     "cell_text": NullIf(spreadsheet_cell_sql(F("text")), Value("")),
 }
 # msvd-json needs only these.
@@ -81,21 +85,20 @@ def write_msvd_csv(destination, options, report, progress: Progress) -> None:
     """One row per description with the MSVD columns; Source is "clean" for Tier 2 and
     "unverified" otherwise, as the original corpus marks them. PostgreSQL formats and writes
     the rows (COPY), cluster by cluster; cells a spreadsheet would run are escaped in SQL."""
-    selected = options.filter.descriptions()
-    counts = cluster_counts(selected.filter(segment__source=Segment.Source.YOUTUBE))
-    report.left_out[HOSTED_FILES_LEFT_OUT] = selected.filter(
-        segment__source=Segment.Source.FILE
-    ).count()
-    rows = options.filter.rows(tuple(MSVD_CSV_CELLS), **MSVD_CSV_CELLS)
-    rows = rows.filter(segment__source=Segment.Source.YOUTUBE)
+    report.left_out[HOSTED_FILES_LEFT_OUT] = (
+        options.filter.descriptions().filter(segment__source=Segment.Source.FILE).count()
+    )
+    rows = options.filter.rows(tuple(MSVD_CSV_CELLS), **MSVD_CSV_CELLS).filter(
+        segment__source=Segment.Source.YOUTUBE
+    )
     with destination.open(binary=True) as file:
         header = io.StringIO()
         csv.writer(header).writerow(CSV_COLUMNS)
         file.write(header.getvalue().encode())
-        written = copy_rows(query_sql(rows), file, progress, csv=True)
-    report.descriptions = written
-    report.clusters = counts.clusters
-    report.files[destination.path()] = written
+        copied = copy_rows(query_sql(rows), file, progress, csv=True, numbered=True)
+    report.descriptions = copied.rows
+    report.clusters = copied.clusters
+    report.files[destination.path()] = copied.rows
 
 
 def write_msvd_json(destination, options, report, progress: Progress) -> None:
@@ -163,7 +166,7 @@ def write_pairs(destination, options, report, progress: Progress) -> None:
     with destination.open(binary=True) as file:
         file.write(PAIRS_HEADER.encode())
         # Progress counts descriptions; COPY's rows are pairs, so it is told once, at the end.
-        report.pairs = copy_rows(all_pairs_sql(selected), file, Progress(), csv=False)
+        report.pairs = copy_rows(all_pairs_sql(selected), file, Progress(), csv=False).rows
     progress.step(counts.descriptions)
     report.clusters = counts.clusters - counts.singletons
     report.descriptions = counts.descriptions - counts.singletons
