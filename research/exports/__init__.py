@@ -113,4 +113,12 @@ def export_size(options: ExportOptions) -> int:
     return options.filter.descriptions().count()
 
 
-__all__ = ["FORMATS", "ExportOptions", "ExportReport", "corpus_export", "export_size", "snapshot"]
+__all__ = [
+    "EXPORT_SETTINGS",
+    "FORMATS",
+    "ExportOptions",
+    "ExportReport",
+    "corpus_export",
+    "export_size",
+    "snapshot",
+]
