@@ -204,7 +204,9 @@ def write_parquet(destination, options, report, progress: Progress) -> None:
             for side, segment_ids in segments_by_side.items()
             if segment_ids
         }
-        for batch in _copy_batches(query_sql(rows)):
+        # Arrow's reader refuses an empty stream: with no rows selected, none is asked for.
+        batches = _copy_batches(query_sql(rows)) if report.descriptions else ()
+        for batch in batches:
             for side, segment_ids in sides.items():
                 on_side = batch.filter(pc.is_in(batch.column("segment_id"), value_set=segment_ids))
                 if on_side.num_rows:
@@ -263,8 +265,14 @@ def _copy_batches(sql: str):
                         ],
                         schema=SCHEMA,
                     )
-        finally:
+        except BaseException:
+            # Closing the pipe has stopped COPY (a broken pipe there); a database error that
+            # ended the CSV early is the one to report, rather than the reader's.
             copying.join()
+            if failures and not isinstance(failures[0], BrokenPipeError):
+                raise failures[0] from None
+            raise
+        copying.join()
     if failures:
         raise failures[0]
 

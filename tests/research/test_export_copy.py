@@ -7,14 +7,19 @@ from io import StringIO
 import pyarrow.parquet as pq
 import pytest
 from django.core.management import call_command
+from django.db import transaction
 from django.db.models import F
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from psycopg2.errors import DivisionByZero
 
 from collector.models import Description
 from crowd.models import Tier, Worker
 from paracrowd.spreadsheets import spreadsheet_cell, spreadsheet_cell_sql
+from research.exports import parquet
+from research.exports.database_copy import query_sql
 from research.exports.text import tsv_field, tsv_field_sql
+from research.selection import CorpusFilter
 from tests.factories import make_description, make_segment, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -193,3 +198,19 @@ def test_parquet_holds_every_awkward_value_exactly_as_stored(tmp_path, awkward):
     # Formats read by programs keep every value as stored, a formula-like one too.
     assert {row["worker"] for row in rows.values()} >= {"", "=cmd|' /C calc'!A0"}
     assert [row["cluster_size"] for row in table.to_pylist()][:3] == [1, 5, 5]
+
+
+def test_an_empty_parquet_export_is_an_empty_train_table(tmp_path):
+    export(tmp_path / "parquet", "parquet")
+
+    assert pq.read_table(tmp_path / "parquet" / "data" / "train-00000.parquet").num_rows == 0
+
+
+def test_a_database_error_while_streaming_parquet_is_the_error_raised(awkward):
+    rows = CorpusFilter().rows(parquet.FIELDS, **parquet.EXPRESSIONS)
+    failing = query_sql(rows).replace("SELECT", "SELECT 1 / 0 AS broken,", 1)
+
+    # Raised from COPY's thread, rather than Arrow's complaint about the CSV that stopped short.
+    with pytest.raises(DivisionByZero), transaction.atomic():
+        list(parquet._copy_batches(failing))
+    assert Description.objects.count() == 9  # and the connection still works
