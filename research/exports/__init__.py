@@ -96,10 +96,8 @@ def corpus_export(*, destination, options: ExportOptions, progress=None) -> Expo
             # the first few, and do not compile expressions (JIT costs more than it saves).
             cursor.execute(EXPORT_SETTINGS)
         if options.format not in ALIGNMENT_FORMATS:
-            counts = options.filter.status_counts()
-            for status, n in counts.items():
-                if status not in options.filter.statuses:
-                    report.left_out[f"{status} descriptions (status filter)"] = n
+            for status, n in options.filter.status_counts(left_out=True).items():
+                report.left_out[f"{status} descriptions (status filter)"] = n
         steps = Progress(progress)
         writer(destination, options, report, steps)
         steps.finish()
