@@ -9,8 +9,20 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import groupby
 
-from django.db.models import Case, CharField, Count, F, Func, Q, QuerySet, Value, When, Window
-from django.db.models.functions import Cast, Concat
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    F,
+    Func,
+    Q,
+    QuerySet,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Cast, Coalesce, Concat
 
 from annotations.models import Alignment
 from collector.models import Description, Segment
@@ -151,11 +163,17 @@ class CorpusFilter:
             selected = selected.filter(pk__in=large_enough.values("pk"))
         return selected
 
-    def status_counts(self) -> dict[str, int]:
+    def status_counts(self, *, left_out: bool = False) -> dict[str, int]:
         """Descriptions of each status under the language, tier and date filters, selected or
-        not: what the status filter leaves out is shown, never silently dropped."""
-        counts = dict.fromkeys(Description.Status.values, 0)
-        rows = self._unfiltered_by_status().values_list("status").annotate(n=Count("pk"))
+        not: what the status filter leaves out is shown, never silently dropped. ``left_out``:
+        only the statuses the filter leaves out, which the status index finds without reading
+        the (usually far more) selected descriptions."""
+        statuses = Description.Status.values
+        if left_out:
+            statuses = [status for status in statuses if status not in self.statuses]
+        counts = dict.fromkeys(statuses, 0)
+        rows = self._unfiltered_by_status().filter(status__in=statuses)
+        rows = rows.values_list("status").annotate(n=Count("pk"))
         for status, n in rows.order_by():
             counts[status] = n
         return counts
@@ -243,6 +261,25 @@ def clusters(rows) -> Iterator[Cluster]:
         rows.iterator(chunk_size=CHUNK_SIZE), key=lambda row: (row.segment_id, row.language)
     ):
         yield Cluster(segment_id, language, list(members))
+
+
+@dataclass(frozen=True)
+class ClusterCounts:
+    clusters: int
+    singletons: int  # clusters of one description
+    descriptions: int
+
+
+def cluster_counts(descriptions: QuerySet) -> ClusterCounts:
+    """How many clusters ``descriptions`` make, how many of them hold one description, and
+    how many descriptions there are: one aggregate query."""
+    sizes = descriptions.values("segment_id", "language").annotate(size=Count("pk")).order_by()
+    counts = sizes.aggregate(
+        clusters=Count("segment_id"),
+        singletons=Count("segment_id", filter=Q(size=1)),
+        descriptions=Coalesce(Sum("size"), 0),
+    )
+    return ClusterCounts(**counts)
 
 
 def worker_label() -> Case:

@@ -1,13 +1,17 @@
 """What an export is asked to do, and what it reports back."""
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import global_settings
+from django.db.models import CharField, DecimalField, F, Func, Value
+from django.db.models.functions import Cast, Coalesce
 
 from collector.corpus_formats import LANGUAGE_ALIASES, LANGUAGE_CODES
+from paracrowd.spreadsheets import spreadsheet_cell, spreadsheet_cell_sql
 from research.selection import CorpusFilter
 from research.splits import (
     DEFAULT_DEV_FRACTION,
@@ -164,14 +168,18 @@ def duration_seconds(value: timedelta | None) -> float | None:
     return None if value is None else value.total_seconds()
 
 
-def duration_text(value: timedelta | None) -> str:
-    """Seconds, exact to the microsecond and without trailing zeros; empty when unknown."""
-    if value is None:
-        return ""
-    seconds = value.days * 86400 + value.seconds
-    if value.microseconds:
-        return f"{seconds}.{value.microseconds:06d}".rstrip("0")
-    return str(seconds)
+def seconds_sql(field: str) -> Cast:
+    """``seconds_text`` in SQL, for a decimal column: no trailing zeros, no lone point."""
+    return Cast(Func(F(field), function="TRIM_SCALE"), CharField())
+
+
+def duration_sql(field: str) -> Cast:
+    """A duration column as seconds, exact to the microsecond and without trailing zeros
+    ("12.345678", "5"); NULL when unknown."""
+    epoch = Func(
+        F(field), template="EXTRACT(EPOCH FROM %(expressions)s)", output_field=DecimalField()
+    )
+    return Cast(Func(epoch, function="TRIM_SCALE", output_field=DecimalField()), CharField())
 
 
 # The language names the MSVD CSV uses ("English"), where the importer reads them back as the
@@ -187,5 +195,16 @@ LANGUAGE_NAMES = {
 }
 
 
-def language_name(code: str) -> str:
-    return LANGUAGE_NAMES.get(code, code)
+def language_cell_sql(field: str) -> Coalesce:
+    """A language code column as the MSVD CSV's cell, in SQL: the name the importer reads
+    back ("English"), looked up in one JSON object (parsed once per query), or the code as it
+    is; formula-safe either way (see paracrowd.spreadsheets)."""
+    names = {code: spreadsheet_cell(name) for code, name in LANGUAGE_NAMES.items()}
+    name = Func(
+        Value(json.dumps(names)),
+        F(field),
+        template="(%(expressions)s)",
+        arg_joiner="::jsonb ->> ",
+        output_field=CharField(),
+    )
+    return Coalesce(name, spreadsheet_cell_sql(F(field)), output_field=CharField())

@@ -6,23 +6,31 @@
     data/test-00000.parquet       ... and of the test clusters (the seeded split by video),
                                   when there are any
 
-Rows are buffered a row group at a time and written with ``pyarrow.parquet.ParquetWriter``, so
-memory stays flat however many descriptions there are.
+PostgreSQL streams the rows as CSV (COPY) into Arrow's CSV reader; batches are buffered a row
+group at a time and written with ``pyarrow.parquet.ParquetWriter``, so memory stays flat
+however many descriptions there are.
 """
 
 import json
+import os
+import threading
+from array import array
 from collections import Counter
 from contextlib import ExitStack
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
-from django.db.models import BigIntegerField, F, FloatField, Func
+from django.db import connection
+from django.db.models import BigIntegerField, Count, F, FloatField, Func, Window
 from django.db.models.functions import Cast
 
-from research.selection import clusters
+from research.selection import CHUNK_SIZE, video_label
 from research.splits import video_key
 
 from .base import Progress
+from .database_copy import query_sql
 
 ROW_GROUP_ROWS = 20_000
 SCHEMA = pa.schema(
@@ -64,7 +72,19 @@ FIELDS = (
     "score__bleu",
     "score__pinc",
     "score__references",
+    "cluster_size",
 )
+# How Arrow reads each column of the CSV that COPY writes: created_at comes as microseconds and
+# becomes a timestamp afterwards.
+CSV_TYPES = {
+    field.name: pa.int64() if field.name == "created_at" else field.type for field in SCHEMA
+}
+# Columns with few distinct values, stored as dictionaries. The others (text, ids, scores) are
+# nearly all distinct: building a dictionary for them only to drop it took a third of the
+# writing time.
+DICTIONARY_COLUMNS = ["video", "video_source", "language", "worker", "status"]
+# Bytes between COPY's thread and Arrow's reader (one block of CSV at a time).
+PIPE_BUFFER = 1 << 20
 EXPRESSIONS = {
     "start_seconds": Cast("segment__start", FloatField()),
     "end_seconds": Cast("segment__end", FloatField()),
@@ -75,6 +95,7 @@ EXPRESSIONS = {
         Func(F("created_at"), template="EXTRACT(EPOCH FROM %(expressions)s) * 1000000"),
         BigIntegerField(),
     ),
+    "cluster_size": Window(Count("pk"), partition_by=[F("segment_id"), F("language")]),
 }
 # The datasets library's names for the Arrow types above (the card's dataset_info).
 FEATURE_TYPES = {
@@ -107,35 +128,26 @@ FIELD_NOTES = {
 
 
 class _SplitWriter:
-    """One split's Parquet file, fed a row group at a time."""
+    """One split's Parquet file, fed record batches and written a row group at a time."""
 
     def __init__(self, file):
-        self.writer = pq.ParquetWriter(file, SCHEMA)
+        self.writer = pq.ParquetWriter(file, SCHEMA, use_dictionary=DICTIONARY_COLUMNS)
         self.buffered = []
-        self.cluster_sizes = []
-        self.rows = 0
+        self.buffered_rows = 0
+        self.rows = 0  # from the cluster counts, before any row arrives
         self.languages = Counter()
 
-    def add(self, cluster) -> None:
-        size = len(cluster.members)
-        self.buffered += cluster.members
-        self.cluster_sizes += [size] * size
-        self.rows += size
-        self.languages[cluster.language] += size
-        if len(self.buffered) >= ROW_GROUP_ROWS:
+    def add(self, batch: pa.RecordBatch) -> None:
+        self.buffered.append(batch)
+        self.buffered_rows += batch.num_rows
+        if self.buffered_rows >= ROW_GROUP_ROWS:
             self.flush()
 
     def flush(self) -> None:
         if not self.buffered:
             return
-        columns = [*zip(*self.buffered, strict=True), self.cluster_sizes]
-        arrays = [
-            pa.array(values, type=column.type)
-            for values, column in zip(columns, SCHEMA, strict=True)
-        ]
-        self.writer.write_table(pa.Table.from_arrays(arrays, schema=SCHEMA))
-        self.buffered, self.cluster_sizes = [], []
-        del arrays
+        self.writer.write_table(pa.Table.from_batches(self.buffered, schema=SCHEMA))
+        self.buffered, self.buffered_rows = [], 0
         # Hand the row group's Arrow buffers back, so that memory does not creep up.
         pa.default_memory_pool().release_unused()
 
@@ -146,7 +158,11 @@ class _SplitWriter:
 
 def write_parquet(destination, options, report, progress: Progress) -> None:
     """One Parquet file per split that has rows (the datasets library refuses a split with
-    none), and the dataset card naming them."""
+    none), and the dataset card naming them.
+
+    The clusters are counted first (one row each: which split its video is on), then
+    PostgreSQL streams every row as CSV (COPY) into Arrow's CSV reader, and each batch is
+    divided between the splits by segment."""
     names = {
         "train": "data/train-00000.parquet",
         "dev": "data/dev-00000.parquet",
@@ -154,33 +170,111 @@ def write_parquet(destination, options, report, progress: Progress) -> None:
     }
     split = options.split
     splits = {}
+    segments_by_side = {side: array("q") for side in names}  # ids, 8 bytes each
     with ExitStack() as stack:
 
-        def split_writer(split: str) -> _SplitWriter:
-            if split not in splits:
-                file = stack.enter_context(destination.open(names[split], binary=True))
-                splits[split] = _SplitWriter(file)
-            return splits[split]
+        def split_writer(side: str) -> _SplitWriter:
+            if side not in splits:
+                file = stack.enter_context(destination.open(names[side], binary=True))
+                splits[side] = _SplitWriter(file)
+            return splits[side]
 
-        for cluster in clusters(options.filter.rows(FIELDS, **EXPRESSIONS)):
-            first = cluster.segment
-            video = video_key(first.segment__source, first.video)
-            side = split.side(video)
-            split_writer(side).add(cluster)
-            report.count_split(side, video, len(cluster.members))
+        sizes = (
+            options.filter.descriptions()
+            .annotate(video=video_label())
+            .values_list("segment_id", "segment__source", "video", "language")
+            .annotate(size=Count("pk"))
+            .order_by("segment_id", "language")  # the card's languages, in cluster order
+        )
+        for segment_id, source, video, language, size in sizes.iterator(chunk_size=CHUNK_SIZE):
+            key = video_key(source, video)
+            side = split.side(key)
+            writer = split_writer(side)
+            writer.rows += size
+            writer.languages[language] += size
+            segments_by_side[side].append(segment_id)
+            report.count_split(side, key, size)
             report.clusters += 1
-            report.descriptions += len(cluster.members)
-            progress.step(len(cluster.members))
+            report.descriptions += size
         if not splits:
             split_writer("train")  # an empty export still has its (empty) table
+        rows = options.filter.rows(FIELDS, **EXPRESSIONS)
+        sides = {
+            side: _int64_array(segment_ids)
+            for side, segment_ids in segments_by_side.items()
+            if segment_ids
+        }
+        # Arrow's reader refuses an empty stream: with no rows selected, none is asked for.
+        batches = _copy_batches(query_sql(rows)) if report.descriptions else ()
+        for batch in batches:
+            for side, segment_ids in sides.items():
+                on_side = batch.filter(pc.is_in(batch.column("segment_id"), value_set=segment_ids))
+                if on_side.num_rows:
+                    splits[side].add(on_side)
+            progress.step(batch.num_rows)
         for writer in splits.values():
             writer.close()
-    names = {split: name for split, name in names.items() if split in splits}
-    for split, name in names.items():
-        report.files[destination.path(name)] = splits[split].rows
+    names = {side: name for side, name in names.items() if side in splits}
+    for side, name in names.items():
+        report.files[destination.path(name)] = splits[side].rows
     with destination.open("README.md") as card:
         card.write(dataset_card(options, names, splits))
     report.files[destination.path("README.md")] = 1
+
+
+def _int64_array(values: array) -> pa.Array:
+    """``pa.array(values)`` without its first-call import of pandas (seconds, for nothing)."""
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+
+
+def _copy_batches(sql: str):
+    """The rows of ``sql`` (columns as ``SCHEMA``) as Arrow record batches: COPY writes CSV
+    into a pipe from a second thread while Arrow's reader parses it here, a block at a time.
+    An error on either side ends both, and is raised here."""
+    read_end, write_end = os.pipe()
+    failures = []
+    with connection.cursor() as cursor:
+        raw_cursor = cursor.cursor  # psycopg2's own: Django's is for this thread only
+
+        def copy():
+            try:
+                with open(write_end, "wb", buffering=PIPE_BUFFER) as pipe:
+                    raw_cursor.copy_expert(f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)", pipe)
+            except BaseException as error:  # noqa: BLE001 (raised again in the reading thread)
+                failures.append(error)
+
+        copying = threading.Thread(target=copy, name="export-copy")
+        copying.start()
+        try:
+            with open(read_end, "rb") as pipe:
+                reader = pa_csv.open_csv(
+                    pipe,
+                    read_options=pa_csv.ReadOptions(
+                        column_names=SCHEMA.names, block_size=PIPE_BUFFER
+                    ),
+                    parse_options=pa_csv.ParseOptions(newlines_in_values=True),
+                    convert_options=pa_csv.ConvertOptions(
+                        column_types=CSV_TYPES, strings_can_be_null=False
+                    ),
+                )
+                for batch in reader:
+                    yield pa.RecordBatch.from_arrays(
+                        [
+                            column.cast(field.type) if column.type != field.type else column
+                            for column, field in zip(batch.columns, SCHEMA, strict=True)
+                        ],
+                        schema=SCHEMA,
+                    )
+        except BaseException:
+            # Closing the pipe has stopped COPY (a broken pipe there); a database error that
+            # ended the CSV early is the one to report, rather than the reader's.
+            copying.join()
+            if failures and not isinstance(failures[0], BrokenPipeError):
+                raise failures[0] from None
+            raise
+        copying.join()
+    if failures:
+        raise failures[0]
 
 
 def dataset_card(options, names: dict[str, str], splits: dict[str, _SplitWriter]) -> str:

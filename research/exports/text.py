@@ -1,23 +1,38 @@
 """Text formats: the MSVD CSV, clusters as JSON lines, paraphrase pairs and the train/test split.
 
-Each reads the selected descriptions once, cluster by cluster, through a server-side cursor and
-writes as it goes; nothing holds more than one batch of clusters.
+The MSVD CSV and every paraphrase pair are formatted and written by PostgreSQL (COPY, see
+``database_copy``), at the speed of getting the rows out at all. The others read the selected
+descriptions once, cluster by cluster, through a server-side cursor and write as they go;
+nothing holds more than one batch of clusters.
 """
 
 import csv
+import io
 import json
 from contextlib import ExitStack
 from itertools import groupby, islice
 
+from django.contrib.postgres.aggregates import ArrayAgg
+from django.db.models import Case, CharField, Count, F, Func, Value, When, Window
+from django.db.models.functions import NullIf, Replace, RowNumber
+
 from collector.corpus_formats import CSV_COLUMNS
 from collector.models import Segment
 from crowd.models import Tier
-from paracrowd.spreadsheets import spreadsheet_cell
-from research.selection import Cluster, clusters
+from paracrowd.spreadsheets import spreadsheet_cell, spreadsheet_cell_sql
+from research.selection import Cluster, cluster_counts, clusters
 from research.splits import SplitOptions, cluster_random, paraphrase_partners, video_key
 from scoring.models import ClusterScore
 
-from .base import Progress, duration_seconds, duration_text, language_name, seconds_text
+from .base import (
+    Progress,
+    duration_seconds,
+    duration_sql,
+    language_cell_sql,
+    seconds_sql,
+    seconds_text,
+)
+from .database_copy import copy_rows, query_sql
 
 # Clusters whose stored scores are looked up in one query.
 SCORE_BATCH = 500
@@ -25,8 +40,30 @@ HOSTED_FILES_LEFT_OUT = (
     "descriptions of hosted-file segments (the MSVD CSV names YouTube videos only; "
     "use jsonl or parquet for them)"
 )
-# The MSVD CSV needs only these (fewer columns to convert is most of its speed).
-CSV_FIELDS = (
+# The MSVD CSV's cells (CSV_COLUMNS), formatted by PostgreSQL. An empty value is NULL, which
+# COPY writes as nothing, as Python's csv writer writes an empty string (COPY would quote it).
+# Each row is numbered within its cluster first, so that counting clusters costs no query.
+MSVD_CSV_CELLS = {
+    "cluster_row": Window(
+        RowNumber(), partition_by=[F("segment_id"), F("language")], order_by=F("id").asc()
+    ),
+    # A YouTube id may start with "-", but eleven letters, digits, - and _ make no formula that
+    # could do anything, and the id must stay exact to find the video.
+    "cell_video": NullIf(F("video"), Value("")),
+    "cell_start": seconds_sql("segment__start"),
+    "cell_end": seconds_sql("segment__end"),
+    "cell_worker": NullIf(spreadsheet_cell_sql(F("worker_label")), Value("")),
+    "cell_source": Case(
+        When(tier=Tier.TWO, then=Value("clean")),
+        default=Value("unverified"),
+        output_field=CharField(),
+    ),
+    "cell_time_spent": duration_sql("time_spent"),
+    "cell_language": NullIf(language_cell_sql("language"), Value("")),
+    "cell_text": NullIf(spreadsheet_cell_sql(F("text")), Value("")),
+}
+# msvd-json needs only these.
+MSVD_JSON_FIELDS = (
     "segment_id",
     "video",
     "segment__start",
@@ -46,50 +83,28 @@ SINGLETONS_LEFT_OUT = "descriptions alone in their cluster (no paraphrase to pai
 
 def write_msvd_csv(destination, options, report, progress: Progress) -> None:
     """One row per description with the MSVD columns; Source is "clean" for Tier 2 and
-    "unverified" otherwise, as the original corpus marks them."""
-    selected = options.filter.rows(CSV_FIELDS)
-    report.left_out[HOSTED_FILES_LEFT_OUT] = selected.filter(
-        segment__source=Segment.Source.FILE
-    ).count()
-    rows = selected.filter(segment__source=Segment.Source.YOUTUBE)
-    location = destination.path()
-    written = 0
-    with destination.open() as file:
-        writer = csv.writer(file)
-        writer.writerow(CSV_COLUMNS)
-        for cluster in clusters(rows):
-            # What a whole cluster shares is formatted once.
-            first = cluster.segment
-            # A YouTube id may start with "-", but eleven letters, digits, - and _ make no
-            # formula that could do anything, and the id must stay exact to find the video.
-            segment = (
-                first.video,
-                seconds_text(first.segment__start),
-                seconds_text(first.segment__end),
-            )
-            language = spreadsheet_cell(language_name(cluster.language))
-            writer.writerows(
-                (
-                    *segment,
-                    spreadsheet_cell(row.worker_label),
-                    "clean" if row.tier == Tier.TWO else "unverified",
-                    duration_text(row.time_spent),
-                    language,
-                    spreadsheet_cell(row.text),
-                )
-                for row in cluster.members
-            )
-            written += len(cluster.members)
-            report.clusters += 1
-            progress.step(len(cluster.members))
-    report.descriptions = written
-    report.files[location] = written
+    "unverified" otherwise, as the original corpus marks them. PostgreSQL formats and writes
+    the rows (COPY), cluster by cluster; cells a spreadsheet would run are escaped in SQL."""
+    report.left_out[HOSTED_FILES_LEFT_OUT] = (
+        options.filter.descriptions().filter(segment__source=Segment.Source.FILE).count()
+    )
+    rows = options.filter.rows(tuple(MSVD_CSV_CELLS), **MSVD_CSV_CELLS).filter(
+        segment__source=Segment.Source.YOUTUBE
+    )
+    with destination.open(binary=True) as file:
+        header = io.StringIO()
+        csv.writer(header).writerow(CSV_COLUMNS)
+        file.write(header.getvalue().encode())
+        copied = copy_rows(query_sql(rows), file, progress, csv=True, numbered=True)
+    report.descriptions = copied.rows
+    report.clusters = copied.clusters
+    report.files[destination.path()] = copied.rows
 
 
 def write_msvd_json(destination, options, report, progress: Progress) -> None:
     """One JSON object, each YouTube segment's selected descriptions (every selected language,
     in cluster order) under ``<YouTubeID>_<start>_<end>``; written a segment at a time."""
-    selected = options.filter.rows(CSV_FIELDS)
+    selected = options.filter.rows(MSVD_JSON_FIELDS)
     report.left_out[HOSTED_FILES_LEFT_OUT.replace("the MSVD CSV", "msvd-json")] = selected.filter(
         segment__source=Segment.Source.FILE
     ).count()
@@ -135,14 +150,51 @@ def write_jsonl(destination, options, report, progress: Progress) -> None:
 
 def write_pairs(destination, options, report, progress: Progress) -> None:
     """Paraphrase pairs for training: each sentence with ``pairs_per_sentence`` (or all) other
-    descriptions of its cluster, seeded per cluster."""
-    location = destination.path()
-    with destination.open() as file:
-        file.write(PAIRS_HEADER)
-        for cluster in clusters(options.filter.rows(PAIR_FIELDS)):
-            written = write_cluster_pairs(file, cluster, options)
-            _count(report, cluster, progress, pairs=written)
-    report.files[location] = report.pairs
+    descriptions of its cluster, seeded per cluster. Every pair is made and written by
+    PostgreSQL (COPY); a drawn few are drawn in Python, by the seeded generator the split uses.
+    """
+    if options.pairs_per_sentence is not None:
+        with destination.open() as file:
+            file.write(PAIRS_HEADER)
+            for cluster in clusters(options.filter.rows(PAIR_FIELDS)):
+                written = write_cluster_pairs(file, cluster, options)
+                _count(report, cluster, progress, pairs=written)
+        report.files[destination.path()] = report.pairs
+        return
+    selected = options.filter.descriptions()
+    counts = cluster_counts(selected)
+    with destination.open(binary=True) as file:
+        file.write(PAIRS_HEADER.encode())
+        # Progress counts descriptions; COPY's rows are pairs, so it is told once, at the end.
+        report.pairs = copy_rows(all_pairs_sql(selected), file, Progress(), csv=False).rows
+    progress.step(counts.descriptions)
+    report.clusters = counts.clusters - counts.singletons
+    report.descriptions = counts.descriptions - counts.singletons
+    report.left_out[SINGLETONS_LEFT_OUT] += counts.singletons
+    report.files[destination.path()] = report.pairs
+
+
+def all_pairs_sql(selected) -> str:
+    """Every ordered pair of two descriptions of one cluster, as ``write_cluster_pairs``
+    writes them (source, paraphrase, segment, language; cluster by cluster, then in the order
+    the two were stored), from each cluster's texts gathered in one array."""
+    texts = (
+        selected.annotate(
+            pair_text=tsv_field_sql(F("text")), pair_language=tsv_field_sql(F("language"))
+        )
+        .values("segment_id", "language", "pair_language")
+        .annotate(texts=ArrayAgg("pair_text", order_by="id"), size=Count("pk"))
+        .filter(size__gt=1)
+        .order_by("segment_id", "language")
+    )
+    return f"""
+        SELECT a.text, b.text, c.segment_id, c.pair_language
+        FROM ({query_sql(texts)}) c
+        CROSS JOIN LATERAL unnest(c.texts) WITH ORDINALITY AS a(text, i)
+        CROSS JOIN LATERAL unnest(c.texts) WITH ORDINALITY AS b(text, j)
+        WHERE a.i <> b.j
+        ORDER BY c.segment_id, c.language, a.i, b.j
+    """  # noqa: S608 (Django's own SQL, its values quoted by psycopg2)
 
 
 def write_split(destination, options, report, progress: Progress) -> None:
@@ -227,6 +279,18 @@ def tsv_field(text: str) -> str:
     field a spreadsheet would run as a formula is escaped (see paracrowd.spreadsheets)."""
     text = text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
     return spreadsheet_cell(text)
+
+
+def tsv_field_sql(expression):
+    """``tsv_field`` in SQL (a CRLF becomes one space, then each tab, LF and CR one space)."""
+    one_line = Func(
+        Replace(expression, Value("\r\n"), Value(" ")),
+        Value("\t\n\r"),
+        Value("   "),
+        function="TRANSLATE",
+        output_field=CharField(),
+    )
+    return spreadsheet_cell_sql(one_line)
 
 
 def stored_cluster_scores(batch: tuple[Cluster, ...]) -> dict[tuple[int, str], ClusterScore]:
