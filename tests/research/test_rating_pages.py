@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from research.models import RatingBatch
+from research.models import RatingBatch, SystemScoreJob
 from research.ratings import rated_items
 from research.ratings.selectors import batch_summary
 from research.services import researcher_token_reset
@@ -176,3 +176,54 @@ def test_the_ratings_endpoints_are_in_the_openapi_schema(api):
     schema = api.get(reverse("research-api:schema"), HTTP_ACCEPT="application/json")
     text = schema.content.decode()
     assert "/api/ratings/" in text and "/api/rating-batches/" in text
+
+
+def test_a_researcher_rates_one_of_their_systems_but_not_anothers(client):
+    segment = make_segment()
+    make_description(segment, "A man plays a guitar.")
+    researcher, other = make_researcher(), make_researcher()
+    pairs = [["A man plays a guitar.", "A guy plays guitar.", None]]
+    mine, theirs = (
+        SystemScoreJob.objects.create(
+            requested_by=owner,
+            systems=[{"name": "moses", "pairs": pairs}],
+            parameters={},
+            state="done",
+        )
+        for owner in (researcher, other)
+    )
+    client.force_login(researcher)
+    fields = {"name": "moses", "origin": "system", "language": "en", "judges": "2"}
+    refused = client.post(
+        reverse("research:rating_batches"), {**fields, "job_system": f"{theirs.pk}:moses"}
+    )
+    assert refused.status_code == 400 and not RatingBatch.objects.exists()
+    client.post(reverse("research:rating_batches"), {**fields, "job_system": f"{mine.pk}:moses"})
+    batch = RatingBatch.objects.get()
+    assert (batch.origin, batch.system, batch.items.get().segment) == ("system", "moses", segment)
+
+
+def test_the_video_is_shown_only_when_the_batch_asks_for_it(client):
+    segment = make_segment()
+    make_description(segment, "A man plays a guitar.")
+    worker = make_worker()
+    client.force_login(worker.user)
+    for show_video in (False, True):
+        batch = make_batch(pairs=[("A man plays a guitar.", "A guy plays.")], show_video=show_video)
+        batch.items.update(segment=segment)
+        started = client.post(reverse("crowd:task_next"), {"kind": "rating", "tier": "1"})
+        page = client.get(started["Location"]).content.decode()
+        assert ('id="player"' in page) is show_video
+        client.post(started["Location"], {"semantic": 4, "dissimilarity": 2, "overall": 2})
+
+
+def test_rating_tasks_behind_a_qualification_are_closed_to_workers_without_it(client):
+    from crowd.models import HitType
+
+    make_batch()
+    HitType.objects.filter(kind="rating").update(qualification_required=True)
+    client.force_login(make_worker().user)
+    dashboard = client.get(reverse("collector:dashboard")).content.decode()
+    assert "Rate paraphrases" not in dashboard and 'id="rating-locked"' in dashboard
+    response = client.post(reverse("crowd:task_next"), {"kind": "rating", "tier": "1"}, follow=True)
+    assert "need a qualification you do not hold" in response.content.decode()
