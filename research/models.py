@@ -3,7 +3,7 @@ system-scoring jobs, and human ratings of paraphrases."""
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from crowd.models import Offered
@@ -168,6 +168,11 @@ class RatingQuerySet(models.QuerySet):
         """Ratings that count in the figures: accepted and those waiting for review."""
         return self.exclude(status=Rating.Status.REJECTED)
 
+    def misrating_copies(self):
+        """Ratings of a candidate that is its source word for word other than as a copy is
+        rated (see ``Rating.COPY``): the judge most likely did not read the sentences."""
+        return self.filter(item__candidate=F("item__source")).exclude(**Rating.COPY)
+
 
 class Rating(models.Model):
     """One judge's three ratings (1–4, 4 best) of one item, submitted through an assignment."""
@@ -178,6 +183,9 @@ class Rating(models.Model):
         REJECTED = "rejected", "Rejected"
 
     DIMENSIONS = ("semantic", "dissimilarity", "overall")
+    # A candidate identical to its source keeps the meaning, changes nothing and is no
+    # paraphrase at all (Chen & Dolan 2011, §5): the one right answer to a copy.
+    COPY = {"semantic": 4, "dissimilarity": 1, "overall": 1}
 
     item = models.ForeignKey(RatingItem, on_delete=models.CASCADE, related_name="ratings")
     assignment = models.OneToOneField(
@@ -203,3 +211,9 @@ class Rating(models.Model):
     def __str__(self):
         values = f"{self.semantic}/{self.dissimilarity}/{self.overall}"
         return f"{self.worker} on item {self.item_id}: {values}"
+
+    @property
+    def misrates_a_copy(self) -> bool:
+        """Whether this rates a candidate identical to its source other than as ``COPY``."""
+        given = {dimension: getattr(self, dimension) for dimension in self.DIMENSIONS}
+        return self.item.candidate == self.item.source and given != self.COPY

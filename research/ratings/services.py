@@ -69,12 +69,14 @@ def _waiting():
     )
 
 
-def rating_review_queue(*, batch=None, size: int = 50):
-    """The oldest ``size`` ratings waiting for review (of ``batch``, when given)."""
+def rating_review_queue(*, batch=None, size: int = 50) -> list[Rating]:
+    """The oldest ``size`` ratings waiting for review (of ``batch``, when given), those that
+    misrate a copy (``Rating.misrates_a_copy``) first."""
     waiting = _waiting()
     if batch is not None:
         waiting = waiting.filter(item__batch=batch)
-    return waiting.select_related("item", "worker__user").order_by("created_at", "pk")[:size]
+    oldest = waiting.select_related("item", "worker__user").order_by("created_at", "pk")[:size]
+    return sorted(oldest, key=lambda rating: not rating.misrates_a_copy)
 
 
 def ratings_review(*, rating_ids: list[int], accept: bool, reviewer, reason: str) -> int:
@@ -121,10 +123,12 @@ def ratings_review(*, rating_ids: list[int], accept: bool, reviewer, reason: str
 
 def ratings_auto_pay(*, now=None) -> int:
     """Pay the ratings nobody reviewed once the rating HIT type's ``auto_accept_after`` has
-    passed, and mark them accepted; nothing is paid twice. Returns how many were paid."""
+    passed, and mark them accepted; ratings that misrate a copy wait for staff. Nothing is
+    paid twice. Returns how many were paid."""
     now = now or timezone.now()
+    held = _waiting().misrating_copies().values_list("assignment_id", flat=True)
     with transaction.atomic():
-        paid = crowd.assignments_auto_pay(kind=HitType.Kind.RATING, now=now)
+        paid = crowd.assignments_auto_pay(kind=HitType.Kind.RATING, now=now, hold=list(held))
         Rating.objects.filter(
             status=Rating.Status.PENDING, assignment__ledger_entry__isnull=False
         ).update(status=Rating.Status.ACCEPTED)

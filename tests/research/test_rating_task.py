@@ -214,3 +214,27 @@ def test_the_review_page_is_for_staff_and_a_decision_is_made_there(client):
     client.post(url, {"rating": rating.pk, "decision": "accept"})
     rating.refresh_from_db()
     assert rating.status == "accepted"
+
+
+def test_a_judge_who_misrates_a_copy_is_listed_first_and_not_paid_automatically(client):
+    from research.ratings.services import rating_review_queue
+
+    batch = make_batch(
+        pairs=[
+            ("A man plays a guitar.", "Someone strums a guitar."),
+            ("A dog runs.", "A dog runs."),
+        ]
+    )
+    careless, careful = make_worker(), make_worker()
+    ratings = [rate_next(careless, (4, 4, 4)), rate_next(careless, (4, 4, 4))]
+    ratings += [rate_next(careful, (4, 1, 1)), rate_next(careful, (4, 1, 1))]
+    copy_misrated = next(r for r in ratings[:2] if r.item.candidate == r.item.source)
+    queue = rating_review_queue(batch=batch)
+    assert queue[0] == copy_misrated and queue[0].misrates_a_copy
+    assert sum(rating.misrates_a_copy for rating in queue) == 1
+    assert ratings_auto_pay(now=timezone.now() + timedelta(days=4)) == 3
+    copy_misrated.refresh_from_db()
+    assert copy_misrated.status == Rating.Status.PENDING
+    client.force_login(make_staff())
+    page = client.get(reverse("research:rating_batch", args=[batch.pk])).content.decode()
+    assert "The candidate is a copy of its source" in page
