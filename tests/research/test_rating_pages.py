@@ -227,3 +227,22 @@ def test_rating_tasks_behind_a_qualification_are_closed_to_workers_without_it(cl
     assert "Rate paraphrases" not in dashboard and 'id="rating-locked"' in dashboard
     response = client.post(reverse("crowd:task_next"), {"kind": "rating", "tier": "1"}, follow=True)
     assert "need a qualification you do not hold" in response.content.decode()
+
+
+BATCH_PAGE_QUERIES = 6
+
+
+@pytest.mark.parametrize("judges", [1, 3])
+def test_the_batch_page_takes_the_same_queries_however_many_ratings(
+    client, django_assert_num_queries, judges
+):
+    batch = make_batch(judges=judges)
+    for _ in range(judges):
+        worker = make_worker()
+        while rate_next(worker):
+            pass
+    client.force_login(make_staff())
+    with django_assert_num_queries(BATCH_PAGE_QUERIES):
+        response = client.get(reverse("research:rating_batch", args=[batch.pk]))
+    assert response.status_code == 200
+    assert f"Rated: <strong>{3 * judges}</strong>" in response.content.decode()
