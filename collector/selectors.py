@@ -34,6 +34,7 @@ def worker_dashboard(worker: Worker) -> dict:
     describing = hit_types[HitType.Kind.DESCRIPTION]
     aligning = hit_types[HitType.Kind.ALIGNMENT]
     collecting = hit_types[HitType.Kind.VIDEO_COLLECTION]
+    rating = hit_types[HitType.Kind.RATING]
     tier = worker.current_tier
     counts = dict.fromkeys(Description.Status.values, 0)
     earnings = {t: {"tier": t, "earned": 0, "pending": 0} for t in Tier.values}
@@ -62,15 +63,29 @@ def worker_dashboard(worker: Worker) -> dict:
         if row["status"] == SegmentProposal.Status.PENDING:
             earnings[row["tier"]]["pending"] += collecting.pay_cents(row["tier"]) * row["n"]
     tiers_open = [t for t in reversed(Tier.values) if t <= tier]
-    describable = set(
-        Hit.objects.filter(hit_type=describing, tier__in=tiers_open)
+    # Which tiers still have a segment to describe or a paraphrase to rate for this worker.
+    open_tiers = set(
+        Hit.objects.filter(hit_type__in=[describing, rating], tier__in=tiers_open)
         .open_to(worker)
-        .values_list("tier", flat=True)
+        .values_list("hit_type_id", "tier")
         .distinct()
     )
     # Alignment HITs behind the trial (see annotations.trial): the dashboard links to it instead.
     alignment_locked = aligning.qualification_required and not worker_has_access(
         worker=worker, kind=HitType.Kind.ALIGNMENT
+    )
+    rating_locked = rating.qualification_required and not worker_has_access(
+        worker=worker, kind=HitType.Kind.RATING
+    )
+    done = dict(
+        worker.assignments.filter(
+            hit__hit_type__in=[aligning, rating],
+            status__in=[Assignment.Status.SUBMITTED, Assignment.Status.REJECTED],
+        )
+        .values("hit__hit_type")
+        .annotate(n=Count("pk"))
+        .values_list("hit__hit_type", "n")
+        .order_by()
     )
     return {
         "worker": worker,
@@ -88,14 +103,21 @@ def worker_dashboard(worker: Worker) -> dict:
         )[:10],
         "totals": totals,
         # Only tiers with a segment left for this worker get a button (one query for both).
-        "tiers": [(t, describing.pay_cents(t)) for t in tiers_open if t in describable],
+        "tiers": [
+            (t, describing.pay_cents(t)) for t in tiers_open if (describing.pk, t) in open_tiers
+        ],
         "alignment_tiers": [(t, aligning.pay_cents(t)) for t in tiers_open]
         if not alignment_locked and Hit.objects.filter(hit_type=aligning).exists()
         else [],
-        "alignments": worker.assignments.filter(
-            hit__hit_type=aligning,
-            status__in=[Assignment.Status.SUBMITTED, Assignment.Status.REJECTED],
-        ).count(),
+        "alignments": done.get(aligning.pk, 0),
+        # Rating HITs are offered in Tier 1 only (see research.models.RatingBatch), open to all.
+        "rating_tiers": [
+            (t, rating.pay_cents(t)) for t in tiers_open if (rating.pk, t) in open_tiers
+        ]
+        if not rating_locked
+        else [],
+        "rating_locked": rating_locked,
+        "ratings": done.get(rating.pk, 0),
         "proposal_tiers": [(t, collecting.pay_cents(t)) for t in tiers_open],
         "proposals": proposals,
         "proposed": sum(proposals.values()),

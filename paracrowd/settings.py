@@ -288,6 +288,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotations.tasks.pay_alignments",
         "schedule": timedelta(minutes=10),
     },
+    "pay-unreviewed-ratings": {
+        "task": "research.tasks.pay_ratings",
+        "schedule": timedelta(minutes=10),
+    },
     "refresh-stale-signals": {
         "task": "review.tasks.sweep_stale_signals",
         "schedule": timedelta(minutes=10),

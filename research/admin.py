@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import ExportJob, SystemScoreJob
+from .models import ExportJob, Rating, RatingBatch, SystemScoreJob
 
 
 @admin.register(ExportJob)
@@ -48,3 +48,38 @@ class SystemScoreJobAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # researchers start scoring jobs from their page or the API
+
+
+@admin.register(RatingBatch)
+class RatingBatchAdmin(admin.ModelAdmin):
+    list_display = ["id", "name", "origin", "system", "language", "judges", "created_at"]
+    list_filter = ["origin", "language", "created_at"]
+    search_fields = ["name", "system"]
+    readonly_fields = ["origin", "language", "judges", "created_by", "created_at"]
+
+    def has_add_permission(self, request):
+        return False  # made on the ratings page or by rating_batch, which offer the items
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    """Ratings are read here; staff decide them on the batch's page, which pays or rejects
+    through the ledger."""
+
+    list_display = ["id", "item", "worker", "semantic", "dissimilarity", "overall", "status"]
+    list_filter = ["status", "item__batch"]
+    list_select_related = ["item", "worker__user"]
+    readonly_fields = [
+        "item",
+        "assignment",
+        "worker",
+        "semantic",
+        "dissimilarity",
+        "overall",
+        "status",
+        "review_reason",
+        "created_at",
+    ]
+
+    def has_add_permission(self, request):
+        return False

@@ -3,6 +3,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from . import api
+from .ratings import api as ratings
 
 app_name = "research-api"
 urlpatterns = [
@@ -16,6 +17,8 @@ urlpatterns = [
     path("exports/<int:pk>/files/<path:name>", api.ExportFile.as_view(), name="export-file"),
     path("system-scores/", api.SystemScoreJobList.as_view(), name="system-scores"),
     path("system-scores/<int:pk>/", api.SystemScoreJobDetail.as_view(), name="system-score"),
+    path("ratings/", ratings.RatingList.as_view(), name="ratings"),
+    path("rating-batches/", ratings.RatingBatchList.as_view(), name="rating-batches"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file, so no inline script is
     # needed; its page does carry a <style> element, allowed here alone (nothing a user typed

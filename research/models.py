@@ -1,10 +1,12 @@
-"""Export jobs: a researcher's export, run in the background, with its files kept in storage."""
+"""Export jobs (a researcher's export, run in the background, with its files kept in storage),
+system-scoring jobs, and human ratings of paraphrases."""
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
+from crowd.models import Offered
 from paracrowd.reports import Report
 
 from .exports import FORMATS
@@ -90,3 +92,128 @@ class SystemScoreJob(Report):
     def table(self) -> list[dict]:
         """The result as the research page's rows (empty until done)."""
         return comparison_table(self.result) if self.result else []
+
+
+class RatingBatch(models.Model):
+    """Paraphrases to be rated by human judges, as Chen & Dolan (2011, §5) rated their
+    systems' outputs: each item is a source sentence and a candidate paraphrase of it, and each
+    judge rates semantic equivalence, dissimilarity and overall quality from 1 to 4.
+
+    Every item is offered in Tier 1 only, as one HIT wanting ``judges`` ratings: Tier 1 is
+    open to every worker (Tier-2 workers too), so an item gets exactly ``judges`` judges,
+    never twice as many as two tiers would give it."""
+
+    class Origin(models.TextChoices):
+        SYSTEM = "system", "A system's outputs"
+        CORPUS = "corpus", "Pairs of descriptions from the corpus"
+        UPLOAD = "upload", "An uploaded file"
+
+    name = models.CharField(max_length=200)
+    origin = models.CharField(max_length=10, choices=Origin.choices)
+    # The paraphrase system whose outputs are rated ("human" for corpus pairs).
+    system = models.CharField(max_length=100, blank=True)
+    judges = models.PositiveSmallIntegerField(default=2)
+    language = models.CharField(max_length=16)
+    # Show judges the video of the item's cluster beside the sentences.
+    show_video = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rating_batches"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(judges__gte=1, judges__lte=10), name="rating_batch_judges_1_to_10"
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="rating_batch_has_a_name"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class RatingItem(Offered):
+    """One candidate paraphrase of one source sentence, offered to judges through a HIT. The
+    segment, when known, is the cluster the source belongs to: its descriptions are the
+    references, and its video may be shown to the judge."""
+
+    batch = models.ForeignKey(RatingBatch, on_delete=models.CASCADE, related_name="items")
+    source = models.TextField()
+    candidate = models.TextField()
+    segment = models.ForeignKey(
+        "collector.Segment", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(source="") & ~Q(candidate=""), name="rating_item_has_text"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.source[:40]} → {self.candidate[:40]}"
+
+
+RATING_RANGE = (
+    Q(semantic__gte=1, semantic__lte=4)
+    & Q(dissimilarity__gte=1, dissimilarity__lte=4)
+    & Q(overall__gte=1, overall__lte=4)
+)
+
+
+class RatingQuerySet(models.QuerySet):
+    def counted(self):
+        """Ratings that count in the figures: accepted and those waiting for review."""
+        return self.exclude(status=Rating.Status.REJECTED)
+
+    def misrating_copies(self):
+        """Ratings of a candidate that is its source word for word other than as a copy is
+        rated (see ``Rating.COPY``): the judge most likely did not read the sentences."""
+        return self.filter(item__candidate=F("item__source")).exclude(**Rating.COPY)
+
+
+class Rating(models.Model):
+    """One judge's three ratings (1–4, 4 best) of one item, submitted through an assignment."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending review"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
+
+    DIMENSIONS = ("semantic", "dissimilarity", "overall")
+    # A candidate identical to its source keeps the meaning, changes nothing and is no
+    # paraphrase at all (Chen & Dolan 2011, §5): the one right answer to a copy.
+    COPY = {"semantic": 4, "dissimilarity": 1, "overall": 1}
+
+    item = models.ForeignKey(RatingItem, on_delete=models.CASCADE, related_name="ratings")
+    assignment = models.OneToOneField(
+        "crowd.Assignment", on_delete=models.PROTECT, related_name="rating"
+    )
+    worker = models.ForeignKey("crowd.Worker", on_delete=models.PROTECT, related_name="ratings")
+    semantic = models.PositiveSmallIntegerField()
+    dissimilarity = models.PositiveSmallIntegerField()
+    overall = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    review_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = RatingQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=RATING_RANGE, name="rating_values_1_to_4"),
+            models.UniqueConstraint(fields=["item", "worker"], name="rating_once_per_worker"),
+        ]
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+    def __str__(self):
+        values = f"{self.semantic}/{self.dissimilarity}/{self.overall}"
+        return f"{self.worker} on item {self.item_id}: {values}"
+
+    @property
+    def misrates_a_copy(self) -> bool:
+        """Whether this rates a candidate identical to its source other than as ``COPY``."""
+        given = {dimension: getattr(self, dimension) for dimension in self.DIMENSIONS}
+        return self.item.candidate == self.item.source and given != self.COPY

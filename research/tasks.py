@@ -5,6 +5,7 @@ from datetime import timedelta
 from celery import shared_task
 
 from . import services
+from .ratings.services import ratings_auto_pay
 
 # A queued job nobody picked up for this long lost its message: queue it again.
 STALLED_AFTER = timedelta(minutes=5)
@@ -38,3 +39,10 @@ def sweep_system_score_jobs() -> int:
     for job_id in stalled:
         run_system_score_job.delay(job_id)
     return len(stalled)
+
+
+@shared_task
+def pay_ratings() -> int:
+    """Periodic: pay (and accept) the ratings nobody reviewed once their HIT type's delay has
+    passed. Nothing is paid twice."""
+    return ratings_auto_pay()

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import views
+from .ratings import views as ratings
 
 app_name = "research"
 urlpatterns = [
@@ -8,4 +9,11 @@ urlpatterns = [
     path("exports/", views.export_start, name="export_start"),
     path("comparisons/", views.comparison_start, name="comparison_start"),
     path("token/", views.token_reset, name="token_reset"),
+    path("ratings/", ratings.batches, name="rating_batches"),
+    path("ratings/ratings.csv", ratings.ratings_csv, name="ratings_csv"),
+    path("ratings/<int:pk>/", ratings.batch, name="rating_batch"),
+    path("ratings/<int:pk>/review/", ratings.batch_review, name="rating_review"),
+    path("ratings/<int:pk>/ratings.csv", ratings.ratings_csv, name="rating_batch_csv"),
+    path("rate/<int:pk>/", ratings.rate, name="rate"),
+    path("external/rate/", ratings.platform_rate, name="platform_rate"),
 ]

@@ -18,10 +18,13 @@ from .workers import worker_from_platform
 CLAIM_ATTEMPTS = 5
 
 
-def hits_open(*, rows, kind: str) -> int:
+def hits_open(
+    *, rows, kind: str, tiers: tuple[int, ...] = tuple(Tier.values), max_assignments=None
+) -> int:
     """Offer each row of ``rows`` (a queryset of segments, sentence pairs, … : rows with an
-    ``item`` link to ``Item``) in both tiers with the HIT type's targets. Rows not offered before
-    get their item now. Re-running adds nothing; returns how many HITs were really opened."""
+    ``item`` link to ``Item``) in ``tiers`` (both by default) with the HIT type's targets, or
+    ``max_assignments`` submissions each when given. Rows not offered before get their item
+    now. Re-running adds nothing; returns how many HITs were really opened."""
     hit_type = HitType.objects.for_kind(kind)
     with transaction.atomic():
         # Locking the rows serialises two openings of the same rows, so the count is exact.
@@ -41,10 +44,10 @@ def hits_open(*, rows, kind: str) -> int:
                     hit_type=hit_type,
                     tier=tier,
                     item_id=item_id,
-                    max_assignments=hit_type.target(tier),
+                    max_assignments=max_assignments or hit_type.target(tier),
                 )
                 for item_id in item_ids
-                for tier in Tier.values
+                for tier in tiers
             ],
             ignore_conflicts=True,
             batch_size=2000,

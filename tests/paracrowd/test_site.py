@@ -17,6 +17,7 @@ from tests.factories import (
     make_staff,
     make_worker,
 )
+from tests.research.ratings import make_batch
 
 pytestmark = pytest.mark.django_db
 
@@ -101,6 +102,8 @@ def site():
         worker=worker, tier=Tier.ONE, kind=HitType.Kind.VIDEO_COLLECTION
     )
     alignment = crowd.assignment_claim(worker=worker, tier=Tier.ONE, kind=HitType.Kind.ALIGNMENT)
+    rating_batch = make_batch()
+    rating = crowd.assignment_claim(worker=worker, tier=Tier.ONE, kind=HitType.Kind.RATING)
     staff = make_staff()
     video = VideoFile.objects.create(file="videos/clip.webm", title="A clip", uploaded_by=staff)
     arguments = {
@@ -108,6 +111,10 @@ def site():
         "collector:propose": {"pk": video_collection.pk},
         "crowd:skip": {"pk": description.pk},
         "annotations:align": {"pk": alignment.pk},
+        "research:rate": {"pk": rating.pk},
+        "research:rating_batch": {"pk": rating_batch.pk},
+        "research:rating_review": {"pk": rating_batch.pk},
+        "research:rating_batch_csv": {"pk": rating_batch.pk},
         "annotations:pair": {"pk": pair.pk},
         "annotations:pair_trial": {"pk": pair.pk},
         "scoring:cluster": {"segment_id": segment.pk},

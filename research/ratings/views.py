@@ -1,0 +1,303 @@
+"""The rating task (workers) and the ratings pages (researchers and staff).
+
+Security behaviour: a worker opens and submits only their own rating assignments (any other id
+answers 404); the task needs a login and a worker profile, except the platform entrance, whose
+submissions carry a signed token bound to worker and assignment. The ratings pages and the CSV
+are for staff and researchers (a visitor is sent to log in, a worker gets 403); accepting or
+rejecting ratings, which pays or refuses a worker, is for staff only. Judges are shown and
+exported as "<platform>-<our id>", never by username.
+"""
+
+import csv
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from crowd import entrance
+from crowd import services as crowd
+from crowd.access import own_assignment, worker_required
+from crowd.models import Assignment, Hit, HitType
+from crowd.services import WorkRefused
+from paracrowd.charts import grouped_bars
+
+from ..api import system_score_jobs_visible_to
+from ..models import Rating, RatingBatch
+from ..permissions import researcher_required
+from .batches import rating_batch_create
+from .exports import ratings_csv_rows
+from .forms import RatingBatchForm
+from .selectors import batch_summary, batches_with_progress, system_means
+from .services import rating_review_queue, rating_submit, ratings_review
+
+RELATED = ("hit__item__ratingitem__batch", "hit__item__ratingitem__segment", "rating")
+KIND = HitType.Kind.RATING
+
+# What each scale asks and what each point means, in the order the page shows them.
+SCALES = [
+    (
+        "semantic",
+        "Meaning",
+        "Does the second sentence say what the first one says?",
+        [
+            (4, "Same meaning: nothing added, nothing lost"),
+            (3, "Mostly the same: a small detail is added, lost or changed"),
+            (2, "Partly the same: something important is missing or different"),
+            (1, "Different meaning, or it makes no sense"),
+        ],
+    ),
+    (
+        "dissimilarity",
+        "Wording",
+        "How differently is the second sentence worded?",
+        [
+            (4, "Reworded throughout: hardly a phrase is kept"),
+            (3, "Largely reworded: several words or the word order changed"),
+            (2, "Slightly reworded: one or two small changes"),
+            (1, "Not reworded: the same sentence, or nearly"),
+        ],
+    ),
+    (
+        "overall",
+        "Overall",
+        "How good is the second sentence as a paraphrase: the same meaning, in new words, "
+        "well written?",
+        [
+            (4, "Excellent: same meaning, clearly new wording, reads well"),
+            (3, "Good: a small flaw in meaning, wording or fluency"),
+            (2, "Weak: barely reworded, or the meaning drifts"),
+            (1, "Unusable: a copy, another meaning, or hard to read"),
+        ],
+    ),
+]
+
+
+@worker_required
+def rate(request, pk, worker):
+    """The worker's own rating assignment ``pk``: the two sentences and the three scales; POST
+    stores the ratings and goes straight on to the next item (or back to the dashboard)."""
+    assignment = own_assignment(pk, worker, KIND, related=RELATED)
+    values, error = {}, ""
+    if request.method == "POST":
+        values = request.POST
+        saved = _save(assignment, worker, values)
+        if isinstance(saved, bool):
+            messages.success(
+                request,
+                "Thank you! Your rating was saved."
+                if saved
+                else "You had already submitted this task; it was saved once.",
+            )
+            return _next(request, worker, tier=assignment.hit.tier)
+        error = saved
+    return _rate_page(
+        request,
+        assignment.hit,
+        assignment=assignment,
+        values=values,
+        error=error,
+        action=reverse("research:rate", args=[pk]),
+    )
+
+
+def _next(request, worker, *, tier):
+    try:
+        following = crowd.assignment_claim(worker=worker, tier=tier, kind=KIND)
+    except WorkRefused as refusal:
+        messages.error(request, str(refusal))
+        following = None
+    if following is None:
+        messages.info(request, "There are no more paraphrases to rate for you right now.")
+        return redirect("collector:dashboard")
+    return redirect("research:rate", following.pk)
+
+
+def _save(assignment, worker, values) -> bool | str:
+    """Store the ratings: whether stored now (or before), or why nothing was stored."""
+    try:
+        _, created = rating_submit(assignment_id=assignment.pk, worker=worker, values=values)
+    except WorkRefused as refusal:
+        return str(refusal)
+    return created
+
+
+def _rate_page(request, hit, *, assignment, values, action, error="", hidden=None, preview=False):
+    item = hit.item.ratingitem
+    submitted = assignment is not None and assignment.status == Assignment.Status.SUBMITTED
+    if submitted:
+        values = {d: str(getattr(assignment.rating, d)) for d in Rating.DIMENSIONS}
+    chosen = {d: str(values.get(d, "")) for d in Rating.DIMENSIONS}
+    context = {
+        "assignment": assignment,
+        "hit": hit,
+        "item": item,
+        "segment": item.segment if item.batch.show_video else None,
+        "pay_cents": hit.hit_type.pay_cents(hit.tier),
+        "scales": [
+            (name, title, question, [(str(n), text) for n, text in points], chosen[name])
+            for name, title, question, points in SCALES
+        ],
+        "error": error,
+        "action": action,
+        "submitted": submitted,
+        "preview": preview,
+        "platform": bool(hidden) or preview,
+        "hidden": hidden or {},
+    }
+    return render(request, "research/rate.html", context, status=400 if error else 200)
+
+
+class _RatingTask(entrance.PlatformTask):
+    kind = KIND
+    related = RELATED
+
+    def preview(self, request):
+        hit = (
+            Hit.objects.filter(hit_type__kind=self.kind)
+            .select_related("item__ratingitem__batch", "hit_type")
+            .order_by("id")
+            .first()
+        )
+        if hit is None:
+            raise Http404("There are no paraphrases to rate yet.")
+        action = reverse("research:platform_rate")
+        return _rate_page(request, hit, assignment=None, values={}, action=action, preview=True)
+
+    def show(self, request, assignment, *, hidden, values=None, error=""):
+        return _rate_page(
+            request,
+            assignment.hit,
+            assignment=assignment,
+            values=values or {},
+            error=error,
+            action=reverse("research:platform_rate"),
+            hidden=hidden,
+        )
+
+    def save(self, request, assignment, *, hidden):
+        saved = _save(assignment, assignment.worker, request.POST)
+        if isinstance(saved, bool):
+            return saved
+        return self.show(request, assignment, hidden=hidden, values=request.POST, error=saved)
+
+
+@entrance.platform_page
+def platform_rate(request):
+    """The rating task as a crowd platform opens it (Mechanical Turk's ExternalQuestion, a
+    Prolific study): anyone the platform sends may preview; an accepted platform assignment
+    gets an item to rate, and after submitting goes straight back to the platform.
+
+    Security behaviour: as every platform entrance (crowd.entrance): malformed ids answer 400,
+    work none of our campaigns published 403 once a connector is configured, one platform
+    assignment is one local assignment, and a POST needs the signed token bound to worker and
+    assignment."""
+    return entrance.enter(request, _RatingTask())
+
+
+@researcher_required
+def batches(request):
+    """The rating batches with their progress, the mean ratings per system, and the form that
+    makes a batch (its items are offered to judges at once)."""
+    jobs = system_score_jobs_visible_to(request.user).filter(state="done").order_by("-id")
+    form = RatingBatchForm(request.POST or None, request.FILES or None, jobs=jobs)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        batch = rating_batch_create(
+            name=data["name"],
+            origin=data["origin"],
+            language=data["language"],
+            items=data["items"],
+            created_by=request.user,
+            system=data["system"],
+            judges=data["judges"],
+            show_video=data["show_video"],
+        )
+        messages.success(request, f"Batch {batch.name!r} is offered to judges.")
+        return redirect("research:rating_batch", batch.pk)
+    context = {
+        "form": form,
+        "batches": batches_with_progress()[:100],
+        "systems": system_means(),
+        "dimensions": Rating.DIMENSIONS,
+    }
+    status = 400 if request.method == "POST" else 200
+    return render(request, "research/rating_batches.html", context, status=status)
+
+
+@researcher_required
+def batch(request, pk):
+    """One batch: progress, mean ratings and agreement between judges per dimension, and (for
+    staff) the ratings waiting for review."""
+    rating_batch = get_object_or_404(RatingBatch, pk=pk)
+    summary = batch_summary(rating_batch)
+    chart = None
+    if summary.rated:
+        chart = grouped_bars(
+            "Agreement between judges",
+            list(Rating.DIMENSIONS),
+            {
+                "Pearson r": [summary.agreement[d].pearson for d in Rating.DIMENSIONS],
+                "Krippendorff α": [summary.agreement[d].alpha for d in Rating.DIMENSIONS],
+            },
+        )
+    context = {
+        "batch": rating_batch,
+        "summary": summary,
+        "rows": [(d, summary.means[d], summary.agreement[d]) for d in Rating.DIMENSIONS],
+        "chart": chart,
+        "waiting": rating_review_queue(batch=rating_batch) if request.user.is_staff else [],
+    }
+    return render(request, "research/rating_batch.html", context)
+
+
+@require_POST
+@staff_member_required
+def batch_review(request, pk):
+    """Accept (pay) or reject one rating of the batch, with a reason for a rejection.
+
+    Security behaviour: staff only; the decision is audit-logged under the staff member's name,
+    and a rating already decided is left alone."""
+    rating_batch = get_object_or_404(RatingBatch, pk=pk)
+    accept = request.POST.get("decision") == "accept"
+    try:
+        rating_id = int(request.POST.get("rating", ""))
+        if not Rating.objects.filter(pk=rating_id, item__batch=rating_batch).exists():
+            raise ValueError
+        decided = ratings_review(
+            rating_ids=[rating_id],
+            accept=accept,
+            reviewer=request.user,
+            reason=request.POST.get("reason", ""),
+        )
+    except ValueError:
+        messages.error(request, "Choose a rating of this batch to review.")
+    except WorkRefused as refusal:
+        messages.error(request, str(refusal))
+    else:
+        verb = "accepted and paid" if accept else "rejected"
+        messages.success(
+            request, f"Rating {rating_id} {verb}." if decided else "Already decided; unchanged."
+        )
+    return redirect(reverse("research:rating_batch", args=[pk]) + "#review-heading")
+
+
+class _Echo:
+    """A file that hands back what is written to it, so the CSV writer's lines stream."""
+
+    def write(self, value):
+        return value
+
+
+@researcher_required
+def ratings_csv(request, pk=None):
+    """The ratings (of batch ``pk``, or of every batch) as CSV, one row per rating, streamed."""
+    rating_batch = get_object_or_404(RatingBatch, pk=pk) if pk is not None else None
+    writer = csv.writer(_Echo())
+    lines = (writer.writerow(row) for row in ratings_csv_rows(rating_batch))
+    name = f"ratings-batch-{pk}.csv" if pk is not None else "ratings.csv"
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
