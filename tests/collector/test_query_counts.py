@@ -9,10 +9,10 @@ from tests.factories import make_proposal, make_segment, make_submitted_descript
 
 pytestmark = pytest.mark.django_db
 
-DASHBOARD_QUERIES = 15
-# The user (with their worker profile), the assignment (with its HIT, HIT type and segment)
-# and whether they are a researcher (for the header); the session is read from the cache.
-DESCRIBE_QUERIES = 3
+DASHBOARD_QUERIES = 14
+# The user (with their worker profile and groups) and the assignment (with its HIT, HIT type
+# and segment); the session is read from the cache.
+DESCRIBE_QUERIES = 2
 
 
 def do_more_work(worker, *, descriptions, proposals):
