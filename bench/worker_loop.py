@@ -3,13 +3,15 @@
 N simulated workers, each with its own session and connection, repeat what a worker's browser
 does for one task: post the dashboard's "next task" form (302 to the task), get the task page,
 post the description (302 to the dashboard); URLs come from the URLconf, as the pages link
-them. The reference is pgbench on the same server in the same run: one single-row INSERT per
-transaction, with the same number of clients.
+them. Two references are measured in the same run, with the same number of clients: pgbench
+on the same server (one single-row INSERT per transaction), and the raw-SQL reference, the
+loop's own claim and submit transactions sent straight over psycopg2 (bench/_raw_reference.py):
+the database-bound limit of this design. The SQL queries of one task are counted too.
 
 Everything happens in the database paracrowd_bench, dropped and recreated at the start of each
 run so that runs are comparable; paracrowd and test_paracrowd are never touched.
 
-    .venv/bin/python bench/worker_loop.py         # 1, 8 and 32 workers, 10 s each
+    .venv/bin/python bench/worker_loop.py         # 1, 8, 32 and 64 workers, 10 s each
     .venv/bin/python bench/worker_loop.py --concurrency 4,16 --seconds 20 --web-workers 3
     .venv/bin/python bench/worker_loop.py --quick # smoke run, a couple of seconds a level
 
@@ -44,6 +46,7 @@ from bench._http_load import (
     cpu_used,
     run_level,
 )
+from bench._raw_reference import raw_tasks_per_second
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,7 +68,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--concurrency",
         type=concurrency_levels,
-        help="simulated workers per level, comma-separated (default 1,8,32; --quick: 1,4)",
+        help="simulated workers per level, comma-separated (default 1,8,32,64; --quick: 1,4)",
     )
     parser.add_argument("--seconds", type=int, help="measured seconds per level (default 10)")
     parser.add_argument("--segments", type=int, default=2000, help="segments to seed (2000)")
@@ -85,7 +88,7 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--quick", action="store_true", help="smoke run: 2 s per level, 1 and 4")
     args = parser.parse_args()
-    args.concurrency = args.concurrency or ([1, 4] if args.quick else [1, 8, 32])
+    args.concurrency = args.concurrency or ([1, 4] if args.quick else [1, 8, 32, 64])
     args.seconds = args.seconds or (2 if args.quick else 10)
     if min(args.concurrency) < 1 or args.seconds < 1 or args.segments < 1 or args.target < 1:
         parser.error("concurrency, seconds, segments and target must be at least 1")
@@ -151,6 +154,60 @@ def seed(*, segments: int, groups: list[int], target: int) -> list[list[str]]:
                 keys.append(session.session_key)
             sessions.append(keys)
     return sessions
+
+
+def raw_workers(groups: list[int]) -> list[list[int]]:
+    """Worker ids for the raw-SQL reference, a group of its own per level."""
+    from crowd.models import Worker
+
+    users = get_user_model_rows(
+        [
+            f"bench-raw-{level}-{number}"
+            for level, size in enumerate(groups)
+            for number in range(size)
+        ]
+    )
+    workers = Worker.objects.bulk_create(Worker(user=user) for user in users)
+    ids, start = [], 0
+    for size in groups:
+        ids.append([worker.pk for worker in workers[start : start + size]])
+        start += size
+    return ids
+
+
+def get_user_model_rows(usernames: list[str]):
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model()
+    unusable = "!"  # noqa: S105 (these workers never log in)
+    return users.objects.bulk_create(users(username=name, password=unusable) for name in usernames)
+
+
+# Tasks done in this process to count the queries of one: the first loads the templates.
+COUNTED_TASKS = 2
+
+
+def queries_per_task(urls: dict) -> int:
+    """The SQL queries one task takes (next task, task page, submit), counted in this process
+    through Django's test client, as tests/collector/test_worker_loop_queries.py pins them."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from crowd.models import Worker
+
+    (user,) = get_user_model_rows(["bench-count"])
+    worker = Worker.objects.create(user=user)
+    client = Client(SERVER_NAME="127.0.0.1")
+    client.force_login(worker.user, backend="crowd.auth_backend.WorkerProfileBackend")
+    for number in range(COUNTED_TASKS):
+        with CaptureQueriesContext(connection) as queries:
+            task = client.post(urls["next"], {"tier": "1"})["Location"]
+            client.get(task)
+            form = {"text": f"A person waves number {number}.", "language": "en"}
+            if client.post(task, form).status_code != 302:
+                sys.exit("The in-process task, counted for its queries, was refused.")
+    return len(queries.captured_queries)
 
 
 def pgbench_inserts_per_second(server: dict, clients: int, seconds: int, script: Path) -> float:
@@ -251,17 +308,20 @@ def main() -> int:
 
     print(f"Seeding {args.segments} segments…", file=log, flush=True)
     sessions = seed(segments=args.segments, groups=args.concurrency, target=args.target)
+    raw_groups = raw_workers(args.concurrency)
+    queries = queries_per_task(urls)
     connections.close_all()
+    connect = {
+        "dbname": BENCH_DATABASE,
+        "user": server["USER"],
+        "password": server["PASSWORD"],
+        "host": server["HOST"],
+        "port": server["PORT"],
+    }
 
     rows, cpu_rows = [], []
-    total = Tally()
-    monitor = psycopg2.connect(
-        dbname=BENCH_DATABASE,
-        user=server["USER"],
-        password=server["PASSWORD"],
-        host=server["HOST"],
-        port=server["PORT"],
-    )
+    total = Tally(submitted=COUNTED_TASKS)
+    monitor = psycopg2.connect(**connect)
     monitor.autocommit = True
     with (
         contextlib.closing(monitor),
@@ -287,7 +347,7 @@ def main() -> int:
                 f"{warm_up.refused} refused, {warm_up.ran_out} workers out of work."
             )
 
-        for workers, browsers in zip(args.concurrency, groups, strict=True):
+        for workers, browsers, raw_ids in zip(args.concurrency, groups, raw_groups, strict=True):
             print(f"{workers} workers: {args.seconds} s over HTTP…", file=log, flush=True)
             before = cpu_snapshot(web, monitor)
             tally, elapsed = run_level(browsers, args.seconds, **options)
@@ -295,11 +355,15 @@ def main() -> int:
             total.merge(tally)
             print(f"{workers} clients: {args.seconds} s of pgbench…", file=log, flush=True)
             inserts = pgbench_inserts_per_second(server, workers, args.seconds, script)
-            line = [str(workers), f"{tally.tasks / elapsed:.1f}", f"{tally.requests / elapsed:.1f}"]
+            print(f"{workers} clients: {args.seconds} s of raw SQL…", file=log, flush=True)
+            raw, raw_submitted = raw_tasks_per_second(connect, raw_ids, args.seconds)
+            total.submitted += raw_submitted
+            tasks = tally.tasks / elapsed
+            line = [str(workers), f"{tasks:.1f}", f"{tally.requests / elapsed:.1f}"]
             for endpoint in endpoints:
                 values = tally.latencies[endpoint]
                 line.append(f"{percentile(values, 50):.1f} / {percentile(values, 99):.1f}")
-            line += [f"{inserts:.0f}", f"{tally.tasks / elapsed / inserts:.4f}"]
+            line += [f"{inserts:.0f}", f"{tasks / inserts:.4f}", f"{raw:.0f}", f"{tasks / raw:.3f}"]
             rows.append(line)
             per_task = {part: 1000 * seconds / max(tally.tasks, 1) for part, seconds in cpu.items()}
             busy = sum(cpu.values()) / elapsed
@@ -312,12 +376,14 @@ def main() -> int:
     print(
         f"\nWorker loop over HTTP: gunicorn paracrowd.wsgi, {args.web_workers} sync workers, "
         f"{os.cpu_count()} cores; {args.segments} segments; {args.seconds} s per level. A task is "
-        f"{' + '.join(ENDPOINTS[e] for e in endpoints)}. Reference: pgbench, one single-row "
-        "INSERT per transaction, same client count, same server.\n"
+        f"{' + '.join(ENDPOINTS[e] for e in endpoints)}, {queries} SQL queries. References, "
+        "same client count, same server: pgbench, one single-row INSERT per transaction; raw "
+        "SQL, the same claim and submit transactions over psycopg2.\n"
     )
     header = ["workers", "tasks/s", "requests/s"]
     header += [f"{ENDPOINTS[e]} p50/p99 ms" for e in endpoints]
-    print_table(header + ["pgbench inserts/s", "tasks/s ÷ inserts/s"], rows)
+    header += ["pgbench inserts/s", "tasks/s ÷ inserts/s", "raw SQL tasks/s", "÷ raw SQL"]
+    print_table(header, rows)
     print("\nCPU per task (ms), from /proc: gunicorn, its PostgreSQL backends, this client.\n")
     print_table(["workers", "gunicorn", "postgres", "client", "CPUs used"], cpu_rows)
     print(

@@ -1,7 +1,10 @@
+import functools
+
 from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
+from django.template.loader import get_template
 
 from .models import SegmentProposal
 from .spans import LengthRule, parse_time
@@ -19,6 +22,41 @@ from .validators import (
 from .youtube import parse_youtube_link
 
 OTHER_LANGUAGE = "other"
+LANGUAGE_CHOICES = (
+    ("", "Choose a language…"),
+    *LANGUAGES,
+    (OTHER_LANGUAGE, "Another language…"),
+)
+
+
+def language_choices():
+    """The language picker's choices. Given as a function, the one tuple is shared: a list of
+    choices would be deep-copied with the form's fields for every form."""
+    return LANGUAGE_CHOICES
+
+
+class LanguageSelect(forms.Select):
+    """The language picker. Its hundred options, each rendered through Django's option
+    template, were most of the task page's rendering time; they are the same on every page but
+    for the one selected, so each selection's list is rendered once per process."""
+
+    template_name = "collector/widgets/language_select.html"
+
+    def get_context(self, name, value, attrs):
+        # The widget's own context, without the per-option dictionaries of ChoiceWidget.
+        context = forms.Widget.get_context(self, name, value, attrs)
+        selected = next(iter(context["widget"]["value"]), None)
+        # A posted value that is no choice selects nothing, and is never a key of the cache.
+        if not any(selected == choice for choice, _ in LANGUAGE_CHOICES):
+            selected = None
+        context["widget"]["options"] = _language_options(selected)
+        return context
+
+
+@functools.lru_cache(maxsize=len(LANGUAGE_CHOICES) + 1)
+def _language_options(selected: str | None) -> str:
+    template = get_template("collector/widgets/language_options.html")
+    return template.render({"choices": LANGUAGE_CHOICES, "selected": selected})
 
 
 class DescriptionForm(forms.Form):
@@ -39,7 +77,8 @@ class DescriptionForm(forms.Form):
     )
     language = forms.ChoiceField(
         label="Language of your description",
-        choices=[("", "Choose a language…"), *LANGUAGES, (OTHER_LANGUAGE, "Another language…")],
+        choices=language_choices,
+        widget=LanguageSelect,
         initial="en",
         error_messages={"required": "Say which language you wrote in."},
     )

@@ -88,7 +88,13 @@ def validate_no_markup(text: str) -> None:
 def validate_not_instructions(text: str) -> None:
     written = _plain(text)
     for sentence in INSTRUCTIONS:
-        if SequenceMatcher(None, written, _plain(sentence)).ratio() >= INSTRUCTION_LIKENESS:
+        likeness = SequenceMatcher(None, written, _plain(sentence))
+        # The two quick ratios bound the ratio from above: most texts are ruled out by them.
+        if (
+            likeness.real_quick_ratio() >= INSTRUCTION_LIKENESS
+            and likeness.quick_ratio() >= INSTRUCTION_LIKENESS
+            and likeness.ratio() >= INSTRUCTION_LIKENESS
+        ):
             raise ValidationError(
                 "Describe what you see in this segment in your own words; this repeats the "
                 "task's instructions.",

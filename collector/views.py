@@ -35,16 +35,18 @@ def dashboard(request, worker):
 @worker_required
 def describe(request, pk, worker):
     """The description task for the worker's own assignment ``pk``; POST submits it."""
-    assignment = _own_task(pk, worker, HitType.Kind.DESCRIPTION)
     form = DescriptionForm(request.POST or None)
     if request.method == "POST":
-        result = _submit(assignment, worker, form)
+        # The service finds the worker's own assignment itself, so a good submission costs no
+        # look-up here; a refused one (another worker's task included) is shown below.
+        result = _submit(pk, worker, form)
         if result is not None:
             if result[1]:
                 messages.success(request, "Thank you! Your description was saved.")
             else:
                 messages.info(request, "You had already submitted this task; it was saved once.")
             return redirect("collector:dashboard")
+    assignment = _own_task(pk, worker, HitType.Kind.DESCRIPTION)
     return _render_task(request, assignment, form, action=reverse("collector:describe", args=[pk]))
 
 
@@ -171,7 +173,7 @@ class _DescriptionTask(entrance.PlatformTask):
 
     def save(self, request, assignment, *, hidden):
         form = DescriptionForm(request.POST)
-        result = _submit(assignment, assignment.worker, form)
+        result = _submit(assignment.pk, assignment.worker, form)
         if result is None:
             return self.show(request, assignment, hidden=hidden, form=form)
         return result[1]
@@ -244,14 +246,14 @@ def _own_task(pk, worker, kind):
     return own_assignment(pk, worker, kind, related=related)
 
 
-def _submit(assignment, worker, form):
+def _submit(assignment_id, worker, form):
     """Validate and store; on refusal, attach the reason to the form. ``(description,
     created)``, or None when nothing was stored."""
     if not form.is_valid():
         return None
     try:
         description, created = services.description_submit(
-            assignment_id=assignment.pk,
+            assignment_id=assignment_id,
             worker=worker,
             text=form.cleaned_data["text"],
             language=form.declared_language,

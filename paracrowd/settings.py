@@ -229,6 +229,12 @@ CACHES = {
         "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
     }
 }
+# Sessions: recorded in the database, read from a copy in the cache, so that a signed-in
+# worker's request costs no query for them; with Redis down they are read from the database.
+# A copy lives at most SESSION_CACHE_SECONDS: the longest a session deleted (logged out) while
+# Redis could not be reached may go on working (paracrowd.sessions).
+SESSION_ENGINE = "paracrowd.sessions"
+SESSION_CACHE_SECONDS = env_int("SESSION_CACHE_SECONDS", 300, minimum=1)
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_ACKS_LATE = False  # opted into per task, only where the task is idempotent
 CELERY_TASK_ALWAYS_EAGER = False

@@ -15,8 +15,16 @@ def is_researcher(user) -> bool:
         user
         and user.is_authenticated
         and user.is_active
-        and (user.is_staff or user.groups.filter(name=RESEARCHERS_GROUP).exists())
+        and (user.is_staff or _in_group(user, RESEARCHERS_GROUP))
     )
+
+
+def _in_group(user, name: str) -> bool:
+    # The signed-in user of a request comes with their groups' names (crowd.auth_backend).
+    names = getattr(user, "group_names", None)
+    if names is not None:
+        return name in names
+    return user.groups.filter(name=name).exists()
 
 
 class IsResearcher(BasePermission):

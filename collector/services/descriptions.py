@@ -12,7 +12,7 @@ from crowd.models import AuditEntry, HitType, Worker
 from crowd.services import WorkRefused
 from paracrowd.celery import enqueue
 
-from ..models import Description, Segment
+from ..models import Description
 
 # Work queued in the apps that build on this one, by task name.
 SCORE_SEGMENTS = "scoring.tasks.score_segments"
@@ -29,11 +29,12 @@ def description_submit(
 ) -> tuple[Description, bool]:
     """Store a worker's description for their assignment, exactly once, and queue its scoring.
 
-    The caller has validated the text (forms.DescriptionForm).
+    The caller has validated the text (forms.DescriptionForm). An assignment that is not the
+    worker's own description task is refused (``WorkRefused``), whoever's it is.
     """
 
     def record(assignment, hit, now):
-        segment_id = Segment.objects.values_list("pk", flat=True).get(item_id=hit.item_id)
+        segment_id = hit.item.segment.pk
         description = Description.objects.create(
             segment_id=segment_id,
             assignment=assignment,
@@ -50,7 +51,12 @@ def description_submit(
         return description
 
     return crowd.assignment_submit(
-        assignment_id=assignment_id, worker=worker, record=record, submission="description"
+        assignment_id=assignment_id,
+        worker=worker,
+        record=record,
+        submission="description",
+        kind=HitType.Kind.DESCRIPTION,
+        related=("hit__item__segment",),
     )
 
 

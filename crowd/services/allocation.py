@@ -4,7 +4,7 @@ submitting assignments, and reopening a slot when submitted work is rejected."""
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.db.models.functions import Least
 from django.utils import timezone
@@ -73,7 +73,7 @@ def assignment_claim(
     return _claim(
         worker=worker,
         tier=tier,
-        hit_type=HitType.objects.for_kind(kind),
+        kind=kind,
         give_back_held=True,
         external_assignment_id=external_assignment_id,
         external_hit_id=external_hit_id,
@@ -113,7 +113,7 @@ def assignment_for_platform(
                 return _claim(
                     worker=worker,
                     tier=tier,
-                    hit_type=hit_type,
+                    kind=kind,
                     give_back_held=False,
                     external_assignment_id=external_assignment_id,
                     external_hit_id=external_hit_id,
@@ -179,7 +179,7 @@ def _claim(
     *,
     worker,
     tier,
-    hit_type,
+    kind,
     give_back_held,
     external_assignment_id,
     external_hit_id,
@@ -188,6 +188,93 @@ def _claim(
     # Tier 1 is open to every worker: only a higher tier costs the look-up.
     if tier > Tier.ONE and tier > worker.current_tier:
         raise WorkRefused(f"You do not hold the Tier-{tier} qualification.")
+    request = {
+        "worker": worker,
+        "kind": kind,
+        "tier": tier,
+        "give_back_held": give_back_held,
+        "campaign": campaign,
+        "external_assignment_id": external_assignment_id,
+        "external_hit_id": external_hit_id,
+    }
+    if kind == HitType.Kind.VIDEO_COLLECTION:
+        return _own_hit_claim(**request)
+    claimed = _claim_in_database(**request, access_checked=False)
+    if claimed is None:
+        # Nothing handed out: the HIT type may ask for a qualification, which is checked only
+        # now so that the common claim stays one round trip.
+        hit_type = HitType.objects.for_kind(kind)
+        if hit_type.qualification_required:
+            _access_check(worker, hit_type)
+            claimed = _claim_in_database(**request, access_checked=True)
+    if claimed is None:
+        _blocked_check(worker)
+    return claimed
+
+
+def _claim_in_database(
+    *,
+    worker,
+    kind,
+    tier,
+    give_back_held,
+    access_checked,
+    campaign,
+    external_assignment_id,
+    external_hit_id,
+    attempts=CLAIM_ATTEMPTS,
+) -> Assignment | None:
+    """One round trip to crowd_assignment_claim (see crowd/migrations/0006): lock the worker's
+    row, give back what they hold (if asked), else lock the best open HIT with SKIP LOCKED, count
+    again under the lock and assign it, stepping past up to ``attempts`` HITs that filled in
+    between. None for a blocked worker, for a HIT type whose qualification was not checked
+    (``access_checked``), and when nothing is left."""
+    # A campaign offers only the HITs it posted; on Mechanical Turk, the one platform HIT
+    # the worker came through.
+    posting = None
+    if campaign is not None and campaign.platform == campaign.Platform.MTURK:
+        posting = external_hit_id
+    claimed = Assignment.objects.raw(
+        "SELECT * FROM crowd_assignment_claim(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        [
+            worker.pk,
+            kind,
+            tier,
+            timezone.now(),
+            give_back_held,
+            access_checked,
+            campaign.pk if campaign is not None else None,
+            posting,
+            external_assignment_id,
+            external_hit_id,
+            attempts,
+        ],
+    )
+    return next(iter(claimed), None)
+
+
+def _own_hit_claim(*, worker, kind, tier, give_back_held, **external) -> Assignment:
+    hit_type = HitType.objects.for_kind(kind)
+    _access_check(worker, hit_type)
+    with transaction.atomic():
+        # Locks the worker's row (so the daily allowance is counted without a race) and gives
+        # back what they hold, as for shared HITs.
+        held = _claim_in_database(
+            worker=worker,
+            kind=kind,
+            tier=tier,
+            give_back_held=give_back_held,
+            access_checked=True,
+            attempts=0,
+            **external,
+        )
+        if held is not None:
+            return held
+        _blocked_check(worker)
+        return _own_hit_open(worker=worker, hit_type=hit_type, tier=tier, **external)
+
+
+def _access_check(worker, hit_type) -> None:
     if hit_type.qualification_required and not worker_has_access(worker=worker, kind=hit_type.kind):
         # A signed-in worker can take the trial; a platform worker has no page of ours to
         # take it on, so staff qualify them by hand.
@@ -199,60 +286,11 @@ def _claim(
         raise WorkRefused(
             f"{hit_type.get_kind_display()} tasks need a qualification you do not hold yet. {then}"
         )
-    with transaction.atomic():
-        # Serialise one worker's own claims; different workers never wait on each other here.
-        blocked = (
-            Worker.objects.select_for_update(no_key=True)
-            .filter(pk=worker.pk)
-            .values_list("blocked_at", flat=True)
-            .get()
-        )
-        if blocked:
-            raise WorkRefused("Your account can no longer take new tasks.")
-        if give_back_held:
-            held = Assignment.objects.filter(
-                worker=worker,
-                hit__hit_type=hit_type,
-                hit__tier=tier,
-                status=Assignment.Status.ASSIGNED,
-                expires_at__gt=timezone.now(),
-            ).first()
-            if held:
-                return held
-        external = {
-            "external_assignment_id": external_assignment_id,
-            "external_hit_id": external_hit_id,
-            "campaign": campaign,
-        }
-        if hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
-            return _own_hit_open(worker=worker, hit_type=hit_type, tier=tier, **external)
-        candidates = Hit.objects.filter(hit_type=hit_type, tier=tier)
-        if campaign is not None:
-            postings = campaign.postings.all()
-            if campaign.platform == campaign.Platform.MTURK:
-                postings = postings.filter(external_hit_id=external_hit_id)
-            candidates = candidates.filter(pk__in=postings.values("hit_id"))
-        passed_over = []
-        for _ in range(CLAIM_ATTEMPTS):
-            hit = (
-                candidates.exclude(pk__in=passed_over)
-                .open_to(worker)
-                .order_by("submitted_count", "id")
-                .select_for_update(skip_locked=True, of=("self",))
-                .first()
-            )
-            if hit is None:
-                return None
-            # The candidate query's snapshot predates the lock; count again now that we hold it.
-            if Hit.objects.filter(pk=hit.pk).open_to(worker).exists():
-                return Assignment.objects.create(
-                    hit=hit,
-                    worker=worker,
-                    expires_at=timezone.now() + hit_type.assignment_duration,
-                    **external,
-                )
-            passed_over.append(hit.pk)
-    return None
+
+
+def _blocked_check(worker) -> None:
+    if Worker.objects.filter(pk=worker.pk, blocked_at__isnull=False).exists():
+        raise WorkRefused("Your account can no longer take new tasks.")
 
 
 def _own_hit_open(*, worker, hit_type, tier, **external_ids) -> Assignment:
@@ -302,36 +340,63 @@ def assignments_expire(*, now=None) -> int:
     ).update(status=Assignment.Status.EXPIRED)
 
 
-def assignment_submit(*, assignment_id: int, worker: Worker, record, submission: str):
+def assignment_submit(
+    *,
+    assignment_id: int,
+    worker: Worker,
+    record,
+    submission: str,
+    kind: str | None = None,
+    related: tuple[str, ...] = (),
+):
     """The shared end of every HIT: store what the worker did for their assignment, once.
 
     ``record(assignment, hit, now)`` creates the submission row inside the transaction;
     ``submission`` names the assignment's reverse relation to it ("description", "alignment").
-    Returns ``(row, created)``; a repeated submission returns the stored row, unchanged. A late
-    submission on an expired assignment is accepted while the HIT is under target.
+    With ``kind``, an assignment of another kind of task is refused as if it were not the
+    worker's; ``related`` names relations that ``record`` reads (``"hit__item__segment"``),
+    loaded with the assignment. Returns ``(row, created)``; a repeated submission returns the
+    stored row, unchanged. A late submission on an expired assignment is accepted while the HIT
+    is under target.
     """
     now = timezone.now()
     with transaction.atomic():
-        assignment = _locked_assignment(assignment_id, worker)
+        # The assignment and its HIT locked together: one round trip where there were two.
+        assignment = _locked_assignment(
+            assignment_id, worker, kind=kind, related=related, locking=("self", "hit")
+        )
         if assignment.status == Assignment.Status.SUBMITTED:
             return getattr(assignment, submission), False
         if assignment.status in (Assignment.Status.RETURNED, Assignment.Status.REJECTED):
             raise WorkRefused("This task was given back and can no longer be submitted.")
-        hit = Hit.objects.select_for_update().get(pk=assignment.hit_id)
+        hit = assignment.hit
         if hit.is_full:
             raise WorkRefused(
                 "This task has already received all the submissions it needs, so nothing "
                 "was stored. Please take another task."
             )
         row = record(assignment, hit, now)
-        Hit.objects.filter(pk=hit.pk).update(submitted_count=F("submitted_count") + 1)
-        assignment.status = Assignment.Status.SUBMITTED
-        assignment.submitted_at = now
         # A signed-in worker's work is theirs; a platform worker's waits for the platform.
-        if not assignment.external_assignment_id:
-            assignment.verified_at = now
-        assignment.save(update_fields=["status", "submitted_at", "verified_at"])
+        verified_at = None if assignment.external_assignment_id else now
+        _submission_count(assignment, now=now, verified_at=verified_at)
     return row, True
+
+
+def _submission_count(assignment: Assignment, *, now, verified_at) -> None:
+    """Count the submission on the HIT and mark the assignment submitted, in one statement
+    (the caller holds both rows' locks)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "WITH counted AS"
+            " (UPDATE crowd_hit SET submitted_count = submitted_count + 1 WHERE id = %s)"
+            " UPDATE crowd_assignment SET status = %s, submitted_at = %s, verified_at = %s"
+            " WHERE id = %s",
+            [assignment.hit_id, Assignment.Status.SUBMITTED, now, verified_at, assignment.pk],
+        )
+    assignment.hit.submitted_count += 1
+    assignment.status = Assignment.Status.SUBMITTED
+    assignment.submitted_at = now
+    assignment.verified_at = verified_at
 
 
 def assignment_reject(*, assignment_ids, reason: str = "") -> int:
@@ -417,12 +482,13 @@ def submissions_move(assignment_ids, from_status: str, to_status: str, **changes
     return [pk for pk, _ in moving]
 
 
-def _locked_assignment(assignment_id: int, worker: Worker) -> Assignment:
+def _locked_assignment(
+    assignment_id: int, worker: Worker, *, kind=None, related=(), locking=("self",)
+) -> Assignment:
+    assignments = Assignment.objects.select_for_update(of=locking).select_related("hit", *related)
+    if kind is not None:
+        assignments = assignments.filter(hit__hit_type__kind=kind)
     try:
-        return (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("hit")
-            .get(pk=assignment_id, worker=worker)
-        )
+        return assignments.get(pk=assignment_id, worker=worker)
     except Assignment.DoesNotExist:
         raise WorkRefused("There is no such task for you.") from None

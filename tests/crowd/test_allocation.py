@@ -191,6 +191,34 @@ def test_fifty_workers_claiming_at_once_get_no_duplicate_and_no_over_target_segm
         assert hit.submitted_count == stored == hit.max_assignments
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_clicking_next_task_many_times_at_once_holds_one_assignment():
+    for _ in range(5):
+        make_segment()
+    worker = make_worker()
+    barrier = threading.Barrier(8)
+    claimed, errors = [], []
+
+    def claim():
+        try:
+            barrier.wait()
+            claimed.append(crowd.assignment_claim(worker=worker, tier=Tier.ONE))
+        except Exception as error:  # surfaced by the assertion below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=claim) for _ in range(barrier.parties)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert len({assignment.pk for assignment in claimed}) == 1
+    assert Assignment.objects.filter(worker=worker).count() == 1
+
+
 def test_the_hit_types_are_seeded_and_read_in_one_query(django_assert_num_queries):
     HitType.objects.all().delete()
     HitType.objects.seed()

@@ -78,7 +78,7 @@ def test_the_overview_takes_the_same_queries_however_many_descriptions(
     describe(descriptions)
     compute_overview(refresh_overview())
     client.get(reverse("review:overview"))  # the session, once
-    with django_assert_num_queries(3):  # the session, the user, the report
+    with django_assert_num_queries(2):  # the user (the session is in the cache), the report
         page = client.get(reverse("review:overview")).content.decode()
     assert f"{descriptions} descriptions and" in page and "Computed" in page
 

@@ -1,0 +1,119 @@
+"""The claim of a shared HIT as one database function (crowd.services.allocation._shared_claim).
+
+A burst of crowd workers is bound by round trips to the database: the claim took seven (begin,
+lock the worker, look for a held assignment, lock a candidate, count again, insert, commit).
+One statement cannot replace them, because a statement sees the database as it was when it
+started: a claim that waited for the worker's lock would not see the assignment the worker's
+other claim had just made, and a HIT locked after a rival's claim committed would be counted
+without the rival's assignment. A function runs each of its statements with a fresh view, so
+it takes exactly the steps the Python code took, in one round trip.
+
+It inserts assignments itself: a new column of crowd_assignment needs a database default
+(``db_default``) or a new version of this function.
+"""
+
+from django.db import migrations
+
+CLAIM = """
+CREATE OR REPLACE FUNCTION crowd_assignment_claim(
+    p_worker bigint,
+    p_kind text,
+    p_tier integer,
+    p_now timestamptz,
+    p_give_back_held boolean,
+    p_access_checked boolean,
+    p_campaign bigint,
+    p_posting_hit_id text,
+    p_external_assignment_id text,
+    p_external_hit_id text,
+    p_attempts integer
+) RETURNS SETOF crowd_assignment
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    hit_type crowd_hittype%ROWTYPE;
+    candidate bigint;
+    passed_over bigint[] := '{}';
+    claimed crowd_assignment%ROWTYPE;
+BEGIN
+    -- Nothing to hand out under a type that asks for a qualification nobody checked; the
+    -- caller finds out why (with the same checks as ever) and asks again.
+    SELECT * INTO hit_type FROM crowd_hittype WHERE kind = p_kind;
+    IF NOT FOUND OR (hit_type.qualification_required AND NOT p_access_checked) THEN
+        RETURN;
+    END IF;
+    -- Serialise one worker's own claims; different workers never wait on each other here.
+    -- A blocked worker gets nothing (the caller says why).
+    PERFORM 1 FROM crowd_worker WHERE id = p_worker AND blocked_at IS NULL FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF p_give_back_held THEN
+        RETURN QUERY
+            SELECT a.* FROM crowd_assignment a JOIN crowd_hit h ON h.id = a.hit_id
+            WHERE a.worker_id = p_worker AND h.hit_type_id = hit_type.id AND h.tier = p_tier
+              AND a.status = 'assigned' AND a.expires_at > p_now
+            ORDER BY a.id
+            LIMIT 1;
+        IF FOUND THEN
+            RETURN;
+        END IF;
+    END IF;
+    FOR attempt IN 1..p_attempts LOOP
+        -- The HIT with the fewest submissions that the worker has not had and that has room
+        -- (submissions and live assignments under target); SKIP LOCKED spreads concurrent
+        -- claims over different HITs instead of queueing them on one.
+        SELECT h.id INTO candidate FROM crowd_hit h
+        WHERE h.hit_type_id = hit_type.id AND h.tier = p_tier
+          AND h.id <> ALL (passed_over)
+          AND (p_campaign IS NULL OR h.id IN (
+                SELECT p.hit_id FROM crowd_campaignhit p
+                WHERE p.campaign_id = p_campaign
+                  AND (p_posting_hit_id IS NULL OR p.external_hit_id = p_posting_hit_id)))
+          AND h.submitted_count < h.max_assignments - (
+                SELECT count(*) FROM crowd_assignment a
+                WHERE a.hit_id = h.id AND a.status = 'assigned' AND a.expires_at > p_now)
+          AND NOT EXISTS (
+                SELECT 1 FROM crowd_assignment a WHERE a.hit_id = h.id AND a.worker_id = p_worker)
+        ORDER BY h.submitted_count, h.id
+        LIMIT 1
+        FOR UPDATE OF h SKIP LOCKED;
+        IF candidate IS NULL THEN
+            RETURN;
+        END IF;
+        -- The candidate query's view predates the lock; count again now that we hold it.
+        INSERT INTO crowd_assignment (
+            hit_id, worker_id, status, accepted_at, expires_at, submitted_at,
+            external_assignment_id, external_hit_id, campaign_id, verified_at
+        )
+        SELECT h.id, p_worker, 'assigned', p_now, p_now + hit_type.assignment_duration, NULL,
+               p_external_assignment_id, p_external_hit_id, p_campaign, NULL
+        FROM crowd_hit h
+        WHERE h.id = candidate
+          AND h.submitted_count < h.max_assignments - (
+                SELECT count(*) FROM crowd_assignment a
+                WHERE a.hit_id = h.id AND a.status = 'assigned' AND a.expires_at > p_now)
+          AND NOT EXISTS (
+                SELECT 1 FROM crowd_assignment a WHERE a.hit_id = h.id AND a.worker_id = p_worker)
+        RETURNING * INTO claimed;
+        IF FOUND THEN
+            RETURN NEXT claimed;
+            RETURN;
+        END IF;
+        passed_over := passed_over || candidate;
+    END LOOP;
+END
+$$;
+"""
+
+DROP = (
+    "DROP FUNCTION crowd_assignment_claim("
+    "bigint, text, integer, timestamptz, boolean, boolean, bigint, text, text, text, integer)"
+)
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("crowd", "0005_rating_and_paraphrase_kinds"),
+    ]
+
+    operations = [migrations.RunSQL(CLAIM, DROP)]
