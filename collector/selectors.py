@@ -8,7 +8,7 @@ from django.db.models.functions import Coalesce
 from crowd.models import Assignment, Hit, HitType, LedgerEntry, Qualification, Tier, Worker
 from crowd.services import worker_has_access
 
-from .models import Description, SegmentProposal
+from .models import Description, Paraphrase, SegmentProposal
 
 
 def cluster_descriptions(segment_ids):
@@ -61,13 +61,22 @@ def worker_dashboard(worker: Worker) -> dict:
         proposals[row["status"]] += row["n"]
         if row["status"] == SegmentProposal.Status.PENDING:
             earnings[row["tier"]]["pending"] += collecting.pay_cents(row["tier"]) * row["n"]
+    paraphrasing = hit_types[HitType.Kind.PARAPHRASE]
+    paraphrases = dict.fromkeys(Paraphrase.Status.values, 0)
+    rows = worker.paraphrases.values("tier", "status").annotate(n=Count("id")).order_by()
+    for row in rows:
+        paraphrases[row["status"]] += row["n"]
+        if row["status"] == Paraphrase.Status.PENDING:
+            earnings[row["tier"]]["pending"] += paraphrasing.pay_cents(row["tier"]) * row["n"]
     tiers_open = [t for t in reversed(Tier.values) if t <= tier]
-    describable = set(
-        Hit.objects.filter(hit_type=describing, tier__in=tiers_open)
+    # Which kinds of shared work have something left for this worker, per tier (one query).
+    open_work = set(
+        Hit.objects.filter(hit_type__in=[describing, paraphrasing], tier__in=tiers_open)
         .open_to(worker)
-        .values_list("tier", flat=True)
+        .values_list("hit_type_id", "tier")
         .distinct()
     )
+    describable = {t for kind, t in open_work if kind == describing.pk}
     # Alignment HITs behind the trial (see annotations.trial): the dashboard links to it instead.
     alignment_locked = aligning.qualification_required and not worker_has_access(
         worker=worker, kind=HitType.Kind.ALIGNMENT
@@ -97,6 +106,14 @@ def worker_dashboard(worker: Worker) -> dict:
             status__in=[Assignment.Status.SUBMITTED, Assignment.Status.REJECTED],
         ).count(),
         "proposal_tiers": [(t, collecting.pay_cents(t)) for t in tiers_open],
+        "paraphrase_tiers": [
+            (t, paraphrasing.pay_cents(t)) for t in tiers_open if (paraphrasing.pk, t) in open_work
+        ],
+        "paraphrases": paraphrases,
+        "paraphrased": sum(paraphrases.values()),
+        "recent_paraphrases": worker.paraphrases.select_related("source").order_by("-created_at")[
+            :5
+        ],
         "proposals": proposals,
         "proposed": sum(proposals.values()),
         "recent_proposals": worker.proposals.order_by("-created_at")[:5],

@@ -26,6 +26,7 @@ TASK_PAGES = {
     HitType.Kind.DESCRIPTION: ("collector:describe", "segments to describe"),
     HitType.Kind.ALIGNMENT: ("annotations:align", "sentence pairs to align"),
     HitType.Kind.VIDEO_COLLECTION: ("collector:propose", "video-collection tasks"),
+    HitType.Kind.PARAPHRASE: ("collector:paraphrase", "sentences to paraphrase"),
 }
 DASHBOARD = "collector:dashboard"
 

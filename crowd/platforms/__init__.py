@@ -19,6 +19,7 @@ ENTRANCES = {
     "description": "collector:platform_describe",
     "video_collection": "collector:platform_collect",
     "alignment": "annotations:platform_align",
+    "paraphrase": "collector:platform_paraphrase",
 }
 
 

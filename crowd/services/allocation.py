@@ -224,6 +224,10 @@ def _claim(
         if hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
             return _own_hit_open(worker=worker, hit_type=hit_type, tier=tier, **external)
         candidates = Hit.objects.filter(hit_type=hit_type, tier=tier)
+        if hit_type.kind == HitType.Kind.PARAPHRASE:
+            # A sentence is paraphrased once per worker, whatever the tier: a second version
+            # by the same person is not an independent paraphrase.
+            candidates = candidates.exclude(item__hits__assignments__worker=worker)
         if campaign is not None:
             postings = campaign.postings.all()
             if campaign.platform == campaign.Platform.MTURK:

@@ -9,7 +9,7 @@ from tests.factories import make_proposal, make_segment, make_submitted_descript
 
 pytestmark = pytest.mark.django_db
 
-DASHBOARD_QUERIES = 16
+DASHBOARD_QUERIES = 17
 DESCRIBE_QUERIES = 4
 
 
