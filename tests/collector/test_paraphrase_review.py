@@ -21,6 +21,7 @@ from tests.factories import (
 pytestmark = pytest.mark.django_db
 
 SENTENCE = "A man is slicing a tomato."
+REVIEW_PAGE_QUERIES = 3
 
 
 def paraphrased(text="Someone cuts a tomato into slices.", *, tier=Tier.ONE):
@@ -133,3 +134,15 @@ def test_workers_may_neither_see_nor_decide_reviews(client):
     decide(client, paraphrase, "accept")
     assert Paraphrase.objects.get().status == Paraphrase.Status.PENDING
     assert not LedgerEntry.objects.exists()
+
+
+@pytest.mark.parametrize("waiting", [1, 6])
+def test_the_review_page_takes_the_same_queries_however_many_wait(
+    client, django_assert_num_queries, waiting
+):
+    for n in range(waiting):
+        source = make_paraphrase_source(f"A man is slicing tomato number {n}.")
+        make_paraphrase(make_worker(), source, f"Someone cuts up tomato {n}.")
+    client.force_login(make_staff())
+    with django_assert_num_queries(REVIEW_PAGE_QUERIES):
+        assert client.get(reverse("collector:review_paraphrases")).status_code == 200

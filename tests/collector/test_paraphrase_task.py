@@ -242,3 +242,15 @@ def test_the_platform_entrance_is_registered_for_paraphrasing():
 
     assert ENTRANCES[HitType.Kind.PARAPHRASE] == "collector:platform_paraphrase"
     assert entrance_url(HitType.Kind.PARAPHRASE).endswith("/external/paraphrase/")
+
+
+def test_a_sentence_from_the_corpus_is_shown_escaped(client):
+    from tests.factories import make_description, make_segment
+
+    segment = make_segment()
+    make_description(segment, 'A cat <script>alert("x")</script> & a dog play.')
+    services.paraphrase_sources_from_corpus(count=1)
+    page = take_task(client, make_worker())
+    html = client.get(page).content.decode()
+    assert "A cat &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; a dog play." in html
+    assert '<script>alert("x")' not in html
