@@ -4,6 +4,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 
 from .models import SegmentProposal
+from .services.paraphrase_sources import MAX_SENTENCES
 from .spans import LengthRule, parse_time
 from .validators import (
     LANGUAGE_CODES,
@@ -188,7 +189,7 @@ class ParaphraseCorpusChoiceForm(forms.Form):
     """Staff choose sentences for direct paraphrasing from the corpus."""
 
     count = forms.IntegerField(
-        label="How many sentences", min_value=1, max_value=10_000, initial=100
+        label="How many sentences", min_value=1, max_value=MAX_SENTENCES, initial=100
     )
     seed = forms.IntegerField(label="Seed", min_value=0, initial=0)
     tier2_only = forms.BooleanField(label="Tier-2 workers' descriptions only", required=False)

@@ -27,6 +27,9 @@ from ..validators import (
     validate_starts_like_a_sentence,
 )
 
+# One choice stores and offers at most this many sentences, so a page's request stays bounded.
+MAX_SENTENCES = 10_000
+
 # A sentence in an uploaded file must pass what a description must (bar the video's rules).
 SENTENCE_RULES = (
     validate_starts_like_a_sentence,
@@ -57,8 +60,8 @@ def paraphrase_sources_from_corpus(
     Tier-2 workers only, in ``language`` only, when asked). Segments that already have a
     sentence offered are passed over, so choosing again adds new segments. Fewer than
     ``count`` are offered when fewer segments qualify."""
-    if count < 1:
-        raise WorkRefused("Choose at least one sentence.")
+    if not 1 <= count <= MAX_SENTENCES:
+        raise WorkRefused(f"Choose between 1 and {MAX_SENTENCES:,} sentences at a time.")
     described = Description.objects.filter(status=Description.Status.ACCEPTED).exclude(
         Exists(ParaphraseSource.objects.filter(segment_id=OuterRef("segment_id")))
     )
@@ -119,6 +122,11 @@ def paraphrase_sources_from_file(
         ]
     if not rows:
         raise WorkRefused("The file holds no sentences.")
+    if len(rows) > MAX_SENTENCES:
+        raise WorkRefused(
+            f"The file holds {len(rows):,} sentences; offer at most {MAX_SENTENCES:,} at a time "
+            "(split the file)."
+        )
     seen, sources = set(), []
     for number, sentence, sentence_language in rows:
         _check_sentence(sentence, where=f"Line {number}")

@@ -109,9 +109,17 @@ def test_an_uploaded_sentence_has_no_segment_in_the_database():
         )
 
 
-def test_asking_for_no_sentences_is_refused():
-    with pytest.raises(services.WorkRefused, match="at least one"):
-        services.paraphrase_sources_from_corpus(count=0)
+@pytest.mark.parametrize("count", [0, 10_001])
+def test_asking_for_no_sentences_or_too_many_at_once_is_refused(count):
+    with pytest.raises(services.WorkRefused, match="between 1 and 10,000"):
+        services.paraphrase_sources_from_corpus(count=count)
+
+
+def test_a_file_of_more_sentences_than_one_choice_offers_is_refused():
+    content = "".join(f"A man plays guitar {n}.\n" for n in range(10_001))
+    with pytest.raises(services.WorkRefused, match="10,001 sentences; offer at most 10,000"):
+        services.paraphrase_sources_from_file(content=content.encode(), name="s.txt", language="en")
+    assert not ParaphraseSource.objects.exists()
 
 
 def test_a_text_file_offers_one_sentence_per_line_skipping_blank_lines_and_repeats():
