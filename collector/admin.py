@@ -5,7 +5,7 @@ from django.utils.html import format_html
 
 from crowd.admin import ReadOnlyAdmin
 
-from .models import Description, Segment, SegmentProposal, VideoFile
+from .models import Description, Paraphrase, ParaphraseSource, Segment, SegmentProposal, VideoFile
 
 
 @admin.register(Segment)
@@ -93,3 +93,19 @@ class VideoFileAdmin(admin.ModelAdmin):
     def cut_link(self, video):
         url = reverse("segment_review:video", args=[video.pk])
         return format_html('<a href="{}">cut segments</a>', url)
+
+
+@admin.register(ParaphraseSource)
+class ParaphraseSourceAdmin(ReadOnlyAdmin):
+    """Sentences are chosen on the staff page or with choose_paraphrase_sentences."""
+
+    list_display = ["text", "language", "origin", "segment", "created_at"]
+    list_filter = ["origin", "language"]
+    search_fields = ["text"]
+
+
+@admin.register(Paraphrase)
+class ParaphraseAdmin(ReadOnlyAdmin):
+    list_display = ["text", "worker", "tier", "status", "pinc", "created_at"]
+    list_filter = ["status", "tier", "language"]
+    search_fields = ["text"]

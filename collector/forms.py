@@ -7,6 +7,7 @@ from django.core.validators import MaxLengthValidator
 from django.template.loader import get_template
 
 from .models import SegmentProposal
+from .services.paraphrase_sources import MAX_SENTENCES
 from .spans import LengthRule, parse_time
 from .validators import (
     LANGUAGE_CODES,
@@ -15,6 +16,7 @@ from .validators import (
     validate_language_name,
     validate_no_markup,
     validate_no_url,
+    validate_not_a_copy,
     validate_not_instructions,
     validate_one_sentence,
     validate_starts_like_a_sentence,
@@ -129,6 +131,38 @@ class DescriptionForm(forms.Form):
         return language
 
 
+class ParaphraseForm(DescriptionForm):
+    """A direct paraphrase of ``source`` (a ParaphraseSource): a description's rules, in the
+    sentence's own language, and not the sentence again."""
+
+    EMPTY = "Write the sentence again, with the same meaning, in your own words."
+    comment = None
+
+    def __init__(self, *args, source, **kwargs):
+        super().__init__(*args, initial={"language": source.language}, **kwargs)
+        self.source = source
+        text = self.fields["text"]
+        text.label = "The same meaning in your own words"
+        text.error_messages["required"] = self.EMPTY
+        self.fields["language"].label = "Language of your sentence"
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        if self.declared_language != self.source.language:
+            self.add_error(
+                "language",
+                f"Write in the language of the sentence you were given ({self.source.language}).",
+            )
+            return cleaned
+        try:
+            validate_not_a_copy(cleaned["text"], self.source.text, self.source.language)
+        except ValidationError as error:
+            self.add_error("text", error)
+        return cleaned
+
+
 class TimeField(forms.CharField):
     """A time in a video, typed as seconds (75) or minutes and seconds (1:15); a Decimal."""
 
@@ -188,3 +222,31 @@ class ProposalForm(SegmentSpanForm):
 
     def clean_url(self):
         return parse_youtube_link(self.cleaned_data["url"])
+
+
+class ParaphraseCorpusChoiceForm(forms.Form):
+    """Staff choose sentences for direct paraphrasing from the corpus."""
+
+    count = forms.IntegerField(
+        label="How many sentences", min_value=1, max_value=MAX_SENTENCES, initial=100
+    )
+    seed = forms.IntegerField(label="Seed", min_value=0, initial=0)
+    tier2_only = forms.BooleanField(label="Tier-2 workers' descriptions only", required=False)
+    language = forms.CharField(
+        label="Language (empty: any)", required=False, max_length=40, initial="en"
+    )
+
+
+class ParaphraseUploadForm(forms.Form):
+    """Staff upload sentences for direct paraphrasing: text, one per line, or CSV."""
+
+    file = forms.FileField(
+        label="File of sentences",
+        help_text="UTF-8 text with one sentence per line, or CSV with a header naming "
+        "“text” and (unless a language is given) “language” columns.",
+    )
+    language = forms.CharField(
+        label="Language of the sentences (for a CSV, empty: its language column)",
+        required=False,
+        max_length=40,
+    )

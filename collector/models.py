@@ -240,3 +240,127 @@ class Description(models.Model):
 
     def __str__(self):
         return self.text[:60]
+
+
+class ParaphraseSource(Offered):
+    """A sentence offered for direct paraphrasing (Chen & Dolan 2011, §5.3): workers read it
+    and write the same meaning in their own words, without seeing any video.
+
+    A sentence chosen from the corpus keeps the description (and so the segment) it came from,
+    which is what lets its paraphrases be compared with the segment's other descriptions; an
+    uploaded sentence has neither.
+    """
+
+    class Origin(models.TextChoices):
+        CORPUS = "corpus", "A description from the corpus"
+        UPLOAD = "upload", "Uploaded"
+
+    origin = models.CharField(max_length=10, choices=Origin.choices)
+    text = models.TextField()
+    language = models.CharField(max_length=40)
+    description = models.OneToOneField(
+        Description,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="paraphrase_source",
+    )
+    segment = models.ForeignKey(
+        Segment,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="paraphrase_sources",
+    )
+    chosen_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(origin="corpus", description__isnull=False, segment__isnull=False)
+                | Q(origin="upload", description__isnull=True, segment__isnull=True),
+                name="paraphrase_source_origin_recorded",
+            ),
+            # Uploading the same file again offers nothing twice.
+            models.UniqueConstraint(
+                fields=["text", "language"],
+                condition=Q(origin="upload"),
+                name="paraphrase_source_upload_once",
+            ),
+            # The comparison with video descriptions takes one sentence per segment.
+            models.UniqueConstraint(
+                fields=["segment"],
+                condition=Q(segment__isnull=False),
+                name="paraphrase_source_one_per_segment",
+            ),
+            models.CheckConstraint(condition=~Q(text=""), name="paraphrase_source_has_text"),
+        ]
+
+    def __str__(self):
+        return self.text[:60]
+
+
+class ParaphraseQuerySet(models.QuerySet):
+    def counted(self):
+        """Paraphrases that take part in scores and comparisons: all but rejected ones."""
+        return self.exclude(status=Paraphrase.Status.REJECTED)
+
+
+class Paraphrase(models.Model):
+    """One worker's paraphrase of a ``ParaphraseSource``, and its PINC against the source once
+    a Celery worker has computed it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending review"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
+
+    source = models.ForeignKey(
+        ParaphraseSource, on_delete=models.PROTECT, related_name="paraphrases"
+    )
+    assignment = models.OneToOneField(
+        Assignment, on_delete=models.PROTECT, related_name="paraphrase"
+    )
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="paraphrases")
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    text = models.TextField()
+    language = models.CharField(max_length=40)
+    time_spent = models.DurationField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(default=timezone.now)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_reason = models.TextField(blank=True)
+    # PINC (0-100) of the paraphrase against its source; null until scored.
+    pinc = models.FloatField(null=True, blank=True)
+    pinc_signature = models.CharField(max_length=200, blank=True)
+    scored_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ParaphraseQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            # Two versions by one person are not two independent paraphrases.
+            models.UniqueConstraint(fields=["source", "worker"], name="paraphrase_once_per_worker"),
+            models.CheckConstraint(
+                condition=~Q(status="pending") | Q(reviewed_at__isnull=True),
+                name="paraphrase_pending_is_unreviewed",
+            ),
+            models.CheckConstraint(
+                condition=Q(pinc__isnull=True) | Q(pinc__gte=0, pinc__lte=100),
+                name="paraphrase_pinc_in_range",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "created_at"]),
+            models.Index(fields=["worker", "status"]),
+            models.Index(fields=["scored_at"]),
+        ]
+
+    def __str__(self):
+        return self.text[:60]

@@ -8,7 +8,7 @@ from django.db.models.functions import Coalesce
 from crowd.models import Assignment, Hit, HitType, LedgerEntry, Qualification, Tier, Worker
 from crowd.services import worker_has_access
 
-from .models import Description, SegmentProposal
+from .models import Description, Paraphrase, SegmentProposal
 
 
 def cluster_descriptions(segment_ids):
@@ -62,10 +62,17 @@ def worker_dashboard(worker: Worker) -> dict:
         proposals[row["status"]] += row["n"]
         if row["status"] == SegmentProposal.Status.PENDING:
             earnings[row["tier"]]["pending"] += collecting.pay_cents(row["tier"]) * row["n"]
+    paraphrasing = hit_types[HitType.Kind.PARAPHRASE]
+    paraphrases = dict.fromkeys(Paraphrase.Status.values, 0)
+    rows = worker.paraphrases.values("tier", "status").annotate(n=Count("id")).order_by()
+    for row in rows:
+        paraphrases[row["status"]] += row["n"]
+        if row["status"] == Paraphrase.Status.PENDING:
+            earnings[row["tier"]]["pending"] += paraphrasing.pay_cents(row["tier"]) * row["n"]
     tiers_open = [t for t in reversed(Tier.values) if t <= tier]
-    # Which tiers still have a segment to describe or a paraphrase to rate for this worker.
-    open_tiers = set(
-        Hit.objects.filter(hit_type__in=[describing, rating], tier__in=tiers_open)
+    # Which kinds of shared work have something left for this worker, per tier (one query).
+    open_work = set(
+        Hit.objects.filter(hit_type__in=[describing, rating, paraphrasing], tier__in=tiers_open)
         .open_to(worker)
         .values_list("hit_type_id", "tier")
         .distinct()
@@ -104,7 +111,7 @@ def worker_dashboard(worker: Worker) -> dict:
         "totals": totals,
         # Only tiers with a segment left for this worker get a button (one query for both).
         "tiers": [
-            (t, describing.pay_cents(t)) for t in tiers_open if (describing.pk, t) in open_tiers
+            (t, describing.pay_cents(t)) for t in tiers_open if (describing.pk, t) in open_work
         ],
         "alignment_tiers": [(t, aligning.pay_cents(t)) for t in tiers_open]
         if not alignment_locked and Hit.objects.filter(hit_type=aligning).exists()
@@ -112,13 +119,21 @@ def worker_dashboard(worker: Worker) -> dict:
         "alignments": done.get(aligning.pk, 0),
         # Rating HITs are offered in Tier 1 only (see research.models.RatingBatch), open to all.
         "rating_tiers": [
-            (t, rating.pay_cents(t)) for t in tiers_open if (rating.pk, t) in open_tiers
+            (t, rating.pay_cents(t)) for t in tiers_open if (rating.pk, t) in open_work
         ]
         if not rating_locked
         else [],
         "rating_locked": rating_locked,
         "ratings": done.get(rating.pk, 0),
         "proposal_tiers": [(t, collecting.pay_cents(t)) for t in tiers_open],
+        "paraphrase_tiers": [
+            (t, paraphrasing.pay_cents(t)) for t in tiers_open if (paraphrasing.pk, t) in open_work
+        ],
+        "paraphrases": paraphrases,
+        "paraphrased": sum(paraphrases.values()),
+        "recent_paraphrases": worker.paraphrases.select_related("source").order_by("-created_at")[
+            :5
+        ],
         "proposals": proposals,
         "proposed": sum(proposals.values()),
         "recent_proposals": worker.proposals.order_by("-created_at")[:5],

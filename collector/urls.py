@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import paraphrase_views, views
 
 app_name = "collector"
 urlpatterns = [
@@ -10,4 +10,8 @@ urlpatterns = [
     path("propose/video-link/", views.video_link, name="video_link"),
     path("external/describe/", views.platform_describe, name="platform_describe"),
     path("external/collect/", views.platform_collect, name="platform_collect"),
+    path("paraphrase/<int:pk>/", paraphrase_views.paraphrase, name="paraphrase"),
+    path("paraphrase/sentences/", paraphrase_views.paraphrase_sources, name="paraphrase_sources"),
+    path("paraphrase/review/", paraphrase_views.review_paraphrases, name="review_paraphrases"),
+    path("external/paraphrase/", paraphrase_views.platform_paraphrase, name="platform_paraphrase"),
 ]

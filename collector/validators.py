@@ -8,6 +8,7 @@ from django.conf import global_settings
 from django.core.exceptions import ValidationError
 
 from paracrowd.spreadsheets import FORMULA_STARTS, starts_like_a_formula
+from scoring.metrics import default_tokenize, pinc
 
 # Sentence-final marks: Latin, CJK full-width, Devanagari danda, Arabic question mark.
 SENTENCE_END = ".!?。！？।؟"
@@ -100,6 +101,27 @@ def validate_not_instructions(text: str) -> None:
                 "task's instructions.",
                 code="instructions",
             )
+
+
+# A paraphrase that reuses nearly every n-gram of its sentence (PINC below this, on 0-100) is
+# the sentence again with a word or two changed, not the same meaning in new words.
+NEAR_COPY_PINC = 20.0
+
+
+def validate_not_a_copy(text: str, source: str, language: str) -> None:
+    """Refuse a paraphrase that is its sentence again: the same words (case, spacing and
+    punctuation aside), or so nearly the same that it adds no new wording."""
+    if _plain(text) == _plain(source):
+        raise ValidationError(
+            "This is the sentence you were given. Write the same meaning in your own words.",
+            code="copy",
+        )
+    if pinc(source, text, tokenize=default_tokenize(language)) < NEAR_COPY_PINC:
+        raise ValidationError(
+            "This is almost the sentence you were given. Change more than a word or two: "
+            "write the same meaning in your own words.",
+            code="near_copy",
+        )
 
 
 def _plain(text: str) -> str:

@@ -27,6 +27,7 @@ TASK_PAGES = {
     HitType.Kind.ALIGNMENT: ("annotations:align", "sentence pairs to align"),
     HitType.Kind.VIDEO_COLLECTION: ("collector:propose", "video-collection tasks"),
     HitType.Kind.RATING: ("research:rate", "paraphrases to rate"),
+    HitType.Kind.PARAPHRASE: ("collector:paraphrase", "sentences to paraphrase"),
 }
 DASHBOARD = "collector:dashboard"
 

@@ -286,6 +286,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "collector.tasks.auto_accept_descriptions",
         "schedule": timedelta(minutes=10),
     },
+    "auto-accept-paraphrases": {
+        "task": "collector.tasks.auto_accept_paraphrases",
+        "schedule": timedelta(minutes=10),
+    },
     "forget-past-arrival-counts": {
         "task": "crowd.tasks.forget_arrival_counts",
         "schedule": timedelta(hours=1),

@@ -13,13 +13,13 @@ from django.core.files.storage import default_storage
 from django.db.models import Count, Q
 from django.http import FileResponse, Http404, HttpResponseRedirect, JsonResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from collector.models import Segment
+from collector.models import Paraphrase, Segment
 
 from . import services
 from .exports.text import cluster_record, stored_cluster_scores
@@ -30,6 +30,7 @@ from .serializers import (
     AlignmentSerializer,
     ClusterSerializer,
     CorpusFilterSerializer,
+    DirectParaphraseSerializer,
     ExportJobSerializer,
     ExportRequestSerializer,
     SegmentSerializer,
@@ -164,6 +165,25 @@ class AlignmentList(ResearchAPIView, generics.ListAPIView):
             .annotate(worker_label=worker_label())
             .select_related("pair", "assignment__hit")
         )
+
+
+@extend_schema(
+    parameters=[OpenApiParameter("language", str, description="only paraphrases in this language")]
+)
+class DirectParaphraseList(ResearchAPIView, generics.ListAPIView):
+    """Accepted direct paraphrases (workers shown a sentence, not a video), each with the
+    sentence it paraphrases, that sentence's segment when it came from the corpus, and its
+    PINC against the sentence."""
+
+    serializer_class = DirectParaphraseSerializer
+    pagination_class = ById
+
+    def get_queryset(self):
+        paraphrases = Paraphrase.objects.filter(status=Paraphrase.Status.ACCEPTED)
+        language = self.request.query_params.get("language", "")
+        if language:
+            paraphrases = paraphrases.filter(language=language[:40])
+        return paraphrases.annotate(worker_label=worker_label()).select_related("source")
 
 
 class Statistics(ResearchAPIView, APIView):

@@ -11,6 +11,7 @@ urlpatterns = [
     path("segments/<int:pk>/", api.SegmentDetail.as_view(), name="segment"),
     path("clusters/", api.ClusterList.as_view(), name="clusters"),
     path("alignments/", api.AlignmentList.as_view(), name="alignments"),
+    path("direct-paraphrases/", api.DirectParaphraseList.as_view(), name="direct-paraphrases"),
     path("statistics/", api.Statistics.as_view(), name="statistics"),
     path("exports/", api.ExportJobList.as_view(), name="exports"),
     path("exports/<int:pk>/", api.ExportJobDetail.as_view(), name="export"),

@@ -166,6 +166,23 @@ class AlignmentSerializer(serializers.Serializer):
         return alignment.annotator or alignment.worker_label
 
 
+class DirectParaphraseSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    source = serializers.CharField(source="source.text", help_text="the sentence paraphrased")
+    source_segment = serializers.IntegerField(
+        source="source.segment_id",
+        allow_null=True,
+        help_text="the segment whose description it is; null for an uploaded sentence",
+    )
+    text = serializers.CharField()
+    language = serializers.CharField()
+    tier = serializers.IntegerField()
+    worker = serializers.CharField(source="worker_label")
+    pinc = serializers.FloatField(allow_null=True, help_text="PINC against the sentence, 0-100")
+    pinc_signature = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+
+
 class CorpusCountsSerializer(serializers.Serializer):
     segments = serializers.IntegerField()
     descriptions = serializers.IntegerField()

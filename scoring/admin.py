@@ -2,7 +2,12 @@ from django.contrib import admin
 
 from crowd.admin import ReadOnlyAdmin
 
-from .models import ClusterScore, DescriptionScore, ReferenceCurveReport
+from .models import (
+    ClusterScore,
+    DescriptionScore,
+    ParaphraseComparisonReport,
+    ReferenceCurveReport,
+)
 
 
 @admin.register(ClusterScore)
@@ -44,3 +49,9 @@ class ReferenceCurveReportAdmin(ReadOnlyAdmin):
     ]
     list_filter = ["state", "language"]
     search_fields = ["language"]
+
+
+@admin.register(ParaphraseComparisonReport)
+class ParaphraseComparisonReportAdmin(ReadOnlyAdmin):
+    list_display = ["language", "state", "requested_at", "computed_at", "seconds"]
+    list_filter = ["state"]

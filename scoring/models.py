@@ -97,3 +97,14 @@ class MeteorSetting(models.Model):
 
     def __str__(self):
         return f"METEOR parameters of {self.stored_at:%Y-%m-%d %H:%M}"
+
+
+class ParaphraseComparisonReport(Report):
+    """Direct paraphrases against video descriptions of the same segments, by PINC against the
+    sentence paraphrased, for one language (scoring.paraphrases): ``result`` holds the means,
+    counts and the paired bootstrap. Computed by a Celery worker, never by a page."""
+
+    language = models.CharField(max_length=40, unique=True)
+
+    def __str__(self):
+        return f"direct paraphrases against descriptions [{self.language}] ({self.state})"

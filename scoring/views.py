@@ -16,9 +16,9 @@ from django.views.decorators.http import require_POST
 from collector.models import Segment
 from paracrowd.charts import grouped_bars
 
-from . import reports, services
+from . import paraphrases, reports, services
 from .forms import ReferenceCurveForm
-from .models import ClusterScore, ReferenceCurveReport
+from .models import ClusterScore, ParaphraseComparisonReport, ReferenceCurveReport
 
 
 @staff_member_required
@@ -38,9 +38,10 @@ def cluster(request, segment_id):
 
 @staff_member_required
 def corpus(request):
-    """Distributions of the scores, and the last computed reference curve of the language with
-    its computation time. Never computes BLEU: a curve is asked for with a POST to
-    ``reference_curve`` and computed by a Celery worker."""
+    """Distributions of the scores, and the last computed reference curve of the language and
+    comparison of direct paraphrases with descriptions, with their computation times. Never
+    scores anything: each is asked for with a POST (``reference_curve``,
+    ``paraphrase_comparison``) and computed by a Celery worker."""
     language = request.GET.get("language", "en")[:40]
     of_language = ReferenceCurveReport.objects.filter(language=language)
     latest = of_language.order_by("-requested_at", "-pk").first()
@@ -60,6 +61,7 @@ def corpus(request):
     curve = shown.result if shown else []
     context = {
         "language": language,
+        "comparison": ParaphraseComparisonReport.objects.filter(language=language).first(),
         "summary": reports.corpus_summary(),
         "histograms": reports.score_distributions(language),
         "form": form,
@@ -96,6 +98,20 @@ def reference_curve(request):
     report = services.reference_curve_request(**form.cleaned_data)
     messages.success(request, f"Reference curve {report.state}: it will show here when computed.")
     return redirect(f"{reverse('scoring:corpus')}?{_language_query(report.language)}")
+
+
+@require_POST
+@staff_member_required
+def paraphrase_comparison(request):
+    """Queue the comparison of direct paraphrases with descriptions for a language (or queue
+    it again); a Celery worker computes it."""
+    language = request.POST.get("language", "").strip()[:40]
+    if not language:
+        messages.error(request, "Choose a language.")
+        return redirect("scoring:corpus")
+    report = paraphrases.paraphrase_comparison_request(language=language)
+    messages.success(request, f"Comparison {report.state}: it will show here when computed.")
+    return redirect(f"{reverse('scoring:corpus')}?{_language_query(language)}")
 
 
 def _language_query(language: str) -> str:

@@ -112,3 +112,21 @@ def make_submitted_description(
         assignment_id=assignment.pk, worker=worker, text=text, language=language
     )
     return description
+
+
+def make_paraphrase_source(text: str = "A man is slicing a tomato.", *, language: str = "en"):
+    """A sentence uploaded for direct paraphrasing, offered in both tiers."""
+    choice = services.paraphrase_sources_from_file(
+        content=text.encode(), name="sentences.txt", language=language
+    )
+    return choice.sources[0]
+
+
+def make_paraphrase(worker: Worker, source, text: str, *, tier: int = Tier.ONE):
+    """``worker`` claims the paraphrasing task of ``source`` (the only one open) and submits."""
+    assignment = crowd.assignment_claim(worker=worker, tier=tier, kind=HitType.Kind.PARAPHRASE)
+    assert assignment.hit.item_id == source.item_id
+    paraphrase, _ = services.paraphrase_submit(
+        assignment_id=assignment.pk, worker=worker, text=text, language=source.language
+    )
+    return paraphrase

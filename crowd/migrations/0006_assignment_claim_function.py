@@ -74,6 +74,12 @@ BEGIN
                 WHERE a.hit_id = h.id AND a.status = 'assigned' AND a.expires_at > p_now)
           AND NOT EXISTS (
                 SELECT 1 FROM crowd_assignment a WHERE a.hit_id = h.id AND a.worker_id = p_worker)
+          -- A sentence is paraphrased once per worker, whatever the tier: a second version by
+          -- the same person is not an independent paraphrase.
+          AND (p_kind <> 'paraphrase' OR NOT EXISTS (
+                SELECT 1 FROM crowd_assignment a JOIN crowd_hit o ON o.id = a.hit_id
+                WHERE o.item_id = h.item_id AND o.hit_type_id = h.hit_type_id
+                  AND a.worker_id = p_worker))
         ORDER BY h.submitted_count, h.id
         LIMIT 1
         FOR UPDATE OF h SKIP LOCKED;

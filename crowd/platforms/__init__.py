@@ -20,6 +20,7 @@ ENTRANCES = {
     "video_collection": "collector:platform_collect",
     "alignment": "annotations:platform_align",
     "rating": "research:platform_rate",
+    "paraphrase": "collector:platform_paraphrase",
 }
 
 

@@ -19,7 +19,7 @@
 
   function problemWithText(value) {
     value = value.trim();
-    if (!value) return "Write one sentence describing the main action.";
+    if (!value) return rules.emptyText || "Write one sentence describing the main action.";
     if (value.length > rules.maxLength) {
       return "Keep it to one short sentence: at most " + rules.maxLength +
         " characters (you wrote " + value.length + ").";

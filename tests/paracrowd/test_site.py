@@ -11,6 +11,7 @@ from collector.models import VideoFile
 from crowd import services as crowd
 from crowd.models import HitType, Tier
 from tests.factories import (
+    make_paraphrase_source,
     make_proposal,
     make_researcher,
     make_segment,
@@ -104,11 +105,14 @@ def site():
     alignment = crowd.assignment_claim(worker=worker, tier=Tier.ONE, kind=HitType.Kind.ALIGNMENT)
     rating_batch = make_batch()
     rating = crowd.assignment_claim(worker=worker, tier=Tier.ONE, kind=HitType.Kind.RATING)
+    make_paraphrase_source()
+    paraphrase = crowd.assignment_claim(worker=worker, tier=Tier.ONE, kind=HitType.Kind.PARAPHRASE)
     staff = make_staff()
     video = VideoFile.objects.create(file="videos/clip.webm", title="A clip", uploaded_by=staff)
     arguments = {
         "collector:describe": {"pk": description.pk},
         "collector:propose": {"pk": video_collection.pk},
+        "collector:paraphrase": {"pk": paraphrase.pk},
         "crowd:skip": {"pk": description.pk},
         "annotations:align": {"pk": alignment.pk},
         "research:rate": {"pk": rating.pk},

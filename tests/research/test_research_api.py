@@ -179,3 +179,27 @@ def test_a_list_takes_the_same_number_of_queries_for_a_small_corpus_as_a_large_o
         make_description(segment, "A man plays the guitar.", language="de")
     with django_assert_num_queries(queries):
         assert api.get(url(name)).status_code == 200
+
+
+def test_accepted_direct_paraphrases_come_with_their_sentence_and_pinc(api, client):
+    from collector import services
+    from tests.factories import make_paraphrase, make_paraphrase_source, make_staff
+
+    source = make_paraphrase_source("A man is slicing a tomato.")
+    accepted = make_paraphrase(make_worker(), source, "Someone cuts a tomato into slices.")
+    make_paraphrase(make_worker(), source, "A tomato is being sliced.")  # pending
+    services.paraphrases_review(
+        paraphrase_ids=[accepted.pk], status="accepted", reviewed_by=make_staff(), reason="ok"
+    )
+    (row,) = api.get(url("direct-paraphrases")).json()["results"]
+    assert row["id"] == accepted.pk
+    assert (row["source"], row["source_segment"], row["text"], row["tier"]) == (
+        "A man is slicing a tomato.",
+        None,
+        "Someone cuts a tomato into slices.",
+        1,
+    )
+    assert row["worker"] == f"local-{accepted.worker_id}"
+    assert api.get(url("direct-paraphrases"), {"language": "fr"}).json()["results"] == []
+    client.force_login(accepted.worker.user)
+    assert client.get(url("direct-paraphrases")).status_code == 403

@@ -110,9 +110,10 @@ def test_the_corpus_page_takes_the_same_queries_however_large_the_corpus(
     report = ask(clusters=clusters)
     reference_curve_compute(report_id=report.pk)
     client.get(reverse("scoring:corpus"))  # the session, once
-    # The user (the session is read from the cache), the report, the summary's three counts
-    # and the distributions' counts: none of them grows with the corpus, and no BLEU is computed.
-    with django_assert_num_queries(9):
+    # The user (the session is read from the cache), the report, the comparison of direct
+    # paraphrases, the summary's three counts and the distributions' counts: none of them grows
+    # with the corpus, and no BLEU is computed.
+    with django_assert_num_queries(10):
         response = client.get(reverse("scoring:corpus"))
     assert f"Sample of {clusters} clusters" in response.content.decode()
 

@@ -1,0 +1,240 @@
+"""Direct paraphrasing: the worker's task (signed-in and as a crowd platform opens it), and the
+staff pages that choose the sentences and review the paraphrases.
+
+Security behaviour: a worker opens and submits only their own paraphrasing assignments (any
+other id answers 404) and never sees anyone else's paraphrases; the platform entrance
+authenticates each submission with a signed token bound to worker and assignment. Choosing
+sentences and reviewing are staff only (anyone else is sent to the admin login), as POSTs
+protected by Django's CSRF middleware; a review needs a reason to reject and is audit-logged.
+Worker-typed text is escaped by the templates.
+"""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.db.models import Count
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from crowd import entrance
+from crowd.access import own_assignment, worker_required
+from crowd.models import Assignment, Hit, HitType
+
+from . import services
+from .forms import ParaphraseCorpusChoiceForm, ParaphraseForm, ParaphraseUploadForm
+from .models import Paraphrase, ParaphraseSource
+from .validators import SECOND_SENTENCE, URL
+
+RELATED = ("hit__item__paraphrasesource", "hit__hit_type")
+REVIEW_PAGE = 50
+REVIEW_REASONS = [
+    "Thank you: the same meaning, in new words.",
+    "Does not say what the sentence says.",
+    "Barely changes the sentence.",
+    "Not a complete sentence.",
+    "Not written in the sentence's language.",
+]
+
+
+@worker_required
+def paraphrase(request, pk, worker):
+    """The direct-paraphrasing task for the worker's own assignment ``pk``; POST submits it.
+    Reopened after submitting, it shows what was sent."""
+    assignment = own_assignment(pk, worker, HitType.Kind.PARAPHRASE, related=RELATED)
+    source = assignment.hit.item.paraphrasesource
+    form = ParaphraseForm(request.POST or None, source=source)
+    if request.method == "POST":
+        created = _submit(assignment, worker, form)
+        if created is not None:
+            messages.success(
+                request,
+                "Thank you! Your paraphrase was saved."
+                if created
+                else "You had already submitted this task; it was saved once.",
+            )
+            return redirect("collector:dashboard")
+    return _task_page(
+        request,
+        assignment.hit,
+        form,
+        assignment=assignment,
+        action=reverse("collector:paraphrase", args=[pk]),
+    )
+
+
+def _submit(assignment, worker, form) -> bool | None:
+    """Validate and store; on refusal, attach the reason to the form. Whether it was stored
+    now (or before), or None when nothing was stored."""
+    if not form.is_valid():
+        return None
+    try:
+        _, created = services.paraphrase_submit(
+            assignment_id=assignment.pk,
+            worker=worker,
+            text=form.cleaned_data["text"],
+            language=form.declared_language,
+        )
+    except services.WorkRefused as refusal:
+        form.add_error(None, str(refusal))
+        return None
+    return created
+
+
+def _task_page(request, hit, form, *, assignment=None, action="", hidden=None, preview=False):
+    submitted = assignment is not None and assignment.status == Assignment.Status.SUBMITTED
+    context = {
+        "hit": hit,
+        "source": hit.item.paraphrasesource,
+        "assignment": assignment,
+        "form": form,
+        "pay_cents": hit.hit_type.pay_cents(hit.tier),
+        "preview": preview,
+        # A crowd platform's page: framed, no site header, the signed token instead of CSRF's.
+        "platform": bool(hidden) or preview,
+        "action": action,
+        "hidden": hidden or {},
+        "submitted": Paraphrase.objects.filter(assignment=assignment).first()
+        if submitted
+        else None,
+        "rules": {
+            "maxLength": settings.DESCRIPTION_MAX_LENGTH,
+            "secondSentence": SECOND_SENTENCE.pattern,
+            "url": URL.pattern,
+            "emptyText": ParaphraseForm.EMPTY,
+        },
+    }
+    return render(request, "collector/paraphrase.html", context)
+
+
+class _ParaphraseTask(entrance.PlatformTask):
+    kind = HitType.Kind.PARAPHRASE
+    related = RELATED
+
+    def preview(self, request):
+        hit = (
+            Hit.objects.filter(hit_type__kind=self.kind)
+            .select_related("item__paraphrasesource", "hit_type")
+            .order_by("id")
+            .first()
+        )
+        if hit is None:
+            raise Http404("There are no sentences to paraphrase yet.")
+        form = ParaphraseForm(source=hit.item.paraphrasesource)
+        return _task_page(request, hit, form, preview=True)
+
+    def show(self, request, assignment, *, hidden, form=None):
+        form = form or ParaphraseForm(source=assignment.hit.item.paraphrasesource)
+        return _task_page(
+            request,
+            assignment.hit,
+            form,
+            assignment=assignment,
+            action=reverse("collector:platform_paraphrase"),
+            hidden=hidden,
+        )
+
+    def save(self, request, assignment, *, hidden):
+        form = ParaphraseForm(request.POST, source=assignment.hit.item.paraphrasesource)
+        created = _submit(assignment, assignment.worker, form)
+        if created is None:
+            return self.show(request, assignment, hidden=hidden, form=form)
+        return created
+
+
+@entrance.platform_page
+def platform_paraphrase(request):
+    """The direct-paraphrasing task as a crowd platform opens it.
+
+    Security behaviour: as ``platform_describe`` — malformed ids 400, too many new workers
+    from one address 429, work no published campaign offers 403, one local assignment per
+    platform assignment (another worker with the same assignment id: 403), POSTs only with
+    the signed token bound to worker and assignment, framed only by known platforms."""
+    return entrance.enter(request, _ParaphraseTask())
+
+
+@staff_member_required
+def paraphrase_sources(request):
+    """Choose sentences for direct paraphrasing: a seeded sample of accepted descriptions from
+    the corpus, or an uploaded file. A refusal names what is wrong (the line, for a file) and
+    stores nothing."""
+    corpus_form = ParaphraseCorpusChoiceForm(
+        request.POST if request.POST.get("from") == "corpus" else None
+    )
+    upload_form = ParaphraseUploadForm(
+        *((request.POST, request.FILES) if request.POST.get("from") == "file" else ())
+    )
+    if request.method == "POST":
+        choice = None
+        try:
+            if corpus_form.is_bound and corpus_form.is_valid():
+                choice = services.paraphrase_sources_from_corpus(
+                    **corpus_form.cleaned_data, chosen_by=request.user
+                )
+            elif upload_form.is_bound and upload_form.is_valid():
+                upload = upload_form.cleaned_data["file"]
+                choice = services.paraphrase_sources_from_file(
+                    content=upload.read(),
+                    name=upload.name,
+                    language=upload_form.cleaned_data["language"],
+                    chosen_by=request.user,
+                )
+        except services.WorkRefused as refusal:
+            messages.error(request, f"Nothing was stored. {refusal}")
+        if choice is not None:
+            skipped = (
+                f" ({choice.already_offered} already offered were left out)"
+                if choice.already_offered
+                else ""
+            )
+            messages.success(
+                request, f"{len(choice.sources)} sentences offered for paraphrasing{skipped}."
+            )
+            return redirect("collector:paraphrase_sources")
+    sources = ParaphraseSource.objects.values("origin").annotate(n=Count("pk")).order_by("origin")
+    context = {
+        "corpus_form": corpus_form,
+        "upload_form": upload_form,
+        "counts": {row["origin"]: row["n"] for row in sources},
+        "recent": ParaphraseSource.objects.annotate(written=Count("paraphrases")).order_by(
+            "-created_at", "-pk"
+        )[:20],
+    }
+    return render(request, "collector/paraphrase_sources.html", context)
+
+
+@staff_member_required
+def review_paraphrases(request):
+    """Paraphrases waiting for review, oldest first, each beside its sentence and PINC; POST
+    accepts (pays) or rejects one with a reason the worker sees. Accepted work is final."""
+    if request.method == "POST":
+        accept = request.POST.get("decision") == "accept"
+        try:
+            paraphrase_id = int(request.POST.get("paraphrase", ""))
+            outcome = services.paraphrases_review(
+                paraphrase_ids=[paraphrase_id],
+                status=Paraphrase.Status.ACCEPTED if accept else Paraphrase.Status.REJECTED,
+                reviewed_by=request.user,
+                reason=request.POST.get("reason", "").strip()
+                or ("Accepted in review." if accept else ""),
+            )
+        except ValueError:
+            messages.error(request, "Choose a paraphrase to review.")
+        except services.WorkRefused as refusal:
+            messages.error(request, str(refusal))
+        else:
+            verb = "accepted and paid" if accept else "rejected"
+            if outcome.changed:
+                messages.success(request, f"Paraphrase {paraphrase_id} {verb}.")
+            elif outcome.unverified:
+                messages.error(request, "The crowd platform has not confirmed this work yet.")
+            else:
+                messages.info(request, "Already decided; unchanged.")
+        return redirect("collector:review_paraphrases")
+    waiting = (
+        Paraphrase.objects.filter(status=Paraphrase.Status.PENDING)
+        .select_related("source", "worker__user")
+        .order_by("created_at", "pk")[:REVIEW_PAGE]
+    )
+    context = {"paraphrases": waiting, "reasons": REVIEW_REASONS}
+    return render(request, "collector/paraphrase_review.html", context)

@@ -1,0 +1,80 @@
+"""Direct paraphrasing (Chen & Dolan 2011, §5.3): storing a worker's paraphrase of a sentence
+once and queueing its PINC, and the review that accepts (and pays) or rejects it."""
+
+from datetime import timedelta
+
+from django.core.exceptions import ValidationError
+
+from crowd import services as crowd
+from crowd.models import HitType, Worker
+from crowd.services import WorkRefused
+from paracrowd.celery import enqueue
+
+from ..models import Paraphrase, ParaphraseSource
+from ..validators import validate_not_a_copy
+from .review import ReviewOutcome, submissions_auto_accept, submissions_review
+
+# Scoring builds on this app: its task is queued by name.
+SCORE_PARAPHRASES = "scoring.tasks.score_paraphrases"
+
+
+def paraphrase_submit(
+    *, assignment_id: int, worker: Worker, text: str, language: str
+) -> tuple[Paraphrase, bool]:
+    """Store a worker's paraphrase for their assignment, exactly once, and queue its PINC.
+
+    The caller has validated the text (forms.ParaphraseForm); a copy of the sentence, or a
+    sentence this worker has already paraphrased (in the other tier), is refused here too,
+    whoever calls, and nothing is stored.
+    """
+
+    def record(assignment, hit, now):
+        source = ParaphraseSource.objects.get(item_id=hit.item_id)
+        try:
+            validate_not_a_copy(text, source.text, source.language)
+        except ValidationError as error:
+            raise WorkRefused(error.messages[0]) from None
+        if Paraphrase.objects.filter(source=source, worker=worker).exists():
+            raise WorkRefused("You have already paraphrased this sentence; take another task.")
+        paraphrase = Paraphrase.objects.create(
+            source=source,
+            assignment=assignment,
+            worker=worker,
+            tier=hit.tier,
+            text=text,
+            language=language,
+            time_spent=max(now - assignment.accepted_at, timedelta(0)),
+            created_at=now,
+        )
+        enqueue(SCORE_PARAPHRASES, [paraphrase.pk])
+        return paraphrase
+
+    return crowd.assignment_submit(
+        assignment_id=assignment_id, worker=worker, record=record, submission="paraphrase"
+    )
+
+
+def paraphrases_review(*, paraphrase_ids, status: str, reviewed_by, reason: str) -> ReviewOutcome:
+    """Accept (and pay) or reject paraphrases, with a reason the worker is shown, as
+    descriptions are reviewed (``review.submissions_review`` says what is guaranteed).
+    Rejected paraphrases are kept, marked, and leave the comparison with descriptions."""
+    return submissions_review(
+        Paraphrase,
+        ids=paraphrase_ids,
+        status=status,
+        reviewed_by=reviewed_by,
+        reason=reason,
+        noun="paraphrases",
+    )
+
+
+def paraphrases_auto_accept(*, now=None, batch: int = 1000) -> int:
+    """Accept, and pay, paraphrases nobody reviewed within their HIT type's
+    ``auto_accept_after``. Returns how many were accepted."""
+
+    def review(*, ids, **decision):
+        return paraphrases_review(paraphrase_ids=ids, **decision)
+
+    return submissions_auto_accept(
+        Paraphrase, kind=HitType.Kind.PARAPHRASE, review=review, now=now, batch=batch
+    )
