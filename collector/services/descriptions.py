@@ -7,7 +7,7 @@ from crowd import services as crowd
 from crowd.models import HitType, Worker
 from paracrowd.celery import enqueue
 
-from ..models import Description, Segment
+from ..models import Description
 from .review import ReviewOutcome, submissions_auto_accept, submissions_review
 
 # Work queued in the apps that build on this one, by task name.
