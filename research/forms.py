@@ -1,10 +1,10 @@
 from pathlib import PurePath
 
 from django import forms
-from django.conf import settings
 from django.utils.http import urlencode
 
 from scoring.metrics.significance import DEFAULT_SAMPLES
+from scoring.services import combined_parameters
 
 from .exports import FORMATS, ExportOptions
 from .selection import TIER_UNRECORDED, CorpusFilter, FilterError
@@ -217,12 +217,13 @@ class SystemComparisonForm(forms.Form):
             tier2_references=data["tier2_references"],
             source_as_reference=data["source_as_reference"],
         )
+        centre, slope = combined_parameters()
         parameters = job_parameters(
             baseline=data["baseline"],
             corpus_filter=corpus_filter,
             split=split,
-            centre=settings.COMBINED_SCORE_CENTRE,
-            slope=settings.COMBINED_SCORE_SLOPE,
+            centre=centre,
+            slope=slope,
             samples=DEFAULT_SAMPLES,
             bootstrap_seed=0,
             per_pair=False,

@@ -1,12 +1,12 @@
 """What the research API reads and writes. Output serializers mirror the export formats (a
 cluster here is exactly a line of the jsonl export), so the schema documents both."""
 
-from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from scoring.metrics.significance import DEFAULT_SAMPLES
+from scoring.services import combined_parameters
 
 from .exports import FORMATS, ExportOptions
 from .selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter, FilterError
@@ -343,6 +343,7 @@ class SystemScoreRequestSerializer(serializers.Serializer):
         if baseline not in names:
             raise serializers.ValidationError({"baseline": ["Name one of the systems."]})
         corpus_filter = (attrs.get("filter") or {}).get("corpus_filter", CorpusFilter())
+        centre, slope = combined_parameters()
         attrs["job_systems"] = job_systems(
             [
                 SystemOutputs(
@@ -356,8 +357,8 @@ class SystemScoreRequestSerializer(serializers.Serializer):
             baseline=baseline,
             corpus_filter=corpus_filter,
             split=split,
-            centre=attrs.get("centre", settings.COMBINED_SCORE_CENTRE),
-            slope=attrs.get("slope", settings.COMBINED_SCORE_SLOPE),
+            centre=attrs.get("centre", centre),
+            slope=attrs.get("slope", slope),
             samples=attrs["bootstrap_samples"],
             bootstrap_seed=attrs["bootstrap_seed"],
             per_pair=attrs["per_pair"],
