@@ -84,6 +84,8 @@ def weighted_ranks(values: np.ndarray, weights: np.ndarray, order=None) -> np.nd
 def _weighted_pearson(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Pearson's r of each resample; x and y are (items,) or (resamples, items)."""
     total = weights.sum(axis=1)
+    # A resample may take none of a subset's items: its r is NaN, left out of the interval.
+    total = np.where(total > 0, total, np.nan)
 
     def mean(values):
         return (
