@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import ExportJob, SystemScoreJob
+from .models import CorrelationReport, ExportJob, SystemScoreJob
 
 
 @admin.register(ExportJob)
@@ -48,3 +48,27 @@ class SystemScoreJobAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # researchers start scoring jobs from their page or the API
+
+
+@admin.register(CorrelationReport)
+class CorrelationReportAdmin(admin.ModelAdmin):
+    list_display = ["id", "name", "requested_by", "state", "requested_at", "seconds"]
+    list_filter = ["state", "requested_at"]
+    search_fields = ["requested_by__username", "name"]
+    # The uploaded ratings stay out of the form: large, and typed by researchers.
+    exclude = ["ratings_csv"]
+    readonly_fields = [
+        "requested_by",
+        "name",
+        "parameters",
+        "state",
+        "result",
+        "error",
+        "requested_at",
+        "started_at",
+        "computed_at",
+        "seconds",
+    ]
+
+    def has_add_permission(self, request):
+        return False  # researchers start analyses from their page or the API

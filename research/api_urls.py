@@ -16,6 +16,8 @@ urlpatterns = [
     path("exports/<int:pk>/files/<path:name>", api.ExportFile.as_view(), name="export-file"),
     path("system-scores/", api.SystemScoreJobList.as_view(), name="system-scores"),
     path("system-scores/<int:pk>/", api.SystemScoreJobDetail.as_view(), name="system-score"),
+    path("correlations/", api.CorrelationReportList.as_view(), name="correlations"),
+    path("correlations/<int:pk>/", api.CorrelationReportDetail.as_view(), name="correlation"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file, so no inline script is
     # needed; its page does carry a <style> element, allowed here alone (nothing a user typed

@@ -6,11 +6,23 @@ a CSV file (scoring.ratings_file) or from ratings stored in the app.
 """
 
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict
 
+from paracrowd.charts import Lines, line_chart
 from scoring.metrics import default_tokenize
 from scoring.metrics.ratings import RatingError, RatingRecord, rated_pairs
 from scoring.metrics.ratings_analysis import AnalysisOptions, analyse_ratings
+from scoring.ratings_file import ratings_from_text
 from scoring.services import meteor_configuration
+
+# What a page or API request may ask a worker for: the analysis grows with the ratings, the
+# draws and the resamples (10,000 pairs take well under a minute without the METEOR-style
+# row, about a minute more with it).
+RATINGS_TEXT_MAX = 5_000_000
+RATINGS_MAX = 20_000
+DRAWS_MAX = 50
+RESAMPLES_MAX = 5_000
+FOLDS_MAX = 20
 
 
 def ratings_correlate(
@@ -111,3 +123,73 @@ def correlation_lines(result: dict) -> list[str]:
     if result.get("meteor_signature"):
         lines += ["", f"METEOR signature: {result['meteor_signature']}"]
     return lines
+
+
+def correlation_parameters(
+    *, text: str, name: str, options: AnalysisOptions, dimension: str | None, meteor: bool
+) -> dict:
+    """Check a ratings file and options a request sends, as the analysis will read them, and
+    return the job's parameters. RatingError naming the line (or the option) otherwise.
+    Bounded work: one query for the clusters named, no scoring."""
+    if len(text) > RATINGS_TEXT_MAX:
+        raise RatingError(f"{name}: larger than {RATINGS_TEXT_MAX:,} characters")
+    if options.draws > DRAWS_MAX or options.resamples > RESAMPLES_MAX or options.folds > FOLDS_MAX:
+        raise RatingError(
+            f"at most {DRAWS_MAX} draws, {RESAMPLES_MAX:,} resamples and {FOLDS_MAX} folds"
+        )
+    records, dimensions = ratings_from_text(text, name=name)
+    if len(records) > RATINGS_MAX:
+        raise RatingError(f"{name}: {len(records):,} ratings; at most {RATINGS_MAX:,}")
+    if dimension is not None and dimension not in dimensions:
+        raise RatingError(f"no {dimension} ratings; the input has {', '.join(dimensions)}")
+    pairs = rated_pairs(records, (dimension,) if dimension else dimensions)
+    if len(pairs) < max(options.folds, 3):
+        raise RatingError(
+            f"{len(pairs)} rated pairs; at least {max(options.folds, 3)} are needed "
+            "(three, and one per fold)"
+        )
+    return {"options": asdict(options), "dimension": dimension, "meteor": meteor}
+
+
+def correlation_from_parameters(*, text: str, name: str, parameters: dict) -> dict:
+    """The analysis a stored job asks for (``correlation_parameters`` made its parameters)."""
+    records, dimensions = ratings_from_text(text, name=name)
+    options = dict(parameters["options"])
+    options["reference_counts"] = tuple(options["reference_counts"])
+    return ratings_correlate(
+        records,
+        dimensions,
+        options=AnalysisOptions(**options),
+        dimension=parameters["dimension"],
+        meteor=parameters["meteor"],
+    )
+
+
+def combined_fit(result: dict) -> tuple[str, dict]:
+    """The dimension whose fitted centre and slope a site would use (overall, else the only
+    one) and that fit."""
+    dimension = "overall" if "overall" in result["dimensions"] else result["dimensions"][0]
+    return dimension, result["combined"][dimension]
+
+
+def correlation_chart(result: dict) -> Lines:
+    """Figure 4: BLEU's mean r with each dimension by reference count, with and without the
+    source, ± the spread of the draws."""
+    labels = result["options"]["reference_counts"]
+    series = {}
+    for dimension, sides in result["reference_curves"].items():
+        for side, points in sides.items():
+            name = dimension if side == "without_source" else f"{dimension}, with the source"
+            series[name] = [
+                (points[label]["bleu"]["r"], points[label]["bleu"]["sd"]) for label in labels
+            ]
+    values = [v for curve in series.values() for v, _ in curve if v is not None]
+    return line_chart(
+        "BLEU's correlation with the ratings by number of references",
+        labels,
+        series,
+        low=min(0.0, *values) if values else 0.0,
+        high=1.0,
+        x_label="references",
+        y_label="Pearson r",
+    )

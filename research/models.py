@@ -90,3 +90,24 @@ class SystemScoreJob(Report):
     def table(self) -> list[dict]:
         """The result as the research page's rows (empty until done)."""
         return comparison_table(self.result) if self.result else []
+
+
+class CorrelationReport(Report):
+    """One ratings file analysed against the metrics (research.correlation), computed by a
+    Celery worker on the report-row pattern. The file's text is kept as uploaded (it was
+    checked line by line when it came); shown only to whoever asked, and to staff."""
+
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="correlation_reports"
+    )
+    name = models.CharField(max_length=200)
+    ratings_csv = models.TextField()
+    # The analysis options (AnalysisOptions' fields), the dimension kept (or null) and
+    # whether the METEOR-style row is computed.
+    parameters = models.JSONField()
+
+    class Meta(Report.Meta):
+        indexes = [models.Index(fields=["requested_by", "-requested_at"])]
+
+    def __str__(self):
+        return f"correlation of {self.name} ({self.state})"

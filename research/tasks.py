@@ -38,3 +38,18 @@ def sweep_system_score_jobs() -> int:
     for job_id in stalled:
         run_system_score_job.delay(job_id)
     return len(stalled)
+
+
+@shared_task(acks_late=True)
+def run_correlation_report(report_id: int) -> bool:
+    """Analyse one ratings file (safe twice: a held or finished report is left alone)."""
+    return services.correlation_report_run(report_id=report_id)
+
+
+@shared_task
+def sweep_correlation_reports() -> int:
+    """Periodic: queue again the analyses whose message was lost or whose worker died."""
+    stalled = services.correlation_reports_stalled(older_than=STALLED_AFTER)
+    for report_id in stalled:
+        run_correlation_report.delay(report_id)
+    return len(stalled)

@@ -58,6 +58,21 @@ class AnalysisOptions:
             raise RatingError("reference counts must be at least 1")
 
 
+def reference_counts(text: str) -> tuple[int | None, ...]:
+    """Reference counts written as "1,2,4,8,16,all" ("all": every reference). RatingError
+    naming a part that is neither a count above 0 nor "all"."""
+    counts = []
+    for part in text.split(","):
+        part = part.strip()
+        if part == "all":
+            counts.append(None)
+        elif part.isdigit() and int(part) > 0:
+            counts.append(int(part))
+        else:
+            raise RatingError(f"--references: {part!r} is neither a count above 0 nor 'all'")
+    return tuple(dict.fromkeys(counts))
+
+
 def count_label(count: int | None) -> str:
     return "all" if count is None else str(count)
 

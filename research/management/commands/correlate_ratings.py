@@ -7,27 +7,13 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from research.correlation import correlation_lines, ratings_correlate
+from research.correlation import combined_fit, correlation_lines, ratings_correlate
 from scoring import metrics
 from scoring.metrics.correlation import DEFAULT_RESAMPLES
 from scoring.metrics.ratings import DIMENSIONS, SINGLE, RatingError
-from scoring.metrics.ratings_analysis import AnalysisOptions
+from scoring.metrics.ratings_analysis import AnalysisOptions, reference_counts
 from scoring.ratings_file import read_ratings
 from scoring.services import combined_setting_store
-
-
-def reference_counts(text: str) -> tuple[int | None, ...]:
-    """--references: counts such as "1,2,4,8,16,all" ("all": every reference)."""
-    counts = []
-    for part in text.split(","):
-        part = part.strip()
-        if part == "all":
-            counts.append(None)
-        elif part.isdigit() and int(part) > 0:
-            counts.append(int(part))
-        else:
-            raise CommandError(f"--references: {part!r} is neither a count above 0 nor 'all'")
-    return tuple(dict.fromkeys(counts))
 
 
 class Command(BaseCommand):
@@ -110,8 +96,7 @@ class Command(BaseCommand):
                 self.stdout.write(line)
 
     def _store(self, result: dict) -> str:
-        dimension = "overall" if "overall" in result["dimensions"] else result["dimensions"][0]
-        fit = result["combined"][dimension]
+        dimension, fit = combined_fit(result)
         if fit["centre"] is None:
             raise CommandError(f"The combined score could not be fitted to {dimension}.")
         setting = combined_setting_store(
