@@ -6,12 +6,12 @@ a CSV file (scoring.ratings_file) or from ratings stored in the app.
 """
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from paracrowd.charts import Lines, line_chart
 from scoring.metrics import default_tokenize
 from scoring.metrics.ratings import RatingError, RatingRecord, rated_pairs
-from scoring.metrics.ratings_analysis import AnalysisOptions, analyse_ratings
+from scoring.metrics.ratings_analysis import AnalysisOptions, analyse_ratings, check_enough_pairs
 from scoring.ratings_file import ratings_from_text
 from scoring.services import meteor_configuration
 
@@ -38,16 +38,11 @@ def ratings_correlate(
     METEOR-style row with the site's parameters. A ``tokenize`` of "" follows the ratings'
     language. RatingError, naming the record, for anything that cannot be analysed."""
     records = list(records)
-    if dimension is not None:
-        if dimension not in dimensions:
-            raise RatingError(f"no {dimension} ratings; the input has {', '.join(dimensions)}")
-        dimensions = (dimension,)
+    dimensions = _kept_dimensions(dimensions, dimension)
     pairs = rated_pairs(records, dimensions)
     language = records[0].language if records else ""
     if not options.tokenize:
-        options = AnalysisOptions(
-            **{**options.__dict__, "tokenize": default_tokenize(language or None)}
-        )
+        options = replace(options, tokenize=default_tokenize(language or None))
     scorer = configuration = None
     if meteor:
         configuration = meteor_configuration()
@@ -65,6 +60,16 @@ def ratings_correlate(
             language or configuration.language, "var"
         )
     return result
+
+
+def _kept_dimensions(dimensions: Sequence[str], dimension: str | None) -> tuple[str, ...]:
+    """The dimensions analysed: ``dimension`` alone when given (RatingError when the input
+    has no such ratings), else all."""
+    if dimension is None:
+        return tuple(dimensions)
+    if dimension not in dimensions:
+        raise RatingError(f"no {dimension} ratings; the input has {', '.join(dimensions)}")
+    return (dimension,)
 
 
 def _number(value, digits=4) -> str:
@@ -140,14 +145,8 @@ def correlation_parameters(
     records, dimensions = ratings_from_text(text, name=name)
     if len(records) > RATINGS_MAX:
         raise RatingError(f"{name}: {len(records):,} ratings; at most {RATINGS_MAX:,}")
-    if dimension is not None and dimension not in dimensions:
-        raise RatingError(f"no {dimension} ratings; the input has {', '.join(dimensions)}")
-    pairs = rated_pairs(records, (dimension,) if dimension else dimensions)
-    if len(pairs) < max(options.folds, 3):
-        raise RatingError(
-            f"{len(pairs)} rated pairs; at least {max(options.folds, 3)} are needed "
-            "(three, and one per fold)"
-        )
+    kept = _kept_dimensions(dimensions, dimension)
+    check_enough_pairs(len(rated_pairs(records, kept)), options)
     return {"options": asdict(options), "dimension": dimension, "meteor": meteor}
 
 

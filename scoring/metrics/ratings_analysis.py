@@ -73,6 +73,15 @@ def reference_counts(text: str) -> tuple[int | None, ...]:
     return tuple(dict.fromkeys(counts))
 
 
+def check_enough_pairs(count: int, options: AnalysisOptions) -> None:
+    """RatingError unless ``count`` rated pairs are enough: three, and one per fold."""
+    if count < max(options.folds, 3):
+        raise RatingError(
+            f"{count} rated pairs; at least {max(options.folds, 3)} are needed "
+            "(three, and one per fold)"
+        )
+
+
 def count_label(count: int | None) -> str:
     return "all" if count is None else str(count)
 
@@ -211,11 +220,7 @@ def analyse_ratings(
     the dimension whose curve is ``by_references`` (``semantic``, or ``rating``, by default:
     BLEU measures the meaning kept). RatingError when there are too few pairs for the folds.
     """
-    if len(pairs) < max(options.folds, 3):
-        raise RatingError(
-            f"{len(pairs)} rated pairs; at least {max(options.folds, 3)} are needed "
-            f"(three, and one per fold)"
-        )
+    check_enough_pairs(len(pairs), options)
     primary = primary or (SINGLE if SINGLE in dimensions else "semantic")
     if primary not in dimensions:
         raise RatingError(f"no {primary} ratings to draw the reference curve with")
