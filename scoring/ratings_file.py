@@ -30,7 +30,13 @@ def read_ratings(path: Path) -> tuple[list[RatingRecord], tuple[str, ...]]:
 
 def ratings_from_text(text: str, *, name: str) -> tuple[list[RatingRecord], tuple[str, ...]]:
     """As ``read_ratings``, from the file's text; ``name`` names it in messages."""
-    records = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline="")))
+    if "\x00" in text:
+        raise RatingError(f"{name}: not a text file (it holds a NUL character)")
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    try:
+        records = list(reader)
+    except csv.Error as error:
+        raise RatingError(f"{name}:{reader.line_num}: {error}") from None
     columns = set(records[0]) if records else set()
     if not records:
         raise RatingError(f"{name}: no ratings (a header line and one line per rating)")
@@ -44,8 +50,11 @@ def ratings_from_text(text: str, *, name: str) -> tuple[list[RatingRecord], tupl
         raise RatingError(f"{name}: {error}") from None
     clusters = {}
     if "cluster" in columns:
-        ids = {int(r["cluster"]) for r in records if (r.get("cluster") or "").strip().isdigit()}
-        clusters = cluster_descriptions(ids)
+        named = {(r.get("cluster") or "").strip() for r in records}
+        # Segment ids are database integers: anything longer cannot name one.
+        found = cluster_descriptions({int(c) for c in named if c.isdecimal() and len(c) < 19})
+        for (segment_id, language), members in found.items():
+            clusters.setdefault(str(segment_id), {})[language] = members
     read = []
     for line, row in enumerate(records, start=2):
         where = f"{name}:{line}"
@@ -72,10 +81,12 @@ def ratings_from_text(text: str, *, name: str) -> tuple[list[RatingRecord], tupl
 
 
 def _cluster(clusters, cluster: str, language: str, where: str) -> tuple[str, list[str]]:
+    """(language, references) of the stored cluster a line names; ``clusters`` maps each
+    segment id (as written) to its clusters by language."""
     cluster = cluster.strip()
     if not cluster:
         raise RatingError(f"{where}: no references and no cluster")
-    languages = {lang: members for (s, lang), members in clusters.items() if str(s) == cluster}
+    languages = clusters.get(cluster)
     if not languages:
         raise RatingError(f"{where}: no stored cluster {cluster!r}")
     if language:
