@@ -116,3 +116,78 @@ def grouped_bars(
             )
         chart.groups.append((label, bars))
     return chart
+
+
+@dataclass(frozen=True)
+class Point:
+    label: str
+    x: float
+    y: float
+    # The spread drawn around the point (y of its low and high ends), if any.
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class Lines:
+    title: str
+    series: list[tuple[str, list[Point]]]
+    x_labels: list[tuple[str, float]]
+    ticks: list[Tick]
+    x_label: str = ""
+    y_label: str = ""
+    width: int = 600
+    height: int = 220
+    left: int = 48
+    bottom: int = 34
+
+    @property
+    def baseline(self) -> float:
+        return self.height - self.bottom
+
+
+def line_chart(
+    title,
+    labels,
+    series: dict[str, list[tuple[float | None, float | None]]],
+    *,
+    low=0.0,
+    high=1.0,
+    x_label="",
+    y_label="",
+    value_format="{:.3f}",
+) -> Lines:
+    """One line per series over evenly spaced ``labels``; each value is (y, spread) with the
+    spread drawn as a bar of ± spread (None draws nothing), on an axis from low to high."""
+    top = 8
+    chart = Lines(title=title, series=[], x_labels=[], ticks=[], x_label=x_label, y_label=y_label)
+    plot_height = chart.baseline - top
+    step = (chart.width - chart.left - 20) / max(len(labels) - 1, 1)
+
+    def y_of(value):
+        value = min(max(value, low), high)
+        return chart.baseline - plot_height * (value - low) / (high - low)
+
+    for value in (low, (low + high) / 2, high):
+        chart.ticks.append(Tick(f"{value:g}", y_of(value)))
+    for i, label in enumerate(labels):
+        chart.x_labels.append((label, chart.left + 10 + i * step))
+    for name, values in series.items():
+        points = []
+        for (label, x), (value, spread) in zip(chart.x_labels, values, strict=True):
+            if value is None:
+                continue
+            shown = f"{name}, {label}: {value_format.format(value)}"
+            if spread:
+                shown += f" ± {value_format.format(spread)}"
+            points.append(
+                Point(
+                    shown,
+                    x,
+                    y_of(value),
+                    None if spread is None else y_of(value - spread),
+                    None if spread is None else y_of(value + spread),
+                )
+            )
+        chart.series.append((name, points))
+    return chart

@@ -282,6 +282,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "research.tasks.sweep_system_score_jobs",
         "schedule": timedelta(minutes=5),
     },
+    "queue-stalled-correlation-reports": {
+        "task": "research.tasks.sweep_correlation_reports",
+        "schedule": timedelta(minutes=5),
+    },
     "auto-accept-descriptions": {
         "task": "collector.tasks.auto_accept_descriptions",
         "schedule": timedelta(minutes=10),

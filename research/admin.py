@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import ExportJob, Rating, RatingBatch, SystemScoreJob
+from .models import CorrelationReport, ExportJob, Rating, RatingBatch, SystemScoreJob
 
 
 @admin.register(ExportJob)
@@ -83,3 +83,27 @@ class RatingAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+@admin.register(CorrelationReport)
+class CorrelationReportAdmin(admin.ModelAdmin):
+    list_display = ["id", "name", "requested_by", "state", "requested_at", "seconds"]
+    list_filter = ["state", "requested_at"]
+    search_fields = ["requested_by__username", "name"]
+    # The uploaded ratings stay out of the form: large, and typed by researchers.
+    exclude = ["ratings_csv"]
+    readonly_fields = [
+        "requested_by",
+        "name",
+        "parameters",
+        "state",
+        "result",
+        "error",
+        "requested_at",
+        "started_at",
+        "computed_at",
+        "seconds",
+    ]
+
+    def has_add_permission(self, request):
+        return False  # researchers start analyses from their page or the API

@@ -23,13 +23,15 @@ from collector.models import Paraphrase, Segment
 
 from . import services
 from .exports.text import cluster_record, stored_cluster_scores
-from .models import ExportJob, SystemScoreJob
+from .models import CorrelationReport, ExportJob, SystemScoreJob
 from .permissions import IsResearcher
 from .selection import ROW_FIELDS, Cluster, worker_label
 from .serializers import (
     AlignmentSerializer,
     ClusterSerializer,
     CorpusFilterSerializer,
+    CorrelationReportSerializer,
+    CorrelationRequestSerializer,
     DirectParaphraseSerializer,
     ExportJobSerializer,
     ExportRequestSerializer,
@@ -302,6 +304,50 @@ class SystemScoreJobDetail(ResearchAPIView, generics.RetrieveAPIView):
 def system_score_jobs_visible_to(user):
     jobs = SystemScoreJob.objects.all()
     return jobs if user.is_staff else jobs.filter(requested_by=user)
+
+
+class CorrelationReportList(ResearchAPIView, generics.ListAPIView):
+    """Your ratings analyses, newest first. POST sends a ratings CSV (as text) and the options
+    of ``correlate_ratings``; the file is checked line by line (a bad line answers 400 naming
+    it, and nothing is stored), then a Celery worker computes Table 4 and Figure 4: 202 with
+    the analysis and its address (``Location``); GET there gives its state and, once done,
+    the result (``correlate_ratings --json``'s object). Security behaviour: researchers and
+    staff; a researcher sees only their own analyses (someone else's answers 404)."""
+
+    serializer_class = CorrelationReportSerializer
+    pagination_class = Newest
+
+    def get_queryset(self):
+        return correlation_reports_visible_to(self.request.user).defer("ratings_csv")
+
+    @extend_schema(
+        request=CorrelationRequestSerializer, responses={202: CorrelationReportSerializer}
+    )
+    def post(self, request):
+        asked = CorrelationRequestSerializer(data=request.data)
+        asked.is_valid(raise_exception=True)
+        report = services.correlation_report_create(
+            user=request.user,
+            name=asked.validated_data["name"],
+            ratings_csv=asked.validated_data["ratings_csv"],
+            parameters=asked.validated_data["parameters"],
+        )
+        data = CorrelationReportSerializer(report, context={"request": request}).data
+        return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": data["url"]})
+
+
+class CorrelationReportDetail(ResearchAPIView, generics.RetrieveAPIView):
+    """One ratings analysis: its state, its error when it failed, its result when done."""
+
+    serializer_class = CorrelationReportSerializer
+
+    def get_queryset(self):
+        return correlation_reports_visible_to(self.request.user).defer("ratings_csv")
+
+
+def correlation_reports_visible_to(user):
+    reports = CorrelationReport.objects.all()
+    return reports if user.is_staff else reports.filter(requested_by=user)
 
 
 def not_found(request, *args, **kwargs):

@@ -20,6 +20,8 @@ urlpatterns = [
     path("system-scores/<int:pk>/", api.SystemScoreJobDetail.as_view(), name="system-score"),
     path("ratings/", ratings.RatingList.as_view(), name="ratings"),
     path("rating-batches/", ratings.RatingBatchList.as_view(), name="rating-batches"),
+    path("correlations/", api.CorrelationReportList.as_view(), name="correlations"),
+    path("correlations/<int:pk>/", api.CorrelationReportDetail.as_view(), name="correlation"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file, so no inline script is
     # needed; its page does carry a <style> element, allowed here alone (nothing a user typed

@@ -1,11 +1,21 @@
 from pathlib import PurePath
 
 from django import forms
-from django.conf import settings
 from django.utils.http import urlencode
 
+from scoring.metrics.correlation import DEFAULT_RESAMPLES
+from scoring.metrics.ratings import DIMENSIONS, SINGLE, RatingError
+from scoring.metrics.ratings_analysis import AnalysisOptions, reference_counts
 from scoring.metrics.significance import DEFAULT_SAMPLES
+from scoring.services import combined_parameters
 
+from .correlation import (
+    DRAWS_MAX,
+    FOLDS_MAX,
+    RATINGS_TEXT_MAX,
+    RESAMPLES_MAX,
+    correlation_parameters,
+)
 from .exports import FORMATS, ExportOptions
 from .selection import TIER_UNRECORDED, CorpusFilter, FilterError
 from .serializers import SYSTEM_NAME_MAX, SYSTEM_PAIRS_MAX, SYSTEMS_MAX, TEXT_MAX
@@ -217,14 +227,78 @@ class SystemComparisonForm(forms.Form):
             tier2_references=data["tier2_references"],
             source_as_reference=data["source_as_reference"],
         )
+        centre, slope = combined_parameters()
         parameters = job_parameters(
             baseline=data["baseline"],
             corpus_filter=corpus_filter,
             split=split,
-            centre=settings.COMBINED_SCORE_CENTRE,
-            slope=settings.COMBINED_SCORE_SLOPE,
+            centre=centre,
+            slope=slope,
             samples=DEFAULT_SAMPLES,
             bootstrap_seed=0,
             per_pair=False,
         )
         return job_systems(data["systems"]), parameters
+
+
+class CorrelationForm(forms.Form):
+    """A ratings CSV and the analysis options, as correlate_ratings takes them."""
+
+    ratings = forms.FileField(
+        label="Ratings CSV",
+        help_text="source, candidate, rating (or semantic, dissimilarity, overall), references "
+        "joined with ' ||| ' or a cluster (segment id); optionally judge and language",
+        widget=forms.ClearableFileInput(attrs={"accept": ".csv,.txt"}),
+    )
+    references = forms.CharField(
+        initial="1,2,4,8,16,all", label="Reference counts", help_text="of the curve"
+    )
+    with_source = forms.BooleanField(required=False, label="Also with the source as a reference")
+    dimension = forms.ChoiceField(
+        required=False,
+        choices=[("", "Every dimension"), *[(d, d) for d in (*DIMENSIONS, SINGLE)]],
+    )
+    folds = forms.IntegerField(min_value=2, max_value=FOLDS_MAX, initial=5)
+    draws = forms.IntegerField(min_value=1, max_value=DRAWS_MAX, initial=10)
+    bootstrap = forms.IntegerField(
+        min_value=0, max_value=RESAMPLES_MAX, initial=DEFAULT_RESAMPLES, label="Resamples"
+    )
+    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=1)
+    meteor = forms.BooleanField(required=False, initial=True, label="METEOR-style row")
+
+    def clean(self):
+        data = super().clean()
+        file = data.get("ratings")
+        if file is None or self.errors:
+            return data
+        name = PurePath(file.name).name[:200]
+        if file.size > RATINGS_TEXT_MAX:
+            self.add_error("ratings", f"{name}: larger than {RATINGS_TEXT_MAX:,} bytes.")
+            return data
+        try:
+            text = file.read().decode("utf-8")
+        except UnicodeDecodeError:
+            self.add_error("ratings", f"{name}: not UTF-8 text.")
+            return data
+        try:
+            options = AnalysisOptions(
+                reference_counts=reference_counts(data["references"]),
+                with_source=data["with_source"],
+                folds=data["folds"],
+                seed=data["seed"],
+                draws=data["draws"],
+                resamples=data["bootstrap"],
+                tokenize="",
+            )
+            data["parameters"] = correlation_parameters(
+                text=text,
+                name=name,
+                options=options,
+                dimension=data["dimension"] or None,
+                meteor=data["meteor"],
+            )
+        except (RatingError, ValueError) as error:
+            self.add_error("references" if "--references" in str(error) else "ratings", str(error))
+            return data
+        data["name"], data["text"] = name, text
+        return data

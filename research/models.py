@@ -217,3 +217,24 @@ class Rating(models.Model):
         """Whether this rates a candidate identical to its source other than as ``COPY``."""
         given = {dimension: getattr(self, dimension) for dimension in self.DIMENSIONS}
         return self.item.candidate == self.item.source and given != self.COPY
+
+
+class CorrelationReport(Report):
+    """One ratings file analysed against the metrics (research.correlation), computed by a
+    Celery worker on the report-row pattern. The file's text is kept as uploaded (it was
+    checked line by line when it came); shown only to whoever asked, and to staff."""
+
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="correlation_reports"
+    )
+    name = models.CharField(max_length=200)
+    ratings_csv = models.TextField()
+    # The analysis options (AnalysisOptions' fields), the dimension kept (or null) and
+    # whether the METEOR-style row is computed.
+    parameters = models.JSONField()
+
+    class Meta(Report.Meta):
+        indexes = [models.Index(fields=["requested_by", "-requested_at"])]
+
+    def __str__(self):
+        return f"correlation of {self.name} ({self.state})"

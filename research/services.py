@@ -13,10 +13,12 @@ from rest_framework.authtoken.models import Token
 
 from paracrowd.celery import enqueue
 from paracrowd.reports import claimable, report_compute
+from scoring.services import combined_setting_store
 
+from .correlation import combined_fit, correlation_from_parameters
 from .destinations import Destination
 from .exports import FORMATS, ExportOptions, corpus_export, snapshot
-from .models import ExportJob, SystemScoreJob
+from .models import CorrelationReport, ExportJob, SystemScoreJob
 from .permissions import RESEARCHERS_GROUP
 from .selection import CorpusFilter
 from .splits import SplitOptions
@@ -147,6 +149,60 @@ def system_score_jobs_stalled(*, older_than) -> list[int]:
         SystemScoreJob.objects.filter(claimable(now))
         .filter(requested_at__lt=now - older_than)
         .values_list("pk", flat=True)
+    )
+
+
+def correlation_report_create(
+    *, user, name: str, ratings_csv: str, parameters: dict
+) -> CorrelationReport:
+    """Record a ratings analysis for ``user`` (the file and parameters already checked by
+    ``research.correlation.correlation_parameters``) and queue it once committed. Nothing is
+    computed here; if the broker is down the periodic sweep queues it later."""
+    with transaction.atomic():
+        report = CorrelationReport.objects.create(
+            requested_by=user, name=name, ratings_csv=ratings_csv, parameters=parameters
+        )
+        enqueue("research.tasks.run_correlation_report", report.pk)
+    return report
+
+
+def correlation_report_run(*, report_id: int) -> bool:
+    """Analyse report ``report_id``; safe to call twice or at the same time (one caller
+    claims it). Returns False when there was nothing to do."""
+    return report_compute(
+        CorrelationReport,
+        report_id=report_id,
+        compute=lambda report: correlation_from_parameters(
+            text=report.ratings_csv, name=report.name, parameters=report.parameters
+        ),
+    )
+
+
+def correlation_reports_stalled(*, older_than) -> list[int]:
+    """Reports queued longer than ``older_than`` (their message was lost), and reports whose
+    worker died holding them."""
+    now = timezone.now()
+    return list(
+        CorrelationReport.objects.filter(claimable(now))
+        .filter(requested_at__lt=now - older_than)
+        .values_list("pk", flat=True)
+    )
+
+
+def correlation_combined_store(*, report: CorrelationReport):
+    """Make the centre and slope a finished report fitted (to overall ratings, or its only
+    dimension) the site's combined-score parameters. ValueError when it has none."""
+    if report.state != CorrelationReport.State.DONE or not report.result:
+        raise ValueError("the analysis is not finished")
+    dimension, fit = combined_fit(report.result)
+    if fit["centre"] is None:
+        raise ValueError(f"the combined score could not be fitted to {dimension}")
+    return combined_setting_store(
+        centre=fit["centre"],
+        slope=fit["slope"],
+        dimension=dimension,
+        pairs=report.result["pairs"],
+        held_out_correlation=fit["out_of_fold"],
     )
 
 

@@ -46,3 +46,18 @@ def pay_ratings() -> int:
     """Periodic: pay (and accept) the ratings nobody reviewed once their HIT type's delay has
     passed. Nothing is paid twice."""
     return ratings_auto_pay()
+
+
+@shared_task(acks_late=True)
+def run_correlation_report(report_id: int) -> bool:
+    """Analyse one ratings file (safe twice: a held or finished report is left alone)."""
+    return services.correlation_report_run(report_id=report_id)
+
+
+@shared_task
+def sweep_correlation_reports() -> int:
+    """Periodic: queue again the analyses whose message was lost or whose worker died."""
+    stalled = services.correlation_reports_stalled(older_than=STALLED_AFTER)
+    for report_id in stalled:
+        run_correlation_report.delay(report_id)
+    return len(stalled)

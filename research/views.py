@@ -6,14 +6,16 @@ scoring jobs and API token; staff see every job.
 """
 
 from django.contrib import messages
-from django.shortcuts import redirect, render
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
 from . import services
-from .api import jobs_visible_to, system_score_jobs_visible_to
-from .forms import ExportForm, FilterForm, SystemComparisonForm
+from .api import correlation_reports_visible_to, jobs_visible_to, system_score_jobs_visible_to
+from .correlation import correlation_chart
+from .forms import CorrelationForm, ExportForm, FilterForm, SystemComparisonForm
 from .models import ExportJob
 from .permissions import researcher_required
 from .statistics import corpus_statistics
@@ -57,6 +59,71 @@ def export_start(request):
     )
     messages.success(request, f"Export {job.pk} ({job.format}) is queued.")
     return redirect(f"{reverse('research:home')}?{filters.query_string()}#exports-heading")
+
+
+@researcher_required
+def correlations(request):
+    """Upload a ratings CSV to correlate with the metrics (correlate_ratings' analysis, run
+    by a Celery worker); lists your analyses (staff: everyone's). A file with a bad line is
+    refused naming it, and nothing is stored."""
+    form = CorrelationForm()
+    status = 200
+    if request.method == "POST":
+        form = CorrelationForm(request.POST, request.FILES)
+        if form.is_valid():
+            report = services.correlation_report_create(
+                user=request.user,
+                name=form.cleaned_data["name"],
+                ratings_csv=form.cleaned_data["text"],
+                parameters=form.cleaned_data["parameters"],
+            )
+            messages.success(request, f"Analysis {report.pk} of {report.name} is queued.")
+            return redirect("research:correlation", pk=report.pk)
+        status = 400
+    reports = correlation_reports_visible_to(request.user).select_related("requested_by")
+    context = {
+        "form": form,
+        "reports": list(reports.defer("ratings_csv", "result").order_by("-id")[:JOBS_SHOWN]),
+    }
+    return render(request, "research/correlations.html", context, status=status)
+
+
+@researcher_required
+def correlation(request, pk):
+    """One analysis: Table 4 with intervals, the fitted combined score and the Figure 4
+    curves. Someone else's analysis answers 404 (staff see all)."""
+    report = get_object_or_404(
+        correlation_reports_visible_to(request.user).defer("ratings_csv"), pk=pk
+    )
+    context = {"report": report}
+    if report.result:
+        context["chart"] = correlation_chart(report.result)
+        dimensions = report.result["dimensions"]
+        context["dimensions"] = dimensions
+        context["rows"] = [
+            (row["label"], [row["cells"][d] for d in dimensions]) for row in report.result["table"]
+        ]
+    return render(request, "research/correlation.html", context)
+
+
+@researcher_required
+@require_POST
+def correlation_store_combined(request, pk):
+    """Staff only: make the analysis's fitted centre and slope the site's combined score."""
+    if not request.user.is_staff:
+        raise PermissionDenied("Only staff change the site's combined score.")
+    report = get_object_or_404(correlation_reports_visible_to(request.user), pk=pk)
+    try:
+        setting = services.correlation_combined_store(report=report)
+    except ValueError as error:
+        messages.error(request, f"Not stored: {error}.")
+    else:
+        messages.success(
+            request,
+            f"The site's combined score now uses centre {setting.centre:.2f} and slope "
+            f"{setting.slope:.4f}.",
+        )
+    return redirect("research:correlation", pk=report.pk)
 
 
 @researcher_required

@@ -108,3 +108,24 @@ class ParaphraseComparisonReport(Report):
 
     def __str__(self):
         return f"direct paraphrases against descriptions [{self.language}] ({self.state})"
+
+
+class CombinedSetting(models.Model):
+    """The centre and slope of PINC × sigmoid(BLEU) as ``correlate_ratings --store-combined``
+    (or the research page) fitted them to human ratings; the latest row is in force, earlier
+    ones stay as the history. With none stored, COMBINED_SCORE_CENTRE/SLOPE apply."""
+
+    centre = models.FloatField()
+    slope = models.FloatField()
+    # The rating dimension fitted (overall, or rating) and how many rated pairs it rests on.
+    dimension = models.CharField(max_length=20)
+    pairs = models.PositiveIntegerField()
+    # Pearson's r of the score with the ratings, out of fold (None when undefined).
+    held_out_correlation = models.FloatField(null=True)
+    stored_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        get_latest_by = ["stored_at", "id"]
+
+    def __str__(self):
+        return f"combined score centre {self.centre:g}, slope {self.slope:g}"

@@ -3,6 +3,7 @@
 import math
 from dataclasses import asdict, dataclass
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
@@ -21,7 +22,13 @@ from .metrics.meteor import (
     meteor_signature,
 )
 from .metrics.meteor.matchers import primary_language
-from .models import ClusterScore, DescriptionScore, MeteorSetting, ReferenceCurveReport
+from .models import (
+    ClusterScore,
+    CombinedSetting,
+    DescriptionScore,
+    MeteorSetting,
+    ReferenceCurveReport,
+)
 
 
 def segments_score(*, segment_ids) -> int:
@@ -265,3 +272,30 @@ def meteor_configuration() -> MeteorConfiguration:
         _TABLES.clear()
         _TABLES[key] = table
     return MeteorConfiguration(parameters, setting.language, _TABLES[key])
+
+
+def combined_setting_store(
+    *, centre: float, slope: float, dimension: str, pairs: int, held_out_correlation
+) -> CombinedSetting:
+    """Make ``centre`` and ``slope`` the site's combined-score parameters (fitted to ``pairs``
+    rated pairs). ValueError when either is not a finite number."""
+    if not (math.isfinite(centre) and math.isfinite(slope)):
+        raise ValueError("the centre and slope must be finite numbers")
+    if held_out_correlation is not None and not math.isfinite(held_out_correlation):
+        held_out_correlation = None
+    return CombinedSetting.objects.create(
+        centre=centre,
+        slope=slope,
+        dimension=dimension,
+        pairs=pairs,
+        held_out_correlation=held_out_correlation,
+    )
+
+
+def combined_parameters() -> tuple[float, float]:
+    """(centre, slope) of PINC × sigmoid(BLEU) in force: the latest stored fit, else the
+    COMBINED_SCORE_CENTRE and COMBINED_SCORE_SLOPE settings."""
+    setting = CombinedSetting.objects.order_by("-stored_at", "-id").first()
+    if setting is None:
+        return settings.COMBINED_SCORE_CENTRE, settings.COMBINED_SCORE_SLOPE
+    return setting.centre, setting.slope

@@ -12,7 +12,7 @@ from itertools import islice
 
 from django.db.models import Avg, Count, F, Q
 
-from scoring.metrics.ratings import RatingAgreement, rating_agreement
+from scoring.metrics.rating_agreement import RatingAgreement, rating_agreement
 
 from ..models import Rating, RatingBatch, RatingItem
 from ..selection import worker_label

@@ -10,6 +10,9 @@ from collector import services as collector
 from collector.models import VideoFile
 from crowd import services as crowd
 from crowd.models import HitType, Tier
+from research import services as research
+from research.correlation import correlation_parameters
+from scoring.metrics.ratings_analysis import AnalysisOptions
 from tests.factories import (
     make_paraphrase_source,
     make_proposal,
@@ -108,6 +111,24 @@ def site():
     make_paraphrase_source()
     paraphrase = crowd.assignment_claim(worker=worker, tier=Tier.ONE, kind=HitType.Kind.PARAPHRASE)
     staff = make_staff()
+    researcher = make_researcher()
+    ratings = "source,candidate,rating,references\n" + "".join(
+        f"a man sings,a man sings {n},{1 + n % 4},a man is singing ||| someone sings\n"
+        for n in range(6)
+    )
+    analysis = research.correlation_report_create(
+        user=researcher,
+        name="ratings.csv",
+        ratings_csv=ratings,
+        parameters=correlation_parameters(
+            text=ratings,
+            name="ratings.csv",
+            options=AnalysisOptions(draws=2, resamples=20, folds=3),
+            dimension=None,
+            meteor=False,
+        ),
+    )
+    research.correlation_report_run(report_id=analysis.pk)
     video = VideoFile.objects.create(file="videos/clip.webm", title="A clip", uploaded_by=staff)
     arguments = {
         "collector:describe": {"pk": description.pk},
@@ -128,12 +149,14 @@ def site():
         "segment_review:proposal": {"pk": make_proposal().pk},
         "segment_review:video": {"pk": video.pk},
         "password_reset_confirm": {"uidb64": "MQ", "token": "set-password"},
+        "research:correlation": {"pk": analysis.pk},
+        "research:correlation_store_combined": {"pk": analysis.pk},
     }
     users = {
         "anonymous": None,
         "worker": worker.user,
         "staff": staff,
-        "researcher": make_researcher(),
+        "researcher": researcher,
     }
     return users, arguments
 

@@ -1,7 +1,6 @@
 import csv
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from research.management.filter_options import (
@@ -12,6 +11,7 @@ from research.management.filter_options import (
 )
 from research.selection import FilterError
 from research.system_scoring import pairs_from_tsv, system_score
+from scoring.services import combined_parameters
 
 
 class Command(BaseCommand):
@@ -26,8 +26,9 @@ class Command(BaseCommand):
         parser.add_argument("pairs", type=Path)
         add_filter_arguments(parser)
         add_split_arguments(parser)
-        parser.add_argument("--centre", type=float, default=settings.COMBINED_SCORE_CENTRE)
-        parser.add_argument("--slope", type=float, default=settings.COMBINED_SCORE_SLOPE)
+        # Default: the site's stored fit (correlate_ratings --store-combined), else the settings.
+        parser.add_argument("--centre", type=float)
+        parser.add_argument("--slope", type=float)
         parser.add_argument(
             "--per-pair", type=Path, help="also write each pair's scores to this TSV file"
         )
@@ -40,6 +41,9 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         if not split.test_fraction:
             raise CommandError("--test-fraction must be above 0 and below 1.")
+        site_centre, site_slope = combined_parameters()
+        centre = site_centre if centre is None else centre
+        slope = site_slope if slope is None else slope
         result = system_score(
             pairs=read_pairs(pairs),
             corpus_filter=corpus_filter,

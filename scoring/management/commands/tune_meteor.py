@@ -1,7 +1,8 @@
 """Tune the METEOR-style score to human ratings, with and without a paraphrase table.
 
-RATINGS.csv is the file ``fit_combined_metric`` reads (source, candidate, rating, and
-references joined with " ||| " or a stored cluster). Prints Pearson's r with the ratings of
+RATINGS.csv is the file ``correlate_ratings`` reads (source, candidate, a ``rating`` or an
+``overall`` column, and references joined with " ||| " or a stored cluster); a candidate's
+own copy among its references is left out (leave-one-out). Prints Pearson's r with the ratings of
 sentence BLEU and of the score with the paper's parameters and tuned ones, exact+stem only and
 with the table, each as the mean over the same k held-out folds.
 """
@@ -12,7 +13,6 @@ import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring import metrics
-from scoring.management.commands.fit_combined_metric import read_ratings
 from scoring.metrics.meteor import ENGLISH, ParaphraseTable, TableFormatError
 from scoring.metrics.meteor.tuning import (
     Grid,
@@ -21,6 +21,8 @@ from scoring.metrics.meteor.tuning import (
     grid_points,
     held_out_mean,
 )
+from scoring.metrics.ratings import SINGLE, RatingError, leave_one_out
+from scoring.ratings_file import read_ratings
 from scoring.services import meteor_setting_store
 
 
@@ -46,15 +48,25 @@ class Command(BaseCommand):
                 paraphrases = ParaphraseTable.load(table)
             except (OSError, TableFormatError) as error:
                 raise CommandError(f"Cannot read the table: {error}") from None
-        rows = read_ratings(ratings)
-        candidates = [row["candidate"] for _, row, _ in rows]
-        references = []
-        for line, row, found in rows:
-            found = [r for r in found if r != row["candidate"]]
+        try:
+            records, dimensions = read_ratings(ratings)
+        except RatingError as error:
+            raise CommandError(str(error)) from None
+        # The one rating these parameters are tuned to: the overall one of three.
+        dimension = SINGLE if SINGLE in dimensions else "overall"
+        candidates = [record.candidate for record in records]
+        references, human = [], []
+        for record in records:
+            found = leave_one_out(record.references, record.candidate)
             if not found:
-                raise CommandError(f"{ratings}:{line}: no references for this candidate")
+                raise CommandError(f"{record.where}: no references for this candidate")
             references.append(found)
-        human = [row["rating"] for _, row, _ in rows]
+            try:
+                human.append(float(record.ratings[dimension]))
+            except ValueError:
+                raise CommandError(
+                    f"{record.where}: {dimension} {record.ratings[dimension]!r} is not a number"
+                ) from None
         try:
             rated = RatedPairs(
                 candidates, references, human, paraphrases=paraphrases, language=language

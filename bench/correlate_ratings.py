@@ -1,0 +1,140 @@
+"""correlate_ratings' analysis on 10,000 rated pairs with 40 references each, against calling
+sacrebleu's sentence_bleu once per pair (the reference), both measured in this run.
+
+The analysis is everything the command computes but the METEOR-style row: sentence BLEU and
+PINC, Pearson and Spearman of twelve rows × three dimensions with 1,000 bootstrap resamples,
+the combined score fitted on 5 folds and on all pairs, and the reference curve (1, 2, 4, 8, 16
+and all references, 10 draws each, with and without the source). The METEOR-style row is
+timed apart on a sample (it aligns every candidate with every reference) and projected.
+
+Sentences come from the MSVD S2VT files in $PARACROWD_DATA or ../shared/data when present
+(clusters of 52 or more: a candidate, a source, 40 references and 10 held-out sentences),
+otherwise from seeded generated clusters. There are no human ratings here: each rating is a
+noisy function of the candidate's BLEU against its *held-out* sentences, only so that the
+curve's code path has something to find; it checks that BLEU's correlation with such a
+rating rises with the number of references. Work runs on one core; CPU times are printed,
+never asserted.
+
+    .venv/bin/python bench/correlate_ratings.py            # 10,000 pairs
+    .venv/bin/python bench/correlate_ratings.py --quick    # 1,000 pairs, a smoke run
+"""
+
+import os
+import sys
+
+for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(variable, "1")  # one core, as the target says
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import argparse  # noqa: E402
+import random  # noqa: E402
+import time  # noqa: E402
+from collections import defaultdict  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import sacrebleu  # noqa: E402
+
+from scoring.metrics import sentence_bleu  # noqa: E402
+from scoring.metrics.meteor import Meteor  # noqa: E402
+from scoring.metrics.ratings import RatingRecord, rated_pairs  # noqa: E402
+from scoring.metrics.ratings_analysis import AnalysisOptions, analyse_ratings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "msvd-s2vt-sents"
+SEED = 2011
+REFERENCES, HELD_OUT = 40, 10
+DIMENSIONS = ("semantic", "dissimilarity", "overall")
+clock = time.process_time
+WORDS = [
+    "a",
+    "man",
+    "woman",
+    "is",
+    "slicing",
+    "cutting",
+    "playing",
+    "the",
+    "guitar",
+    "tomato",
+    "onion",
+    "dog",
+    "runs",
+    "on",
+]
+
+
+def clusters(folder: Path, rng: random.Random) -> list[list[str]]:
+    if folder.is_dir():
+        found = defaultdict(list)
+        for path in sorted(folder.glob("sents_*_lc_nopunc.txt")):
+            for line in path.open(encoding="utf-8"):
+                clip, _, sentence = line.rstrip("\n").partition("\t")
+                found[clip].append(sentence)
+        return [c for c in found.values() if len(c) >= 2 + REFERENCES + HELD_OUT]
+    return [
+        [" ".join(rng.choices(WORDS, k=rng.randint(5, 10))) for _ in range(60)] for _ in range(400)
+    ]
+
+
+def records(corpus, count, rng) -> list[RatingRecord]:
+    made = []
+    for _ in range(count):
+        members = rng.sample(rng.choice(corpus), 2 + REFERENCES + HELD_OUT)
+        candidate, source = members[0], members[1]
+        references, held_out = members[2 : 2 + REFERENCES], members[2 + REFERENCES :]
+        similarity = sentence_bleu(candidate, held_out) / 100
+        rating = min(4.0, max(1.0, 1 + 3 * similarity + rng.gauss(0, 0.5)))
+        made.append(
+            RatingRecord(source, candidate, references, dict.fromkeys(DIMENSIONS, rating), "A")
+        )
+    return made
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    quick = parser.parse_args().quick
+    rng = random.Random(SEED)
+    folder = Path(os.environ.get("PARACROWD_DATA", DEFAULT_DATA))
+    corpus = clusters(folder, rng)
+    count = 1000 if quick else 10_000
+    print(f"Clusters: {len(corpus):,} ({'MSVD' if folder.is_dir() else 'generated'})")
+    rated = records(corpus, count, rng)
+
+    started = clock()
+    for record in rated:
+        sacrebleu.sentence_bleu(record.candidate, list(record.references))
+    reference = clock() - started
+
+    started = clock()
+    pairs = rated_pairs(rated, DIMENSIONS)
+    result = analyse_ratings(pairs, DIMENSIONS, options=AnalysisOptions(with_source=True))
+    ours = clock() - started
+
+    sample = rated[:200]
+    meteor = Meteor()
+    started = clock()
+    for record in sample:
+        meteor.score(record.candidate, list(record.references))
+    meteor_projected = (clock() - started) / len(sample) * count
+
+    print(f"{count:,} rated pairs × {REFERENCES} references, one core (CPU seconds):")
+    print(f"  sacrebleu sentence_bleu per pair (reference): {reference:.1f} s")
+    print(f"  the whole analysis without METEOR-style: {ours:.1f} s")
+    print(f"  ratio analysis / sacrebleu: {ours / reference:.2f}")
+    print(f"  the METEOR-style row, projected from {len(sample)} pairs: {meteor_projected:.1f} s")
+    curve = result["by_references"]
+    print("  BLEU's r with the simulated rating by references:")
+    print("   " + ", ".join(f"{label}: {point['bleu']:.3f}" for label, point in curve.items()))
+    with_source = result["by_references_with_source"]
+    print(
+        "   with the source: " + ", ".join(f"{k}: {p['bleu']:.3f}" for k, p in with_source.items())
+    )
+    rises = curve["1"]["bleu"] < curve["4"]["bleu"] < curve["16"]["bleu"]
+    print(f"  rises with references: {'yes' if rises else 'NO'}")
+    if not rises:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

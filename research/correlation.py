@@ -1,0 +1,194 @@
+"""Human ratings against the metrics, as Chen & Dolan (2011, §5.2) measure them: the
+analysis ``correlate_ratings``, the research page and the API share, and its text table.
+
+The input is an iterable of plain rating records (scoring.metrics.ratings.RatingRecord): from
+a CSV file (scoring.ratings_file) or from ratings stored in the app.
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, replace
+
+from paracrowd.charts import Lines, line_chart
+from scoring.metrics import default_tokenize
+from scoring.metrics.ratings import RatingError, RatingRecord, rated_pairs
+from scoring.metrics.ratings_analysis import AnalysisOptions, analyse_ratings, check_enough_pairs
+from scoring.ratings_file import ratings_from_text
+from scoring.services import meteor_configuration
+
+# What a page or API request may ask a worker for: the analysis grows with the ratings, the
+# draws and the resamples (10,000 pairs take well under a minute without the METEOR-style
+# row, about a minute more with it).
+RATINGS_TEXT_MAX = 5_000_000
+RATINGS_MAX = 20_000
+DRAWS_MAX = 50
+RESAMPLES_MAX = 5_000
+FOLDS_MAX = 20
+
+
+def ratings_correlate(
+    records: Iterable[RatingRecord],
+    dimensions: Sequence[str],
+    *,
+    options: AnalysisOptions,
+    dimension: str | None = None,
+    meteor: bool = True,
+) -> dict:
+    """Table 4 and Figure 4 of the ratings (scoring.metrics.ratings_analysis), as a dict
+    ready for JSON. ``dimension`` keeps that one dimension only; ``meteor`` adds the
+    METEOR-style row with the site's parameters. A ``tokenize`` of "" follows the ratings'
+    language. RatingError, naming the record, for anything that cannot be analysed."""
+    records = list(records)
+    dimensions = _kept_dimensions(dimensions, dimension)
+    pairs = rated_pairs(records, dimensions)
+    language = records[0].language if records else ""
+    if not options.tokenize:
+        options = replace(options, tokenize=default_tokenize(language or None))
+    scorer = configuration = None
+    if meteor:
+        configuration = meteor_configuration()
+        scorer = configuration.scorer(language or configuration.language)
+    result = analyse_ratings(
+        pairs,
+        dimensions,
+        options=options,
+        meteor=scorer.score if scorer else None,
+        primary=dimension,
+    )
+    result["language"] = language
+    if configuration is not None:
+        result["meteor_signature"] = configuration.signature(
+            language or configuration.language, "var"
+        )
+    return result
+
+
+def _kept_dimensions(dimensions: Sequence[str], dimension: str | None) -> tuple[str, ...]:
+    """The dimensions analysed: ``dimension`` alone when given (RatingError when the input
+    has no such ratings), else all."""
+    if dimension is None:
+        return tuple(dimensions)
+    if dimension not in dimensions:
+        raise RatingError(f"no {dimension} ratings; the input has {', '.join(dimensions)}")
+    return (dimension,)
+
+
+def _number(value, digits=4) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _cell(cell: dict) -> str:
+    text = f"{_number(cell['pearson'])}"
+    if cell.get("pearson_low") is not None:
+        text += f" [{_number(cell['pearson_low'], 2)}, {_number(cell['pearson_high'], 2)}]"
+    return text
+
+
+def correlation_lines(result: dict) -> list[str]:
+    """The result as a text table: Table 4 (Pearson with its 95% interval, then Spearman),
+    the fitted combined score, and the reference curves."""
+    dimensions = result["dimensions"]
+    lines = [
+        f"{result['pairs']} rated pairs, {result['ratings']} ratings by {result['judges']} "
+        f"judge(s); tokenize {result['options']['tokenize']}; "
+        f"{result['options']['resamples']} bootstrap resamples (95% intervals)",
+        "",
+        "Pearson r [95% interval]",
+        f"{'':<36}" + "".join(f"{d:<26}" for d in dimensions),
+    ]
+    for row in result["table"]:
+        lines.append(
+            f"{row['label']:<36}" + "".join(f"{_cell(row['cells'][d]):<26}" for d in dimensions)
+        )
+    lines += ["", "Spearman ρ", f"{'':<36}" + "".join(f"{d:<26}" for d in dimensions)]
+    for row in result["table"]:
+        lines.append(
+            f"{row['label']:<36}"
+            + "".join(f"{_number(row['cells'][d]['spearman']):<26}" for d in dimensions)
+        )
+    lines.append("")
+    for dimension, fit in result["combined"].items():
+        lines.append(
+            f"PINC × sigmoid(BLEU) fitted to {dimension} on all ratings: centre "
+            f"{_number(fit['centre'], 2)}, slope {_number(fit['slope'], 4)} "
+            f"(r {_number(fit['in_sample'])}; out of {fit['folds']} folds "
+            f"{_number(fit['out_of_fold'])})"
+        )
+    for dimension, sides in result["reference_curves"].items():
+        for side, points in sides.items():
+            lines += ["", f"BLEU vs {dimension} by references ({side.replace('_', ' ')})"]
+            lines.append(
+                f"{'references':<12}{'pairs':>7}{'mean r':>9}{'sd':>8}{'min':>9}{'max':>9}"
+            )
+            for label, point in points.items():
+                bleu = point["bleu"]
+                lines.append(
+                    f"{label:<12}{point['pairs']:>7}{_number(bleu['r']):>9}"
+                    f"{_number(bleu['sd']):>8}{_number(bleu['min']):>9}{_number(bleu['max']):>9}"
+                )
+    if result.get("meteor_signature"):
+        lines += ["", f"METEOR signature: {result['meteor_signature']}"]
+    return lines
+
+
+def correlation_parameters(
+    *, text: str, name: str, options: AnalysisOptions, dimension: str | None, meteor: bool
+) -> dict:
+    """Check a ratings file and options a request sends, as the analysis will read them, and
+    return the job's parameters. RatingError naming the line (or the option) otherwise.
+    Bounded work: one query for the clusters named, no scoring."""
+    if len(text) > RATINGS_TEXT_MAX:
+        raise RatingError(f"{name}: larger than {RATINGS_TEXT_MAX:,} characters")
+    if options.draws > DRAWS_MAX or options.resamples > RESAMPLES_MAX or options.folds > FOLDS_MAX:
+        raise RatingError(
+            f"at most {DRAWS_MAX} draws, {RESAMPLES_MAX:,} resamples and {FOLDS_MAX} folds"
+        )
+    records, dimensions = ratings_from_text(text, name=name)
+    if len(records) > RATINGS_MAX:
+        raise RatingError(f"{name}: {len(records):,} ratings; at most {RATINGS_MAX:,}")
+    kept = _kept_dimensions(dimensions, dimension)
+    check_enough_pairs(len(rated_pairs(records, kept)), options)
+    return {"options": asdict(options), "dimension": dimension, "meteor": meteor}
+
+
+def correlation_from_parameters(*, text: str, name: str, parameters: dict) -> dict:
+    """The analysis a stored job asks for (``correlation_parameters`` made its parameters)."""
+    records, dimensions = ratings_from_text(text, name=name)
+    options = dict(parameters["options"])
+    options["reference_counts"] = tuple(options["reference_counts"])
+    return ratings_correlate(
+        records,
+        dimensions,
+        options=AnalysisOptions(**options),
+        dimension=parameters["dimension"],
+        meteor=parameters["meteor"],
+    )
+
+
+def combined_fit(result: dict) -> tuple[str, dict]:
+    """The dimension whose fitted centre and slope a site would use (overall, else the only
+    one) and that fit."""
+    dimension = "overall" if "overall" in result["dimensions"] else result["dimensions"][0]
+    return dimension, result["combined"][dimension]
+
+
+def correlation_chart(result: dict) -> Lines:
+    """Figure 4: BLEU's mean r with each dimension by reference count, with and without the
+    source, ± the spread of the draws."""
+    labels = result["options"]["reference_counts"]
+    series = {}
+    for dimension, sides in result["reference_curves"].items():
+        for side, points in sides.items():
+            name = dimension if side == "without_source" else f"{dimension}, with the source"
+            series[name] = [
+                (points[label]["bleu"]["r"], points[label]["bleu"]["sd"]) for label in labels
+            ]
+    values = [v for curve in series.values() for v, _ in curve if v is not None]
+    return line_chart(
+        "BLEU's correlation with the ratings by number of references",
+        labels,
+        series,
+        low=min(0.0, *values) if values else 0.0,
+        high=1.0,
+        x_label="references",
+        y_label="Pearson r",
+    )

@@ -1,0 +1,113 @@
+"""Correlate human ratings of paraphrases with the metrics: Chen & Dolan's (2011) Table 4
+and Figure 4. See scoring.ratings_file for the CSV's columns and research.correlation for
+what is computed."""
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from research.correlation import combined_fit, correlation_lines, ratings_correlate
+from scoring import metrics
+from scoring.metrics.correlation import DEFAULT_RESAMPLES
+from scoring.metrics.ratings import DIMENSIONS, SINGLE, RatingError
+from scoring.metrics.ratings_analysis import AnalysisOptions, reference_counts
+from scoring.ratings_file import read_ratings
+from scoring.services import combined_setting_store
+
+
+class Command(BaseCommand):
+    help = (
+        "Correlate human ratings (RATINGS.csv: source, candidate, rating or semantic, "
+        "dissimilarity and overall, references joined with ' ||| ' or a stored cluster, "
+        "optionally judge and language) with BLEU, PINC, their means, PINC × sigmoid(BLEU) "
+        "and the METEOR-style score, and BLEU's correlation as references grow."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("ratings", type=Path)
+        parser.add_argument(
+            "--references",
+            default="1,2,4,8,16,all",
+            help="reference counts of the curve (default 1,2,4,8,16,all)",
+        )
+        parser.add_argument(
+            "--with-source",
+            action="store_true",
+            help="also draw the curve with the source as one reference more",
+        )
+        parser.add_argument("--folds", type=int, default=5, help="folds fitting the combined score")
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--draws", type=int, default=10, help="random draws per count")
+        parser.add_argument(
+            "--bootstrap",
+            type=int,
+            default=DEFAULT_RESAMPLES,
+            help="bootstrap resamples for the 95%% intervals (0: none)",
+        )
+        parser.add_argument(
+            "--tokenize",
+            choices=sorted(metrics.TOKENIZERS),
+            help="default: by the ratings' language (13a; char for languages without spaces)",
+        )
+        parser.add_argument(
+            "--dimension",
+            choices=[*DIMENSIONS, SINGLE],
+            help="analyse this rating dimension only (and draw its curve)",
+        )
+        parser.add_argument("--no-meteor", action="store_true", help="leave out METEOR-style")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--store-combined",
+            action="store_true",
+            help="make the combined score's centre and slope, fitted on all ratings of "
+            "--dimension (default overall, or rating), the site's",
+        )
+
+    def handle(self, *args, **options):
+        try:
+            records, dimensions = read_ratings(options["ratings"])
+            analysis = AnalysisOptions(
+                reference_counts=reference_counts(options["references"]),
+                with_source=options["with_source"],
+                folds=options["folds"],
+                seed=options["seed"],
+                draws=options["draws"],
+                resamples=options["bootstrap"],
+                tokenize=options["tokenize"] or "",
+            )
+            result = ratings_correlate(
+                records,
+                dimensions,
+                options=analysis,
+                dimension=options["dimension"],
+                meteor=not options["no_meteor"],
+            )
+        except RatingError as error:
+            raise CommandError(str(error)) from None
+        if options["store_combined"]:
+            stored = self._store(result)
+            if not options["json"]:
+                self.stdout.write(stored)
+        if options["json"]:
+            self.stdout.write(json.dumps(result, ensure_ascii=False))
+        else:
+            for line in correlation_lines(result):
+                self.stdout.write(line)
+
+    def _store(self, result: dict) -> str:
+        dimension, fit = combined_fit(result)
+        if fit["centre"] is None:
+            raise CommandError(f"The combined score could not be fitted to {dimension}.")
+        setting = combined_setting_store(
+            centre=fit["centre"],
+            slope=fit["slope"],
+            dimension=dimension,
+            pairs=result["pairs"],
+            held_out_correlation=fit["out_of_fold"],
+        )
+        result["stored_combined"] = {"centre": setting.centre, "slope": setting.slope}
+        return (
+            f"Stored as the site's combined score: centre {setting.centre:.2f}, "
+            f"slope {setting.slope:.4f} (fitted to {dimension})"
+        )
