@@ -13,12 +13,12 @@ PAIRS = [
 ]
 
 
-def make_batch(*, pairs=PAIRS, judges=2, name="pilot", system="sys-a", **fields):
+def make_batch(*, pairs=PAIRS, items=None, judges=2, name="pilot", system="sys-a", **fields):
     return rating_batch_create(
         name=name,
         origin=fields.pop("origin", "upload"),
         language=fields.pop("language", "en"),
-        items=[ItemDraft(source, candidate) for source, candidate in pairs],
+        items=items or [ItemDraft(source, candidate) for source, candidate in pairs],
         created_by=fields.pop("created_by", None) or make_researcher(),
         system=system,
         judges=judges,

@@ -7,7 +7,13 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from research.correlation import combined_fit, correlation_lines, ratings_correlate
+from research.correlation import (
+    combined_fit,
+    correlation_lines,
+    ratings_correlate,
+    ratings_from_db,
+)
+from research.models import RatingBatch
 from scoring import metrics
 from scoring.metrics.correlation import DEFAULT_RESAMPLES
 from scoring.metrics.ratings import DIMENSIONS, SINGLE, RatingError
@@ -25,7 +31,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("ratings", type=Path)
+        parser.add_argument("ratings", type=Path, nargs="?", help="a ratings CSV")
+        parser.add_argument(
+            "--from-db", action="store_true", help="the ratings collected in the app instead"
+        )
+        parser.add_argument("--batch", type=int, help="--from-db: this rating batch only")
         parser.add_argument(
             "--references",
             default="1,2,4,8,16,all",
@@ -66,7 +76,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
-            records, dimensions = read_ratings(options["ratings"])
+            records, dimensions = self._records(options)
             analysis = AnalysisOptions(
                 reference_counts=reference_counts(options["references"]),
                 with_source=options["with_source"],
@@ -94,6 +104,20 @@ class Command(BaseCommand):
         else:
             for line in correlation_lines(result):
                 self.stdout.write(line)
+
+    def _records(self, options):
+        if bool(options["ratings"]) == options["from_db"]:
+            raise CommandError("Give either a ratings CSV or --from-db.")
+        if options["batch"] is not None and not options["from_db"]:
+            raise CommandError("--batch goes with --from-db.")
+        if not options["from_db"]:
+            return read_ratings(options["ratings"])
+        batch = None
+        if options["batch"] is not None:
+            batch = RatingBatch.objects.filter(pk=options["batch"]).first()
+            if batch is None:
+                raise CommandError(f"No rating batch {options['batch']}.")
+        return ratings_from_db(batch)
 
     def _store(self, result: dict) -> str:
         dimension, fit = combined_fit(result)
