@@ -8,22 +8,16 @@ a CSV file (scoring.ratings_file) or from ratings stored in the app.
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, replace
 
-from collector.selectors import cluster_descriptions
 from paracrowd.charts import Lines, line_chart
 from scoring.metrics import default_tokenize
 from scoring.metrics.ratings import (
-    DIMENSIONS,
     RatingError,
     RatingRecord,
-    leave_one_out,
     rated_pairs,
 )
 from scoring.metrics.ratings_analysis import AnalysisOptions, analyse_ratings, check_enough_pairs
 from scoring.ratings_file import ratings_from_text
 from scoring.services import meteor_configuration
-
-from .models import RatingBatch
-from .ratings.selectors import rated_items
 
 # What a page or API request may ask a worker for: the analysis grows with the ratings, the
 # draws and the resamples (10,000 pairs take well under a minute without the METEOR-style
@@ -70,35 +64,6 @@ def ratings_correlate(
             language or configuration.language, "var"
         )
     return result
-
-
-def ratings_from_db(batch: RatingBatch | None = None) -> tuple[list[RatingRecord], tuple]:
-    """The ratings collected in the app (of ``batch``, or of every batch) as records, one per
-    judge's rating, with the three dimensions. The references are the descriptions of the
-    item's segment in the batch's language, less one copy of the source: a corpus pair's
-    source is one of them, and the source is added only when asked (``with_source``). Items
-    with no segment (uploaded without a cluster) have no references and are left out."""
-    items = [item for item in rated_items(batch) if item.ratings and item.segment_id is not None]
-    clusters = cluster_descriptions({item.segment_id for item in items})
-    records = []
-    for item in items:
-        members = [text for _, text in clusters.get((item.segment_id, item.language), [])]
-        references = leave_one_out(members, item.source)
-        for rating in item.ratings:
-            records.append(
-                RatingRecord(
-                    source=item.source,
-                    candidate=item.candidate,
-                    references=references,
-                    ratings={dimension: getattr(rating, dimension) for dimension in DIMENSIONS},
-                    judge=rating.judge,
-                    language=item.language,
-                    where=f"rating item {item.item_id}",
-                )
-            )
-    if not records:
-        raise RatingError("No stored ratings of items with a cluster to take references from.")
-    return records, DIMENSIONS
 
 
 def _kept_dimensions(dimensions: Sequence[str], dimension: str | None) -> tuple[str, ...]:

@@ -12,7 +12,9 @@ from itertools import islice
 
 from django.db.models import Avg, Count, F, Q
 
+from collector.selectors import cluster_descriptions
 from scoring.metrics.rating_agreement import RatingAgreement, rating_agreement
+from scoring.metrics.ratings import DIMENSIONS, RatingError, RatingRecord, leave_one_out
 
 from ..models import Rating, RatingBatch, RatingItem
 from ..selection import worker_label
@@ -72,6 +74,35 @@ def rated_items(batch: RatingBatch | None = None) -> Iterator[RatedItem]:
                 segment_id=item.segment_id,
                 ratings=ratings.get(item.pk, []),
             )
+
+
+def ratings_from_db(batch: RatingBatch | None = None) -> tuple[list[RatingRecord], tuple[str, ...]]:
+    """The ratings collected in the app (of ``batch``, or of every batch) as records, one per
+    judge's rating, with the three dimensions. The references are the descriptions of the
+    item's segment in the batch's language, less one copy of the source: a corpus pair's
+    source is one of them, and the source is added only when asked (``with_source``). Items
+    with no segment (uploaded without a cluster) have no references and are left out."""
+    items = [item for item in rated_items(batch) if item.ratings and item.segment_id is not None]
+    clusters = cluster_descriptions({item.segment_id for item in items})
+    records = []
+    for item in items:
+        members = [text for _, text in clusters.get((item.segment_id, item.language), [])]
+        references = leave_one_out(members, item.source)
+        for rating in item.ratings:
+            records.append(
+                RatingRecord(
+                    source=item.source,
+                    candidate=item.candidate,
+                    references=references,
+                    ratings={dimension: getattr(rating, dimension) for dimension in DIMENSIONS},
+                    judge=rating.judge,
+                    language=item.language,
+                    where=f"rating item {item.item_id}",
+                )
+            )
+    if not records:
+        raise RatingError("No stored ratings of items with a cluster to take references from.")
+    return records, DIMENSIONS
 
 
 @dataclass(frozen=True)

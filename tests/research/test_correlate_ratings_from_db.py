@@ -7,8 +7,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from research.correlation import ratings_from_db
 from research.ratings.batches import ItemDraft
+from research.ratings.selectors import ratings_from_db
 from tests.factories import make_description, make_segment, make_worker
 from tests.research.ratings import make_batch, rate_next
 

@@ -11,9 +11,9 @@ from research.correlation import (
     combined_fit,
     correlation_lines,
     ratings_correlate,
-    ratings_from_db,
 )
 from research.models import RatingBatch
+from research.ratings.selectors import ratings_from_db
 from scoring import metrics
 from scoring.metrics.correlation import DEFAULT_RESAMPLES
 from scoring.metrics.ratings import DIMENSIONS, SINGLE, RatingError
