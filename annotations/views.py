@@ -8,14 +8,13 @@ staff only.
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from crowd import entrance
 from crowd.access import own_assignment, worker_required
-from crowd.models import Assignment, Hit, HitType
+from crowd.models import Assignment, HitType
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 from scoring.metrics.alignment import format_pharaoh, parse_pharaoh
@@ -208,14 +207,7 @@ class _AlignmentTask(entrance.PlatformTask):
     related = RELATED
 
     def preview(self, request):
-        hit = (
-            Hit.objects.filter(hit_type__kind=self.kind)
-            .select_related("item__sentencepair", "hit_type")
-            .order_by("id")
-            .first()
-        )
-        if hit is None:
-            raise Http404("There are no sentence pairs to align yet.")
+        hit = self.preview_hit("item__sentencepair", "There are no sentence pairs to align yet.")
         action = reverse("annotations:platform_align")
         return _align_page(request, hit, assignment=None, links=None, action=action, preview=True)
 

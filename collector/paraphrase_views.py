@@ -13,13 +13,12 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.db.models import Count
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from crowd import entrance
 from crowd.access import own_assignment, worker_required
-from crowd.models import Assignment, Hit, HitType
+from crowd.models import Assignment, HitType
 
 from . import services
 from .forms import ParaphraseCorpusChoiceForm, ParaphraseForm, ParaphraseUploadForm
@@ -112,14 +111,9 @@ class _ParaphraseTask(entrance.PlatformTask):
     related = RELATED
 
     def preview(self, request):
-        hit = (
-            Hit.objects.filter(hit_type__kind=self.kind)
-            .select_related("item__paraphrasesource", "hit_type")
-            .order_by("id")
-            .first()
+        hit = self.preview_hit(
+            "item__paraphrasesource", "There are no sentences to paraphrase yet."
         )
-        if hit is None:
-            raise Http404("There are no sentences to paraphrase yet.")
         form = ParaphraseForm(source=hit.item.paraphrasesource)
         return _task_page(request, hit, form, preview=True)
 

@@ -8,14 +8,14 @@ workers authenticate each submission with a signed token bound to that worker an
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, JsonResponse
+from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from crowd import entrance
 from crowd import services as crowd
 from crowd.access import own_assignment, worker_required
-from crowd.models import Assignment, Hit, HitType, Tier
+from crowd.models import Assignment, HitType, Tier
 
 from . import selectors, services
 from .forms import DescriptionForm, ProposalForm
@@ -149,14 +149,7 @@ class _DescriptionTask(entrance.PlatformTask):
     related = ("hit__item__segment",)
 
     def preview(self, request):
-        hit = (
-            Hit.objects.filter(hit_type__kind=self.kind)
-            .select_related("item__segment", "hit_type")
-            .order_by("id")
-            .first()
-        )
-        if hit is None:
-            raise Http404("There are no segments to describe yet.")
+        hit = self.preview_hit("item__segment", "There are no segments to describe yet.")
         context = _task_context(hit, DescriptionForm(), preview=True)
         return render(request, "collector/describe.html", {**context, "platform": True})
 

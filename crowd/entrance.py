@@ -20,7 +20,7 @@ from csp.decorators import csp_replace
 from django import forms
 from django.conf import settings
 from django.core import signing
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
@@ -29,7 +29,7 @@ from paracrowd.throttling import client_address
 
 from . import platforms, services
 from .access import own_assignment
-from .models import Assignment, Campaign, Tier, Worker
+from .models import Assignment, Campaign, Hit, Tier, Worker
 
 # What Mechanical Turk sends as assignmentId while a worker only looks at the HIT.
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -273,6 +273,19 @@ class PlatformTask:
     def preview(self, request) -> HttpResponse:
         """The task as a platform shows it before the worker accepts: nothing to submit."""
         raise NotImplementedError
+
+    def preview_hit(self, item: str, nothing_yet: str) -> Hit:
+        """The HIT a preview shows: the first of this kind, with ``item`` (its relation to
+        what is offered, e.g. "item__segment") loaded; 404 saying ``nothing_yet`` if none."""
+        hit = (
+            Hit.objects.filter(hit_type__kind=self.kind)
+            .select_related(item, "hit_type")
+            .order_by("id")
+            .first()
+        )
+        if hit is None:
+            raise Http404(nothing_yet)
+        return hit
 
     def show(self, request, assignment: Assignment, *, hidden: dict) -> HttpResponse:
         """The task to do, its form carrying ``hidden`` inputs."""

@@ -12,7 +12,7 @@ import csv
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import Http404, StreamingHttpResponse
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 from crowd import entrance
 from crowd import services as crowd
 from crowd.access import own_assignment, worker_required
-from crowd.models import Assignment, Hit, HitType
+from crowd.models import Assignment, HitType
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 
@@ -155,14 +155,7 @@ class _RatingTask(entrance.PlatformTask):
     related = RELATED
 
     def preview(self, request):
-        hit = (
-            Hit.objects.filter(hit_type__kind=self.kind)
-            .select_related("item__ratingitem__batch", "hit_type")
-            .order_by("id")
-            .first()
-        )
-        if hit is None:
-            raise Http404("There are no paraphrases to rate yet.")
+        hit = self.preview_hit("item__ratingitem__batch", "There are no paraphrases to rate yet.")
         action = reverse("research:platform_rate")
         return _rate_page(request, hit, assignment=None, values={}, action=action, preview=True)
 
