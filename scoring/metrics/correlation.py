@@ -81,24 +81,72 @@ def weighted_ranks(values: np.ndarray, weights: np.ndarray, order=None) -> np.nd
     return ranks
 
 
-def _weighted_pearson(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Pearson's r of each resample; x and y are (items,) or (resamples, items)."""
-    total = weights.sum(axis=1)
-    # A resample may take none of a subset's items: its r is NaN, left out of the interval.
-    total = np.where(total > 0, total, np.nan)
-
-    def mean(values):
-        return (
-            (weights * values).sum(axis=1) / total if values.ndim == 2 else weights @ values / total
-        )
-
-    mean_x, mean_y = mean(x), mean(y)
-    dx = x - mean_x[:, None]
-    dy = y - mean_y[:, None]
-    covariance = (weights * dx * dy).sum(axis=1)
-    spread = np.sqrt((weights * dx * dx).sum(axis=1) * (weights * dy * dy).sum(axis=1))
+def _pearson_from_sums(total, sx, sy, sxx, syy, sxy) -> np.ndarray:
+    """Pearson's r of each resample from its weighted sums (total weight, Σwx, Σwy, Σwx²,
+    Σwy², Σwxy); NaN where a resample took no item or one side is constant."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(spread > 0, covariance / spread, np.nan)
+        covariance = sxy - sx * sy / total
+        spread = np.sqrt(
+            np.maximum(sxx - sx * sx / total, 0) * np.maximum(syy - sy * sy / total, 0)
+        )
+        return np.where((total > 0) & (spread > 0), covariance / spread, np.nan)
+
+
+class _Block:
+    """One block of resamples (``weights``: resamples × items) and what its correlations
+    share: the weights of a subset of the items, and weighted ranks with their sums."""
+
+    def __init__(self, weights: np.ndarray, orders: dict):
+        self.weights = weights
+        self._orders = orders
+        self._chosen: dict[bytes, np.ndarray] = {}
+        self._ranks: dict[tuple[bytes, bytes], tuple] = {}
+
+    def chosen(self, columns: np.ndarray) -> np.ndarray:
+        if len(columns) == self.weights.shape[1]:
+            return self.weights
+        memo = columns.tobytes()
+        if memo not in self._chosen:
+            self._chosen[memo] = self.weights[:, columns]
+        return self._chosen[memo]
+
+    def ranks(self, values: np.ndarray, columns: np.ndarray) -> tuple:
+        """(ranks, weights × ranks, Σw·rank, Σw·rank²) per resample; scores and ratings
+        recur across a table's rows, so each (values, items) is ranked once a block."""
+        memo = (values.tobytes(), columns.tobytes())
+        if memo not in self._ranks:
+            if memo not in self._orders:
+                self._orders[memo] = np.argsort(values, kind="stable")
+            chosen = self.chosen(columns)
+            ranks = weighted_ranks(values, chosen, self._orders[memo])
+            weighted = chosen * ranks
+            self._ranks[memo] = (
+                ranks,
+                weighted,
+                weighted.sum(axis=1),
+                np.einsum("ij,ij->i", weighted, ranks),
+            )
+        return self._ranks[memo]
+
+    def spearman(self, x: np.ndarray, y: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        x_ranks, _, sx, sxx = self.ranks(x, columns)
+        _, y_weighted, sy, syy = self.ranks(y, columns)
+        total = self.chosen(columns).sum(axis=1)
+        sxy = np.einsum("ij,ij->i", y_weighted, x_ranks)
+        return _pearson_from_sums(total, sx, sy, sxx, syy, sxy)
+
+
+def _pearson_features(prepared: dict, items: int) -> np.ndarray:
+    """Per correlation, six columns over all items, zero where it takes no part: 1, x, y,
+    x², y², xy, with x and y centred on their means (which keeps the sums of squares free
+    of cancellation). One product with a block's weights gives every resample's sums."""
+    features = np.zeros((items, 6 * len(prepared)))
+    for k, (x, y, columns) in enumerate(prepared.values()):
+        x, y = x - x.mean(), y - y.mean()
+        features[columns, 6 * k : 6 * k + 6] = np.column_stack(
+            [np.ones_like(x), x, y, x * x, y * y, x * y]
+        )
+    return features
 
 
 def correlate(
@@ -127,30 +175,25 @@ def correlate(
     points = {key: pearson_spearman(x, y) for key, (x, y, _) in prepared.items()}
     if not resamples or not items:
         return {key: Correlation(len(prepared[key][0]), *points[key]) for key in prepared}
+    eligible = {
+        key: found
+        for key, found in prepared.items()
+        if len(found[0]) >= MINIMUM_ITEMS and not any(math.isnan(v) for v in points[key])
+    }
     samples = {key: ([], []) for key in prepared}
+    features = _pearson_features(eligible, items)
     orders = {}
     rng = np.random.default_rng(seed)
-    block = max(1, _BLOCK_CELLS // items)
-    for start in range(0, resamples, block):
-        size = min(block, resamples - start)
+    block_size = max(1, _BLOCK_CELLS // items)
+    for start in range(0, resamples, block_size):
+        size = min(block_size, resamples - start)
         weights = rng.multinomial(items, np.full(items, 1.0 / items), size=size).astype(float)
-        ranks = {}
-        for key, (x, y, columns) in prepared.items():
-            if len(x) < MINIMUM_ITEMS or any(math.isnan(v) for v in points[key]):
-                continue
-            chosen = weights[:, columns]
+        block = _Block(weights, orders)
+        sums = weights @ features
+        for k, (key, (x, y, columns)) in enumerate(eligible.items()):
             pearsons, spearmans = samples[key]
-            pearsons.append(_weighted_pearson(x, y, chosen))
-            rank_pair = []
-            for values in (x, y):
-                # Ratings and scores recur across rows: rank each (values, items) once a block.
-                memo = (values.tobytes(), columns.tobytes())
-                if memo not in ranks:
-                    if memo not in orders:
-                        orders[memo] = np.argsort(values, kind="stable")
-                    ranks[memo] = weighted_ranks(values, chosen, orders[memo])
-                rank_pair.append(ranks[memo])
-            spearmans.append(_weighted_pearson(*rank_pair, chosen))
+            pearsons.append(_pearson_from_sums(*sums[:, 6 * k : 6 * k + 6].T))
+            spearmans.append(block.spearman(x, y, columns))
     correlations = {}
     for key, (x, _, _) in prepared.items():
         pearson, spearman = points[key]

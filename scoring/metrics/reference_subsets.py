@@ -78,11 +78,16 @@ class ReferenceSubsets:
         matches = np.minimum(peaks, self._wanted) @ self._orders
         preference = np.where(chosen, self._preference, np.iinfo(np.int64).max)
         reference_lengths = self._lengths[preference.argmin(axis=1)]
-        return np.array(
-            [
-                bleu_from_statistics(
-                    row.tolist(), self.totals, self.length, int(length), smooth=smooth
+        # Subsets often keep the same statistics (every draw of many references finds the
+        # same matches): each distinct set is scored once.
+        scored: dict[tuple[int, ...], float] = {}
+        scores = []
+        for row, length in zip(matches.tolist(), reference_lengths.tolist(), strict=True):
+            key = (*row, length)
+            score = scored.get(key)
+            if score is None:
+                score = scored[key] = bleu_from_statistics(
+                    row, self.totals, self.length, length, smooth=smooth
                 )
-                for row, length in zip(matches, reference_lengths, strict=True)
-            ]
-        )
+            scores.append(score)
+        return np.array(scores)

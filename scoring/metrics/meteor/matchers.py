@@ -118,6 +118,7 @@ def meteor_tokens(sentence: str, language: str = "en") -> tuple[str, ...]:
 def clear_caches() -> None:
     """Forget remembered tokens and stems (for benchmarks that time a cold start)."""
     _tokens.cache_clear()
+    _positions.cache_clear()
     Stemmer._instances.clear()
 
 
@@ -129,6 +130,7 @@ class Stemmer:
     def __init__(self, algorithm: str):
         self._stemmer = snowballstemmer.stemmer(algorithm)
         self._stems: dict[str, str] = {}
+        self._sentences: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     @classmethod
     def for_language(cls, language: str) -> Stemmer | None:
@@ -139,6 +141,15 @@ class Stemmer:
             cls._instances[algorithm] = cls(algorithm)
         return cls._instances[algorithm]
 
+    def stems(self, words: tuple[str, ...]) -> tuple[str, ...]:
+        """The stems of a sentence's words, remembered by sentence (references recur)."""
+        found = self._sentences.get(words)
+        if found is None:
+            found = tuple(self.stem(word) for word in words)
+            if len(self._sentences) < 200_000:
+                self._sentences[words] = found
+        return found
+
     def stem(self, word: str) -> str:
         found = self._stems.get(word)
         if found is None:
@@ -148,7 +159,10 @@ class Stemmer:
         return found
 
 
-def _positions(words: Sequence[Hashable]) -> dict[Hashable, list[int]]:
+@lru_cache(maxsize=65536)
+def _positions(words: tuple[Hashable, ...]) -> dict[Hashable, list[int]]:
+    """Where each word occurs; remembered, since a cluster's references are matched against
+    many hypotheses (callers must not change the lists)."""
     index: dict[Hashable, list[int]] = {}
     for position, word in enumerate(words):
         index.setdefault(word, []).append(position)
@@ -193,7 +207,7 @@ def candidate_matches(
     matches: list[Match] = []
     matched: set[tuple[int, int]] = set()
 
-    def add_words(hyp_keys: Sequence[Hashable], ref_keys: Sequence[Hashable], matcher: int):
+    def add_words(hyp_keys: Sequence[Hashable], ref_keys: tuple[Hashable, ...], matcher: int):
         index = _positions(ref_keys)
         for i, key in enumerate(hyp_keys):
             for j in index.get(key, ()):
@@ -201,10 +215,11 @@ def candidate_matches(
                     matched.add((i, j))
                     matches.append(Match(i, 1, j, 1, matcher))
 
+    hypothesis, reference = tuple(hypothesis), tuple(reference)
     if parameters.exact > 0:
         add_words(hypothesis, reference, EXACT)
     if parameters.stem > 0 and stemmer is not None:
-        add_words([stemmer.stem(w) for w in hypothesis], [stemmer.stem(w) for w in reference], STEM)
+        add_words(stemmer.stems(hypothesis), stemmer.stems(reference), STEM)
     if parameters.synonym > 0 and synonyms is not None:
         _add_synonyms(hypothesis, reference, synonyms, matched, matches)
     if parameters.paraphrase > 0 and paraphrases is not None and paraphrases.entries:

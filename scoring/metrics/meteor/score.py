@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from scoring.metrics.tokens import CHARACTER, default_tokenize
 
@@ -76,6 +77,35 @@ def meteor_from_matches(
     return precision, recall, fmean, penalty, 100.0 * (1.0 - penalty) * fmean
 
 
+def score_ceiling(hyp_weights: Sequence[float], ref_weights: Sequence[float], p) -> float:
+    """A score (0-100) no alignment can exceed when each word is matched at most at its
+    weight here (0: the word cannot be matched): every such word counted, in one chunk.
+    Fmean rises with precision and recall and the penalty falls as matched words grow, so
+    each relaxation only raises the score."""
+    if not hyp_weights or not ref_weights:
+        return 0.0
+    precision = sum(hyp_weights) / len(hyp_weights)
+    recall = sum(ref_weights) / len(ref_weights)
+    denominator = p.alpha * precision + (1.0 - p.alpha) * recall
+    if precision == 0.0 or recall == 0.0 or denominator == 0.0:
+        return 0.0
+    matched = (len(hyp_weights) - hyp_weights.count(0.0) + len(ref_weights)) / 2.0
+    matched -= ref_weights.count(0.0) / 2.0
+    penalty = p.gamma * (1.0 / matched) ** p.beta
+    return 100.0 * (1.0 - penalty) * precision * recall / denominator
+
+
+class _Sentence(NamedTuple):
+    """A sentence's tokens, with what the ceilings need: the sets of its tokens and stems,
+    and per word (token, stem, the most the word can weigh if the other sentence has the
+    same token, if it has the same stem only, and otherwise)."""
+
+    tokens: tuple[str, ...]
+    token_set: frozenset[str]
+    stem_set: frozenset[str]
+    words: tuple[tuple[str, str, float, float, float], ...]
+
+
 class Meteor:
     """A configured scorer: language, parameters, paraphrase table, synonym source.
 
@@ -105,12 +135,63 @@ class Meteor:
         self.synonyms = synonyms
         self.stemmer = Stemmer.for_language(language)
         self.beam = beam
+        stem = parameters.stem if self.stemmer is not None else 0.0
+        # The most a word can weigh when the other sentence has the same word, or only the
+        # same stem (a synonym or paraphrase match may weigh more: see _loose_weights).
+        self._ceiling_weights = (max(parameters.exact, stem), stem)
+        self._sentences: dict[str, _Sentence] = {}
+        self._table_phrases: frozenset | None = None
 
-    def align(self, hypothesis: str, reference: str) -> MeteorAlignment:
-        """The chosen alignment of one hypothesis with one reference, and its score."""
-        hyp = meteor_tokens(hypothesis, self.language)
-        ref = meteor_tokens(reference, self.language)
-        candidates = candidate_matches(
+    def _sentence(self, text: str) -> _Sentence:
+        found = self._sentences.get(text)
+        if found is None:
+            tokens = meteor_tokens(text, self.language)
+            stems = self.stemmer.stems(tokens) if self.stemmer else tokens
+            same_word, same_stem = self._ceiling_weights
+            words = tuple(
+                (token, stem, max(same_word, loose), max(same_stem, loose), loose)
+                for token, stem, loose in zip(tokens, stems, self._loose_weights(tokens))  # noqa: B905
+            )
+            found = _Sentence(tokens, frozenset(tokens), frozenset(stems), words)
+            if len(self._sentences) < 200_000:
+                self._sentences[text] = found
+        return found
+
+    def _loose_weights(self, tokens: tuple[str, ...]) -> tuple[float, ...]:
+        """Per word, the synonym weight if the word has a synonym set, and the paraphrase
+        weight if it lies in a phrase the table lists on either side (matching tries both
+        directions), whichever is more."""
+        p = self.parameters
+        weights = [0.0] * len(tokens)
+        if p.synonym > 0 and self.synonyms is not None:
+            for i, token in enumerate(tokens):
+                if any(True for _ in self.synonyms(token)):
+                    weights[i] = p.synonym
+        table = self.paraphrases
+        if p.paraphrase > 0 and table is not None and table.entries:
+            if self._table_phrases is None:
+                # Read once: a scorer's table does not change while it is in use.
+                self._table_phrases = frozenset(
+                    (*table.entries, *(q for row in table.entries.values() for q in row))
+                )
+            longest = table.max_length
+            for start in range(len(tokens)):
+                for end in range(start + 1, min(len(tokens), start + longest) + 1):
+                    if tokens[start:end] in self._table_phrases:
+                        for i in range(start, end):
+                            weights[i] = max(weights[i], p.paraphrase)
+        return tuple(weights)
+
+    def _word_weights(self, sentence: _Sentence, other: _Sentence) -> list[float]:
+        """The most each word of ``sentence`` can weigh in a match with ``other``."""
+        tokens, stems = other.token_set, other.stem_set
+        return [
+            if_token if token in tokens else if_stem if stem in stems else otherwise
+            for token, stem, if_token, if_stem, otherwise in sentence.words
+        ]
+
+    def _candidates(self, hyp: Sequence[str], ref: Sequence[str]) -> list[Match]:
+        return candidate_matches(
             hyp,
             ref,
             parameters=self.parameters,
@@ -118,6 +199,14 @@ class Meteor:
             synonyms=self.synonyms,
             paraphrases=self.paraphrases,
         )
+
+    def align(self, hypothesis: str, reference: str) -> MeteorAlignment:
+        """The chosen alignment of one hypothesis with one reference, and its score."""
+        hyp = meteor_tokens(hypothesis, self.language)
+        ref = meteor_tokens(reference, self.language)
+        return self._aligned(hyp, ref, self._candidates(hyp, ref))
+
+    def _aligned(self, hyp, ref, candidates: Sequence[Match]) -> MeteorAlignment:
         chosen = choose_alignment(candidates, len(hyp), len(ref), beam=self.beam)
         parts = meteor_from_matches(
             chosen.matches, chosen.chunks, len(hyp), len(ref), self.parameters
@@ -128,9 +217,25 @@ class Meteor:
         """The best score (0-100) of ``hypothesis`` against any of ``references``."""
         if isinstance(references, str):
             references = [references]
-        return max(
-            (self.align(hypothesis, reference).score for reference in references), default=0.0
-        )
+        hyp = self._sentence(hypothesis)
+        ceilings = []
+        for reference in references:
+            ref = self._sentence(reference)
+            ceiling = score_ceiling(
+                self._word_weights(hyp, ref), self._word_weights(ref, hyp), self.parameters
+            )
+            ceilings.append((ceiling, ref.tokens))
+        # Highest ceilings first: once the best score reaches the next ceiling, no reference
+        # left can beat it, and their matches and alignments (most of the cost) are skipped.
+        # The margin covers the last bits of floating-point rounding.
+        ceilings.sort(key=lambda item: item[0], reverse=True)
+        best = 0.0
+        for ceiling, ref in ceilings:
+            if ceiling * (1.0 + 1e-9) <= best:
+                break
+            candidates = self._candidates(hyp.tokens, ref)
+            best = max(best, self._aligned(hyp.tokens, ref, candidates).score)
+        return best
 
 
 def meteor_score(

@@ -203,3 +203,31 @@ def test_the_signature_names_the_parameters_and_the_tables_checksum():
     assert signature.startswith("metric:meteor|nrefs:4|lang:en|case:lc|tok:13a|stem:snowball")
     assert f"para:{table.checksum()}" in signature
     assert signature.endswith("a:0.75,b:0.6,g:0.35,w:1/0.8/0.8/0.6")
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [ENGLISH, MeteorParameters(exact=0.0), MeteorParameters(paraphrase=1.0, stem=0.5)],
+    ids=["english", "exact-off", "paraphrase-heaviest"],
+)
+def test_skipping_references_that_cannot_win_keeps_the_best_score_exactly(parameters):
+    # Meteor.score aligns only the references whose ceiling beats the best score so far;
+    # the result must be what aligning every reference gives, bit for bit.
+    generator = random.Random(11)
+    words = "a the man men dog dogs run runs running big large cut slices guy".split()
+    table = ParaphraseTable()
+    table.add("a man", "a guy", 0.5)
+    table.add("cut", "slices", 0.5)
+    table.add("big dog", "large dogs", 0.5)
+    synsets = {"big": {1}, "large": {1}, "man": {2}, "guy": {2}}
+    for paraphrases, synonyms in [(None, None), (table, lambda w: synsets.get(w, ()))]:
+        scorer = Meteor(paraphrases=paraphrases, synonyms=synonyms, parameters=parameters)
+        every = Meteor(paraphrases=paraphrases, synonyms=synonyms, parameters=parameters)
+        for _ in range(150):
+            hypothesis = " ".join(generator.choices(words, k=generator.randint(1, 8)))
+            references = [
+                " ".join(generator.choices(words, k=generator.randint(1, 8)))
+                for _ in range(generator.randint(1, 12))
+            ]
+            best = max(every.align(hypothesis, reference).score for reference in references)
+            assert scorer.score(hypothesis, references) == best, (hypothesis, references)
