@@ -6,27 +6,27 @@
     data/test-00000.parquet       ... and of the test clusters (the seeded split by video),
                                   when there are any
 
-PostgreSQL streams the rows as CSV (COPY) into Arrow's CSV reader; batches are buffered a row
-group at a time and written with ``pyarrow.parquet.ParquetWriter``, so memory stays flat
-however many descriptions there are.
+PostgreSQL streams the rows as CSV (COPY) into Arrow's CSV reader, in cluster order; the
+clusters are counted and sent to their split as they pass, batches are buffered a row group at
+a time and written with ``pyarrow.parquet.ParquetWriter``, so memory stays flat however many
+descriptions there are, and the rows are read once.
 """
 
 import json
 import os
 import threading
-from array import array
 from collections import Counter
 from contextlib import ExitStack
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from django.db import connection
-from django.db.models import BigIntegerField, Count, F, FloatField, Func, Window
+from django.db.models import F, FloatField, Func
 from django.db.models.functions import Cast
 
-from research.selection import CHUNK_SIZE, video_label
 from research.splits import video_key
 
 from .base import Progress
@@ -54,7 +54,8 @@ SCHEMA = pa.schema(
         ("cluster_size", pa.int32()),
     ]
 )
-# The database hands each column over ready for Arrow: times as floats and microseconds.
+# The columns of SCHEMA that the database hands over, ready for Arrow (times as floats, and
+# created_at as PostgreSQL writes it, which Arrow reads exactly); cluster_size is counted here.
 FIELDS = (
     "id",
     "segment_id",
@@ -68,17 +69,12 @@ FIELDS = (
     "tier",
     "status",
     "time_spent_seconds",
-    "created_at_us",
+    "created_at",
     "score__bleu",
     "score__pinc",
     "score__references",
-    "cluster_size",
 )
-# How Arrow reads each column of the CSV that COPY writes: created_at comes as microseconds and
-# becomes a timestamp afterwards.
-CSV_TYPES = {
-    field.name: pa.int64() if field.name == "created_at" else field.type for field in SCHEMA
-}
+CSV_SCHEMA = pa.schema(list(SCHEMA)[: len(FIELDS)])
 # Columns with few distinct values, stored as dictionaries. The others (text, ids, scores) are
 # nearly all distinct: building a dictionary for them only to drop it took a third of the
 # writing time.
@@ -91,12 +87,10 @@ EXPRESSIONS = {
     "time_spent_seconds": Cast(
         Func(F("time_spent"), template="EXTRACT(EPOCH FROM %(expressions)s)"), FloatField()
     ),
-    "created_at_us": Cast(
-        Func(F("created_at"), template="EXTRACT(EPOCH FROM %(expressions)s) * 1000000"),
-        BigIntegerField(),
-    ),
-    "cluster_size": Window(Count("pk"), partition_by=[F("segment_id"), F("language")]),
 }
+# How PostgreSQL writes created_at for Arrow to read: ISO 8601, in UTC. (Counting the rows of a
+# cluster with a window function, and the time as microseconds, cost the query a third more.)
+COPY_SETTINGS = "SET LOCAL DateStyle = 'ISO'; SET LOCAL TimeZone = 'UTC'"
 # The datasets library's names for the Arrow types above (the card's dataset_info).
 FEATURE_TYPES = {
     pa.int64(): "int64",
@@ -128,13 +122,14 @@ FIELD_NOTES = {
 
 
 class _SplitWriter:
-    """One split's Parquet file, fed record batches and written a row group at a time."""
+    """One split's Parquet file, fed record batches and written a row group at a time; counts
+    its rows, and their languages in cluster order, for the dataset card."""
 
     def __init__(self, file):
         self.writer = pq.ParquetWriter(file, SCHEMA, use_dictionary=DICTIONARY_COLUMNS)
         self.buffered = []
         self.buffered_rows = 0
-        self.rows = 0  # from the cluster counts, before any row arrives
+        self.rows = 0
         self.languages = Counter()
 
     def add(self, batch: pa.RecordBatch) -> None:
@@ -160,9 +155,10 @@ def write_parquet(destination, options, report, progress: Progress) -> None:
     """One Parquet file per split that has rows (the datasets library refuses a split with
     none), and the dataset card naming them.
 
-    The clusters are counted first (one row each: which split its video is on), then
-    PostgreSQL streams every row as CSV (COPY) into Arrow's CSV reader, and each batch is
-    divided between the splits by segment."""
+    PostgreSQL streams every row, cluster by cluster, as CSV (COPY) into Arrow's CSV reader;
+    each batch, cut at the end of a cluster, gets its clusters' sizes and is divided between
+    the splits by video, and the clusters are counted for the report and the card as they
+    pass: the rows are read once."""
     names = {
         "train": "data/train-00000.parquet",
         "dev": "data/dev-00000.parquet",
@@ -170,7 +166,6 @@ def write_parquet(destination, options, report, progress: Progress) -> None:
     }
     split = options.split
     splits = {}
-    segments_by_side = {side: array("q") for side in names}  # ids, 8 bytes each
     with ExitStack() as stack:
 
         def split_writer(side: str) -> _SplitWriter:
@@ -179,39 +174,30 @@ def write_parquet(destination, options, report, progress: Progress) -> None:
                 splits[side] = _SplitWriter(file)
             return splits[side]
 
-        sizes = (
-            options.filter.descriptions()
-            .annotate(video=video_label())
-            .values_list("segment_id", "segment__source", "video", "language")
-            .annotate(size=Count("pk"))
-            .order_by("segment_id", "language")  # the card's languages, in cluster order
-        )
-        for segment_id, source, video, language, size in sizes.iterator(chunk_size=CHUNK_SIZE):
-            key = video_key(source, video)
-            side = split.side(key)
-            writer = split_writer(side)
-            writer.rows += size
-            writer.languages[language] += size
-            segments_by_side[side].append(segment_id)
-            report.count_split(side, key, size)
-            report.clusters += 1
-            report.descriptions += size
+        rows = options.filter.rows(FIELDS, **EXPRESSIONS)
+        for batch, clusters in _whole_clusters(_copy_batches(query_sql(rows))):
+            cluster_sides = []
+            for size, language, source, video in clusters:
+                key = video_key(source, video)
+                side = split.side(key)
+                writer = split_writer(side)
+                writer.rows += size
+                writer.languages[language] += size
+                report.count_split(side, key, size)
+                cluster_sides.append(side)
+            report.clusters += len(clusters)
+            report.descriptions += batch.num_rows
+            sides = list(dict.fromkeys(cluster_sides))
+            if len(sides) == 1:
+                splits[sides[0]].add(batch)
+            else:
+                sizes = [size for size, *_ in clusters]
+                row_sides = np.repeat([sides.index(side) for side in cluster_sides], sizes)
+                for number, side in enumerate(sides):
+                    splits[side].add(batch.filter(_arrow_mask(row_sides == number)))
+            progress.step(batch.num_rows)
         if not splits:
             split_writer("train")  # an empty export still has its (empty) table
-        rows = options.filter.rows(FIELDS, **EXPRESSIONS)
-        sides = {
-            side: _int64_array(segment_ids)
-            for side, segment_ids in segments_by_side.items()
-            if segment_ids
-        }
-        # Arrow's reader refuses an empty stream: with no rows selected, none is asked for.
-        batches = _copy_batches(query_sql(rows)) if report.descriptions else ()
-        for batch in batches:
-            for side, segment_ids in sides.items():
-                on_side = batch.filter(pc.is_in(batch.column("segment_id"), value_set=segment_ids))
-                if on_side.num_rows:
-                    splits[side].add(on_side)
-            progress.step(batch.num_rows)
         for writer in splits.values():
             writer.close()
     names = {side: name for side, name in names.items() if side in splits}
@@ -222,18 +208,71 @@ def write_parquet(destination, options, report, progress: Progress) -> None:
     report.files[destination.path("README.md")] = 1
 
 
-def _int64_array(values: array) -> pa.Array:
-    """``pa.array(values)`` without its first-call import of pandas (seconds, for nothing)."""
-    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+def _whole_clusters(batches):
+    """``batches`` of rows in cluster order (columns as ``CSV_SCHEMA``) again, each ending
+    where a cluster ends and completed with cluster_size, beside its clusters' (size,
+    language, video source, video). The rows of the cluster still open at the end of a batch
+    wait for the next one."""
+    waiting = None
+    for batch in batches:
+        if waiting is not None:
+            batch = pa.concat_batches([waiting, batch])
+        starts = _cluster_starts(batch)
+        waiting = batch.slice(starts[-1])
+        if len(starts) > 1:
+            yield _sized_clusters(batch.slice(0, starts[-1]), starts[:-1])
+    if waiting is not None and waiting.num_rows:
+        yield _sized_clusters(waiting, np.zeros(1, dtype=np.int64))
+
+
+def _cluster_starts(batch: pa.RecordBatch) -> np.ndarray:
+    """Where each cluster (segment and language) begins in ``batch``: 0, then each row whose
+    segment or language differs from the row before."""
+    before, after = batch.slice(0, batch.num_rows - 1), batch.slice(1)
+    changed = pc.or_(
+        pc.not_equal(before.column("segment_id"), after.column("segment_id")),
+        pc.not_equal(before.column("language"), after.column("language")),
+    )
+    changes = pc.indices_nonzero(changed)  # uint64, no nulls
+    after_change = np.frombuffer(
+        changes.buffers()[1], dtype=np.uint64, count=len(changes), offset=changes.offset * 8
+    )
+    return np.concatenate(([0], after_change.astype(np.int64) + 1))
+
+
+def _sized_clusters(batch: pa.RecordBatch, starts: np.ndarray):
+    """``batch`` of whole clusters beginning at ``starts`` with its cluster_size column, and
+    each cluster's (size, language, video source, video)."""
+    sizes = np.diff(starts, append=batch.num_rows)
+    cluster_size = _arrow_array(pa.int32(), np.repeat(sizes, sizes).astype(np.int32))
+    firsts = batch.select(["language", "video_source", "video"])
+    firsts = firsts.take(_arrow_array(pa.int64(), starts.astype(np.int64)))
+    columns = (column.to_pylist() for column in firsts.columns)
+    clusters = list(zip(sizes.tolist(), *columns, strict=True))
+    return pa.RecordBatch.from_arrays([*batch.columns, cluster_size], schema=SCHEMA), clusters
+
+
+# pyarrow's own ways between NumPy and Arrow (pa.array, to_numpy) import pandas on first use,
+# which takes seconds, for nothing: these hand the buffers over as they are.
+def _arrow_array(arrow_type: pa.DataType, values: np.ndarray) -> pa.Array:
+    """``values`` (of ``arrow_type``'s width, contiguous) as an Arrow array."""
+    return pa.Array.from_buffers(arrow_type, len(values), [None, pa.py_buffer(values)])
+
+
+def _arrow_mask(values: np.ndarray) -> pa.Array:
+    """A NumPy boolean array as an Arrow one (bits, least significant first)."""
+    bits = np.packbits(values, bitorder="little")
+    return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
 
 
 def _copy_batches(sql: str):
-    """The rows of ``sql`` (columns as ``SCHEMA``) as Arrow record batches: COPY writes CSV
-    into a pipe from a second thread while Arrow's reader parses it here, a block at a time.
-    An error on either side ends both, and is raised here."""
+    """The rows of ``sql`` (columns as ``CSV_SCHEMA``) as Arrow record batches: COPY writes
+    CSV into a pipe from a second thread while Arrow's reader parses it here, a block at a
+    time. An error on either side ends both, and is raised here."""
     read_end, write_end = os.pipe()
     failures = []
     with connection.cursor() as cursor:
+        cursor.execute(COPY_SETTINGS)
         raw_cursor = cursor.cursor  # psycopg2's own: Django's is for this thread only
 
         def copy():
@@ -247,24 +286,10 @@ def _copy_batches(sql: str):
         copying.start()
         try:
             with open(read_end, "rb") as pipe:
-                reader = pa_csv.open_csv(
-                    pipe,
-                    read_options=pa_csv.ReadOptions(
-                        column_names=SCHEMA.names, block_size=PIPE_BUFFER
-                    ),
-                    parse_options=pa_csv.ParseOptions(newlines_in_values=True),
-                    convert_options=pa_csv.ConvertOptions(
-                        column_types=CSV_TYPES, strings_can_be_null=False
-                    ),
-                )
-                for batch in reader:
-                    yield pa.RecordBatch.from_arrays(
-                        [
-                            column.cast(field.type) if column.type != field.type else column
-                            for column, field in zip(batch.columns, SCHEMA, strict=True)
-                        ],
-                        schema=SCHEMA,
-                    )
+                # Arrow's reader refuses an empty stream: no rows (or an error before the
+                # first) make no batches.
+                if pipe.peek(1):
+                    yield from _csv_batches(pipe)
         except BaseException:
             # Closing the pipe has stopped COPY (a broken pipe there); a database error that
             # ended the CSV early is the one to report, rather than the reader's.
@@ -275,6 +300,26 @@ def _copy_batches(sql: str):
         copying.join()
     if failures:
         raise failures[0]
+
+
+def _csv_batches(pipe):
+    reader = pa_csv.open_csv(
+        pipe,
+        read_options=pa_csv.ReadOptions(column_names=CSV_SCHEMA.names, block_size=PIPE_BUFFER),
+        parse_options=pa_csv.ParseOptions(newlines_in_values=True),
+        convert_options=pa_csv.ConvertOptions(
+            column_types=dict(zip(CSV_SCHEMA.names, CSV_SCHEMA.types, strict=True)),
+            strings_can_be_null=False,
+        ),
+    )
+    for batch in reader:
+        yield pa.RecordBatch.from_arrays(
+            [
+                column.cast(field.type) if column.type != field.type else column
+                for column, field in zip(batch.columns, CSV_SCHEMA, strict=True)
+            ],
+            schema=CSV_SCHEMA,
+        )
 
 
 def dataset_card(options, names: dict[str, str], splits: dict[str, _SplitWriter]) -> str:
