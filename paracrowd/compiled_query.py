@@ -59,6 +59,10 @@ class CompiledQuery:
             "params": params,
             "slots": slots,
             "compiler": compiler,
+            # Found once too: the ORM looks them up again on every run of a queryset.
+            "converters": compiler.get_converters(
+                [column[0] for column in compiler.select[: compiler.col_count]]
+            ),
             "model": klass_info["model"],
             "fields": (first, last),
             "init_list": [column[0].target.attname for column in compiler.select[first:last]],
@@ -71,8 +75,10 @@ class CompiledQuery:
     def _instances(compiled: dict, rows: list) -> list[Model]:
         # As django.db.models.query.ModelIterable builds them.
         model, (first, last), db = compiled["model"], compiled["fields"], compiled["db"]
+        if compiled["converters"]:
+            rows = compiled["compiler"].apply_converters(rows, compiled["converters"])
         instances = []
-        for row in compiled["compiler"].results_iter([rows]):
+        for row in rows:
             instance = model.from_db(db, compiled["init_list"], row[first:last])
             for populator in compiled["populators"]:
                 populator.populate(row, instance)
