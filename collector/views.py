@@ -38,8 +38,9 @@ def dashboard(request, worker):
 @worker_required
 def describe(request, pk, worker):
     """The description task for the worker's own assignment ``pk``; POST submits it."""
-    form = DescriptionForm(request.POST or None)
-    if request.method == "POST":
+    # No form object for a page that shows the empty form: its fields are rendered already.
+    form = DescriptionForm(request.POST) if request.method == "POST" else None
+    if form is not None:
         # The service finds the worker's own assignment itself, so a good submission costs no
         # look-up here; a refused one (another worker's task included) is shown below.
         result = _submit(pk, worker, form)
@@ -267,8 +268,8 @@ def _task_context(hit, form, *, assignment=None, preview=False, action="", hidde
         "segment": hit.item.segment,
         "assignment": assignment,
         "form": form,
-        # A form not yet sent looks the same on every task page.
-        "form_fields": None if form.is_bound else _blank_form_fields(),
+        # A form not yet sent (None, or unbound) looks the same on every task page.
+        "form_fields": _blank_form_fields() if form is None or not form.is_bound else None,
         "pay_cents": hit.hit_type.pay_cents(hit.tier),
         "preview": preview,
         "action": action,
