@@ -11,5 +11,5 @@ RUN useradd --system --uid 10001 --home-dir /app --no-create-home paracrowd \
     && mkdir -p var/media var/run && chown -R paracrowd:paracrowd var
 USER paracrowd
 EXPOSE 8000
-# Sync workers, two per core and one more (README, "Production").
-CMD ["sh", "-c", "exec gunicorn paracrowd.wsgi --bind 0.0.0.0:8000 --workers $((2 * $(nproc) + 1))"]
+# Worker class and count: gunicorn.conf.py (README, "Production").
+CMD ["gunicorn", "paracrowd.wsgi", "--bind", "0.0.0.0:8000"]

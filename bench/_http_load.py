@@ -41,8 +41,9 @@ class WebServer:
     the Celery messages its workers queued (a scoring task per submission) are taken back out of
     the bench's Redis database: no Celery worker must ever run them."""
 
-    def __init__(self, *, env: dict, workers: int, log_path: Path):
+    def __init__(self, *, env: dict, workers: int, log_path: Path, options: tuple = ()):
         self.env, self.workers, self.log_path = env, workers, log_path
+        self.options = list(options)  # further gunicorn options (--worker-class, --threads)
         self.port = free_port()
         self.process = None
         self.messages_removed = 0
@@ -50,6 +51,7 @@ class WebServer:
     def __enter__(self) -> "WebServer":
         command = [str(Path(sys.executable).parent / "gunicorn"), "paracrowd.wsgi"]
         command += ["--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers)]
+        command += self.options
         with open(self.log_path, "wb") as log:
             # A session of its own, so Ctrl-C reaches only us and we stop it in order.
             self.process = subprocess.Popen(
@@ -163,7 +165,7 @@ class Browser:
     """One simulated worker's browser: a cookie jar and one HTTP connection.
 
     gunicorn's sync workers close the connection after each response; http.client then opens
-    a new one for the next request, as a browser would.
+    a new one for the next request, as a browser would. Threaded workers keep it open.
     """
 
     def __init__(self, port: int, cookies: dict[str, str], csrf_cookie: str):
@@ -287,6 +289,10 @@ def work(browser: Browser, clock: dict, tally: Tally, *, urls: dict, with_dashbo
 def run_level(browsers: list[Browser], seconds: float, **options) -> tuple:
     """All browsers work at once for ``seconds``; returns (merged tally, elapsed seconds)."""
     clock = {}
+    # Each level starts on new connections: between levels the server has closed the idle
+    # ones (keep-alive), as a browser coming back after a while would find them.
+    for browser in browsers:
+        browser.close()
 
     def start():
         clock["start"] = time.perf_counter()

@@ -29,6 +29,7 @@ import argparse
 import contextlib
 import math
 import re
+import runpy
 import subprocess
 import tempfile
 from pathlib import Path
@@ -76,10 +77,13 @@ def parse_args() -> argparse.Namespace:
         "--target", type=int, default=20, help="descriptions wanted per HIT in each tier (20)"
     )
     parser.add_argument(
-        "--web-workers",
-        type=int,
-        default=2 * (os.cpu_count() or 1) + 1,
-        help="gunicorn worker processes (default 2 x cores + 1)",
+        "--web-workers", type=int, help="gunicorn worker processes (default: gunicorn.conf.py)"
+    )
+    parser.add_argument(
+        "--worker-class", help="gunicorn worker class, sync or gthread (default: gunicorn.conf.py)"
+    )
+    parser.add_argument(
+        "--threads", type=int, help="threads per gthread worker (default: gunicorn.conf.py)"
     )
     parser.add_argument(
         "--with-dashboard",
@@ -90,6 +94,11 @@ def parse_args() -> argparse.Namespace:
     args = parser.parse_args()
     args.concurrency = args.concurrency or ([1, 4] if args.quick else [1, 8, 32, 64])
     args.seconds = args.seconds or (2 if args.quick else 10)
+    # gunicorn as deployed (gunicorn.conf.py), but for what the command line sets.
+    deployed = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    args.web_workers = args.web_workers or deployed["workers"]
+    args.worker_class = args.worker_class or deployed["worker_class"]
+    args.threads = args.threads or deployed["threads"]
     if min(args.concurrency) < 1 or args.seconds < 1 or args.segments < 1 or args.target < 1:
         parser.error("concurrency, seconds, segments and target must be at least 1")
     return args
@@ -326,7 +335,12 @@ def main() -> int:
     with (
         contextlib.closing(monitor),
         tempfile.TemporaryDirectory(prefix="paracrowd-bench-") as scratch,
-        WebServer(env=env, workers=args.web_workers, log_path=Path(scratch, "gunicorn.log")) as web,
+        WebServer(
+            env=env,
+            workers=args.web_workers,
+            log_path=Path(scratch, "gunicorn.log"),
+            options=["--worker-class", args.worker_class, "--threads", str(args.threads)],
+        ) as web,
     ):
         script = Path(scratch, "insert.sql")
         script.write_text(PGBENCH_SCRIPT)
@@ -374,7 +388,8 @@ def main() -> int:
             )
 
     print(
-        f"\nWorker loop over HTTP: gunicorn paracrowd.wsgi, {args.web_workers} sync workers, "
+        f"\nWorker loop over HTTP: gunicorn paracrowd.wsgi, {args.web_workers} {args.worker_class} "
+        f"workers{f' of {args.threads} threads' if args.threads > 1 else ''}, "
         f"{os.cpu_count()} cores; {args.segments} segments; {args.seconds} s per level. A task is "
         f"{' + '.join(ENDPOINTS[e] for e in endpoints)}, {queries} SQL queries. References, "
         "same client count, same server: pgbench, one single-row INSERT per transaction; raw "

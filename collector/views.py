@@ -5,11 +5,14 @@ Security behaviour, for every view here: a worker sees and acts on their own ass
 workers authenticate each submission with a signed token bound to that worker and assignment.
 """
 
+import functools
+
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from crowd import entrance
@@ -35,8 +38,9 @@ def dashboard(request, worker):
 @worker_required
 def describe(request, pk, worker):
     """The description task for the worker's own assignment ``pk``; POST submits it."""
-    form = DescriptionForm(request.POST or None)
-    if request.method == "POST":
+    # No form object for a page that shows the empty form: its fields are rendered already.
+    form = DescriptionForm(request.POST) if request.method == "POST" else None
+    if form is not None:
         # The service finds the worker's own assignment itself, so a good submission costs no
         # look-up here; a refused one (another worker's task included) is shown below.
         result = _submit(pk, worker, form)
@@ -264,6 +268,8 @@ def _task_context(hit, form, *, assignment=None, preview=False, action="", hidde
         "segment": hit.item.segment,
         "assignment": assignment,
         "form": form,
+        # A form not yet sent (None, or unbound) looks the same on every task page.
+        "form_fields": _blank_form_fields() if form is None or not form.is_bound else None,
         "pay_cents": hit.hit_type.pay_cents(hit.tier),
         "preview": preview,
         "action": action,
@@ -274,6 +280,13 @@ def _task_context(hit, form, *, assignment=None, preview=False, action="", hidde
             "url": URL.pattern,
         },
     }
+
+
+@functools.cache
+def _blank_form_fields() -> str:
+    """The description form's fields, empty, rendered once per process: they were a third of
+    the task page's rendering, and are the same for every worker and segment."""
+    return render_to_string("form_fields.html", {"form": DescriptionForm()})
 
 
 def _render_task(request, assignment, form, *, action, hidden=None):

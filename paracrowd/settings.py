@@ -116,7 +116,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, with the site's policy built once (paracrowd.content_security).
+    "paracrowd.content_security.CSPMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -219,11 +220,12 @@ if MEDIA_S3_BUCKET:
 SERVE_MEDIA = env_bool("SERVE_MEDIA", True)
 
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
-# The cache holds the rate-limit counters, shared by every web worker. It never waits long on
+# The cache holds the rate-limit counters, shared by every web worker (paracrowd.cache keeps one
+# Redis client per connection pool rather than one per call). It never waits long on
 # Redis: a limit that cannot be checked lets the request through (paracrowd.throttling).
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "paracrowd.cache.RedisCache",
         "LOCATION": env("CACHE_URL", REDIS_URL),
         "KEY_PREFIX": "paracrowd",
         "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},

@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from crowd import services as crowd
 from crowd.models import HitType, Worker
-from paracrowd.celery import enqueue
+from paracrowd.celery import enqueue, enqueue_many
 
 from ..models import Description
 from .review import ReviewOutcome, submissions_auto_accept, submissions_review
@@ -42,8 +42,7 @@ def description_submit(
             time_spent=max(now - assignment.accepted_at, timedelta(0)),
             created_at=now,
         )
-        enqueue(SCORE_SEGMENTS, [segment_id])
-        enqueue(REFRESH_WORKER_SIGNALS, worker.pk)
+        enqueue_many((SCORE_SEGMENTS, ([segment_id],)), (REFRESH_WORKER_SIGNALS, (worker.pk,)))
         return description
 
     return crowd.assignment_submit(

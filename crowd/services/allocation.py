@@ -2,12 +2,15 @@
 submitting assignments, and reopening a slot when submitted work is rejected."""
 
 from datetime import timedelta
+from functools import cache
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.db.models.functions import Least
 from django.utils import timezone
+
+from paracrowd.compiled_query import CompiledQuery
 
 from ..models import Assignment, Hit, HitType, Item, PlatformAction, Qualification, Tier, Worker
 from .errors import WorkRefused
@@ -485,10 +488,23 @@ def submissions_move(assignment_ids, from_status: str, to_status: str, **changes
 def _locked_assignment(
     assignment_id: int, worker: Worker, *, kind=None, related=(), locking=("self",)
 ) -> Assignment:
-    assignments = Assignment.objects.select_for_update(of=locking).select_related("hit", *related)
-    if kind is not None:
-        assignments = assignments.filter(hit__hit_type__kind=kind)
-    try:
-        return assignments.get(pk=assignment_id, worker=worker)
-    except Assignment.DoesNotExist:
-        raise WorkRefused("There is no such task for you.") from None
+    query = _locked_assignment_query(kind, tuple(related), tuple(locking))
+    found = query.fetch(pk=int(assignment_id), worker_id=worker.pk)
+    if not found:
+        raise WorkRefused("There is no such task for you.")
+    return found[0]
+
+
+@cache
+def _locked_assignment_query(kind, related: tuple, locking: tuple) -> CompiledQuery:
+    """Every submission locks its assignment: compiled once per process for each caller."""
+
+    def build(pk, worker_id):
+        assignments = Assignment.objects.select_for_update(of=locking).select_related(
+            "hit", *related
+        )
+        if kind is not None:
+            assignments = assignments.filter(hit__hit_type__kind=kind)
+        return assignments.filter(pk=pk, worker_id=worker_id)
+
+    return CompiledQuery(build, "pk", "worker_id")
