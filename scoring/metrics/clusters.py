@@ -21,10 +21,12 @@ all move (every sentence gains a source), are recomputed for everyone, as one ar
 operation. Everything is plain data built from the sentences, so rebuilding it is cheap.
 """
 
+from array import array
 from bisect import bisect_left, bisect_right, insort
 from collections import Counter, defaultdict, deque
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import chain, repeat
 
 import numpy as np
@@ -38,6 +40,11 @@ from scoring.metrics.tokens import sentence_units
 # The holder recorded for n-grams whose largest count is in the source sentence, which is
 # never itself scored.
 _SOURCE = -1
+
+# Positions of the sentences holding a PINC n-gram are kept as C ints (array "i"): the
+# lists of all a newcomer's n-grams join into one buffer numpy reads without conversion.
+_POSITIONS = partial(array, "i")
+_POSITION_DTYPE = np.intc
 
 
 @dataclass(slots=True)
@@ -154,11 +161,13 @@ class ClusterIndex:
         # positions of the sentences containing it. Length -> positions of that length.
         self.owners: list[dict] | None = [{} for _ in orders] if growable else None
         self.pinc_holders: list[defaultdict] | None = (
-            [defaultdict(list) for _ in pinc_orders] if growable else None
+            [defaultdict(_POSITIONS) for _ in pinc_orders] if growable else None
         )
         self.by_length: defaultdict | None = defaultdict(list) if growable else None
-        # The scores last computed, which ``add`` updates rather than recomputes.
-        self._scores: list[SentenceScores] | None = None
+        # The scores last computed, which ``add`` updates rather than recomputes: every
+        # sentence's BLEU, and their PINCs as an array (None while there is no source).
+        self._bleus: list[float | None] | None = None
+        self._pincs: np.ndarray | None = None
         # Per sentence length, its n-gram totals (shared, read-only).
         self._totals: dict[int, list[int]] = {}
         self.source = None if source is None else self._index_sentence(source, for_pinc=False)
@@ -282,7 +291,7 @@ class ClusterIndex:
         for order, pinc_holders in enumerate(self.pinc_holders):
             grams, holders = grams_and_positions(order, "pinc_grams")
             # Appends every position to its n-gram's list, in C, for its side effect.
-            deque(map(list.append, map(pinc_holders.__getitem__, grams), holders), maxlen=0)
+            deque(map(array.append, map(pinc_holders.__getitem__, grams), holders), maxlen=0)
         for position, each in zip(positions, sentences, strict=True):
             self.by_length[each.length].append(position)
 
@@ -295,21 +304,15 @@ class ClusterIndex:
         """
         if not self.growable:
             raise ValueError("this index was built with growable=False; it cannot take more")
-        before = self._scores if self._scores is not None else self.sentence_scores()
+        if self._bleus is None:
+            self._score_sentences(None)
+        bleus_before, pincs_before = self._bleus, self._pincs
         position = len(self.sentences)
         sentence = self._index_sentence(text)
         # Everyone already here is a reference of the newcomer.
-        sentence.matches = [
-            sum(
-                min(count, repeats[gram][0] if gram in repeats else 1 if gram in holders else 0)
-                for gram, count in by_order.items()
-            )
-            for holders, repeats, by_order in zip(
-                self.holders, self.repeats, sentence.counts, strict=True
-            )
-        ]
+        sentence.matches = self._newcomer_matches(sentence)
         overlaps = [
-            sum(frequency.get(gram, 0) for gram in grams)
+            sum(map(frequency.get, grams, repeat(0)))
             for frequency, grams in zip(self.document_frequency, sentence.pinc_grams, strict=True)
         ]
         sentence.reference_length = _closest_length(
@@ -331,35 +334,51 @@ class ClusterIndex:
         # Only the sentences whose BLEU statistics moved are rescored; every PINC moves,
         # as each sentence now has one source more.
         moved.add(position)
-        after = self._score_sentences(before, moved)
-        changed = tuple(
-            now
-            for was, now in zip(before, after, strict=False)
-            if (was.bleu, was.pinc) != (now.bleu, now.pinc)
+        bleus, pincs = self._score_sentences(moved)
+        if pincs_before is None:
+            # None of the others had a source before; each has one now.
+            changed = list(range(position))
+        else:
+            # Compared as arrays: only the sentences that changed become records.
+            differs = pincs[:position] != pincs_before
+            for each in moved:
+                if each < position and bleus[each] != bleus_before[each]:
+                    differs[each] = True
+            changed = np.flatnonzero(differs).tolist()
+        pinc_values = [None] * len(bleus) if pincs is None else pincs.tolist()
+        return Addition(
+            scores=SentenceScores(position, bleus[position], pinc_values[position]),
+            changed=tuple(
+                map(
+                    SentenceScores,
+                    changed,
+                    map(bleus.__getitem__, changed),
+                    map(pinc_values.__getitem__, changed),
+                )
+            ),
         )
-        return Addition(scores=after[position], changed=changed)
 
     def sentence_scores(self) -> list[SentenceScores]:
         """Leave-one-out BLEU and mean PINC of every sentence, in the order they were given."""
-        return list(self._score_sentences(None, None))
+        bleus, pincs = self._score_sentences(None)
+        pinc_values = repeat(None) if pincs is None else pincs.tolist()
+        return list(map(SentenceScores, range(len(bleus)), bleus, pinc_values))
 
-    def _score_sentences(
-        self, previous: list[SentenceScores] | None, moved: set[int] | None
-    ) -> list[SentenceScores]:
-        """Every sentence's scores; BLEU is taken from ``previous`` for the positions not in
-        ``moved`` (all are computed when ``moved`` is None). The result is kept for the
-        next ``add``, so callers get a copy."""
+    def _score_sentences(self, moved: set[int] | None) -> tuple[list, np.ndarray | None]:
+        """Every sentence's BLEU, and their PINCs as an array (None while there is no
+        source). BLEU is computed for the positions in ``moved`` and kept from the last
+        call for the others (all are computed when ``moved`` is None); both are kept for
+        the next ``add``."""
         smooth, smooth_value = self.settings.smooth, self.settings.smooth_value
         size = len(self.sentences)
         sources = size - 1
+        pincs = None
         if sources > 0:
-            pincs = pinc_from_overlap_table(self.overlaps, self.pinc_sizes, sources).tolist()
-        else:
-            pincs = [None] * size
+            pincs = pinc_from_overlap_table(self.overlaps, self.pinc_sizes, sources)
         if moved is None:
             bleus, moved = [None] * size, range(size)
         else:
-            bleus = [each.bleu for each in previous] + [None] * (size - len(previous))
+            bleus = self._bleus + [None] * (size - len(self._bleus))
         for position in moved:
             sentence = self.sentences[position]
             if sentence.reference_length is not None:
@@ -371,9 +390,8 @@ class ClusterIndex:
                     smooth=smooth,
                     smooth_value=smooth_value,
                 )
-        scores = list(map(SentenceScores, range(size), bleus, pincs))
-        self._scores = scores
-        return scores
+        self._bleus, self._pincs = bleus, pincs
+        return bleus, pincs
 
     def cluster_scores(self) -> ClusterScores:
         """Size, corpus-level and mean leave-one-out BLEU, and mean pairwise PINC."""
@@ -478,6 +496,22 @@ class ClusterIndex:
                     matches[order] += min(count, available) - min(1, available)
         return matches
 
+    def _newcomer_matches(self, newcomer: IndexedSentence) -> list[int]:
+        """Clipped matches of a sentence not yet in the tables against all that are."""
+        # Every n-gram some sentence holds matches at least once; that is all for the
+        # n-grams the newcomer holds once.
+        matches = [
+            sum(map(holders.__contains__, by_order))
+            for holders, by_order in zip(self.holders, newcomer.counts, strict=True)
+        ]
+        for order in newcomer.repeating_orders:
+            holders, repeats = self.holders[order], self.repeats[order]
+            for gram, count in newcomer.counts[order].items():
+                if count > 1 and gram in holders:
+                    entry = repeats.get(gram)
+                    matches[order] += min(count, 1 if entry is None else entry[0]) - 1
+        return matches
+
     def _account_for_newcomer(self, newcomer: IndexedSentence) -> set[int]:
         """Update every sentence's statistics for ``newcomer`` joining its references, and
         return the positions whose BLEU statistics changed. Must run before the newcomer's
@@ -507,10 +541,12 @@ class ClusterIndex:
                 zip(self.pinc_holders, newcomer.pinc_grams, strict=True)
             ):
                 # A sentence's overlap grows by one per n-gram of the newcomer it has too.
-                sharing = list(chain.from_iterable(map(pinc_holders.get, theirs, repeat(()))))
+                sharing = b"".join(map(pinc_holders.get, theirs, repeat(b"")))
                 if not sharing:
                     break  # nor any longer n-gram, as each contains one of this order
-                self.overlaps[:, order] += np.bincount(sharing, minlength=len(sentences))
+                self.overlaps[:, order] += np.bincount(
+                    np.frombuffer(sharing, dtype=_POSITION_DTYPE), minlength=len(sentences)
+                )
         length = newcomer.length
         for group_length, positions in self.by_length.items():
             # Sentences of one length share their closest reference length.
