@@ -33,9 +33,9 @@ import numpy as np
 
 from scoring.metrics.bleu import bleu_from_statistics
 from scoring.metrics.cluster_scores import Addition, ClusterScores, ClusterSettings, SentenceScores
-from scoring.metrics.ngrams import NgramCounts, ngram_counts, ngram_totals
+from scoring.metrics.ngrams import NgramCounts, ngram_counts, ngram_totals, recounted
 from scoring.metrics.pinc import pinc_from_overlap_table
-from scoring.metrics.tokens import sentence_units
+from scoring.metrics.tokens import lowercased_units, sentence_units
 
 # The holder recorded for n-grams whose largest count is in the source sentence, which is
 # never itself scored.
@@ -435,13 +435,15 @@ class ClusterIndex:
             same_units = settings.lowercase or text.lower() == text
             if same_units and settings.pinc_max_order <= settings.max_order:
                 pinc_grams = counts[: settings.pinc_max_order]
+            elif same_units:
+                pinc_grams = ngram_counts(units, settings.pinc_max_order)
             else:
-                lowered = units
-                if not same_units:
-                    lowered = sentence_units(
-                        text, tokenize=tokenize, lowercase=True, keep_spaces=keep_spaces
-                    )
-                pinc_grams = ngram_counts(lowered, settings.pinc_max_order)
+                lowered = lowercased_units(text, units, tokenize=tokenize, keep_spaces=keep_spaces)
+                if len(lowered) == len(units):
+                    # Typically only the first word is lowered: recount the n-grams it is in.
+                    pinc_grams = recounted(counts, units, lowered, settings.pinc_max_order)
+                else:
+                    pinc_grams = ngram_counts(lowered, settings.pinc_max_order)
         totals = self._totals.get(len(units))
         if totals is None:
             totals = self._totals[len(units)] = ngram_totals(len(units), settings.max_order)
