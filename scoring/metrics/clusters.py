@@ -21,12 +21,10 @@ all move (every sentence gains a source), are recomputed for everyone, as one ar
 operation. Everything is plain data built from the sentences, so rebuilding it is cheap.
 """
 
-from array import array
 from bisect import bisect_left, bisect_right, insort
-from collections import Counter, defaultdict, deque
+from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from itertools import chain, repeat
 
 import numpy as np
@@ -41,10 +39,10 @@ from scoring.metrics.tokens import lowercased_units, sentence_units
 # never itself scored.
 _SOURCE = -1
 
-# Positions of the sentences holding a PINC n-gram are kept as C ints (array "i"): the
-# lists of all a newcomer's n-grams join into one buffer numpy reads without conversion.
-_POSITIONS = partial(array, "i")
-_POSITION_DTYPE = np.intc
+# The positions of the sentences holding a PINC n-gram are kept as bytes, C ints one after
+# another: those of all a newcomer's n-grams join into one buffer numpy reads as it is,
+# and an n-gram one sentence holds shares that sentence's one-position bytes.
+_POSITION_DTYPE = np.dtype(np.intc)
 
 
 @dataclass(slots=True)
@@ -160,8 +158,8 @@ class ClusterIndex:
         # for an n-gram one sentence holds is that sentence. Per PINC order: n-gram -> the
         # positions of the sentences containing it. Length -> positions of that length.
         self.owners: list[dict] | None = [{} for _ in orders] if growable else None
-        self.pinc_holders: list[defaultdict] | None = (
-            [defaultdict(_POSITIONS) for _ in pinc_orders] if growable else None
+        self.pinc_holders: list[dict[Hashable, bytes]] | None = (
+            [{} for _ in pinc_orders] if growable else None
         )
         self.by_length: defaultdict | None = defaultdict(list) if growable else None
         # The scores last computed, which ``add`` updates rather than recomputes: every
@@ -277,22 +275,24 @@ class ClusterIndex:
         """Record in the tables only ``add`` reads which sentences hold which n-grams, for
         ``sentences`` at positions ``first``, ``first + 1``, ..."""
         positions = range(first, first + len(sentences))
-
-        def grams_and_positions(order: int, kind: str):
-            """Every n-gram of ``order`` of the sentences, and beside each its position."""
-            grams = [getattr(each, kind)[order] for each in sentences]
-            return chain.from_iterable(grams), chain.from_iterable(
-                map(repeat, positions, map(len, grams))
-            )
-
         for order, owners in enumerate(self.owners):
+            grams = [each.counts[order] for each in sentences]
             # Later holders overwrite earlier ones.
-            owners.update(zip(*grams_and_positions(order, "counts"), strict=True))
-        for order, pinc_holders in enumerate(self.pinc_holders):
-            grams, holders = grams_and_positions(order, "pinc_grams")
-            # Appends every position to its n-gram's list, in C, for its side effect.
-            deque(map(array.append, map(pinc_holders.__getitem__, grams), holders), maxlen=0)
+            owners.update(
+                zip(
+                    chain.from_iterable(grams),
+                    chain.from_iterable(map(repeat, positions, map(len, grams))),
+                    strict=True,
+                )
+            )
         for position, each in zip(positions, sentences, strict=True):
+            entry = _POSITION_DTYPE.type(position).tobytes()
+            for pinc_holders, grams in zip(self.pinc_holders, each.pinc_grams, strict=True):
+                # Each n-gram's positions so far, and this one after them, in C.
+                held = map(pinc_holders.get, grams, repeat(b""))
+                pinc_holders.update(
+                    zip(grams, map(bytes.__add__, held, repeat(entry)), strict=True)
+                )
             self.by_length[each.length].append(position)
 
     def add(self, text: str) -> Addition:
