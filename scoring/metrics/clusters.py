@@ -16,20 +16,20 @@ The index can also take one more sentence (``ClusterIndex.add``) and update the 
 statistics in place. That work follows the newcomer's n-grams, not the cluster's size: a
 newcomer can raise the clipped matches of at most one sentence per n-gram (the one holding
 it most often), found in a table of holders, and the PINC overlaps of exactly the sentences
-that share its n-grams, found in per-n-gram lists of positions. Only the PINC scores, which
+that share its n-grams, found in per-n-gram positions. Only the PINC scores, which
 all move (every sentence gains a source), are recomputed for everyone, as one array
 operation. Everything is plain data built from the sentences, so rebuilding it is cheap.
 """
 
-from bisect import bisect_left, bisect_right, insort
+from bisect import insort
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 
 import numpy as np
 
-from scoring.metrics.bleu import bleu_from_statistics
+from scoring.metrics.bleu import bleu_from_statistics, closest_sorted_length
 from scoring.metrics.cluster_scores import Addition, ClusterScores, ClusterSettings, SentenceScores
 from scoring.metrics.ngrams import NgramCounts, ngram_counts, ngram_totals, recounted
 from scoring.metrics.pinc import pinc_from_overlap_table
@@ -73,26 +73,6 @@ class IndexedSentence:
             self.pinc_sizes,
             self.repeating_orders,
         )
-
-
-def _closer(length: int, first: int | None, second: int | None) -> int | None:
-    """The one of two reference lengths BLEU prefers: nearer, then shorter."""
-    if first is None:
-        return second
-    if second is None:
-        return first
-    return min(first, second, key=lambda candidate: (abs(length - candidate), candidate))
-
-
-def _closest_length(lengths: list[int], length: int, *, excluding_own: bool) -> int | None:
-    """Closest length to ``length`` in sorted ``lengths``; with ``excluding_own`` one copy of
-    ``length`` itself (the sentence's own) does not count."""
-    low, high = bisect_left(lengths, length), bisect_right(lengths, length)
-    if high - low > (1 if excluding_own else 0):
-        return length
-    below = lengths[low - 1] if low > 0 else None
-    above = lengths[high] if high < len(lengths) else None
-    return _closer(length, below, above)
 
 
 def _raise_peak(entry: list[int], count: int, position: int) -> None:
@@ -227,7 +207,7 @@ class ClusterIndex:
         index.lengths = sorted(index.lengths + [each.length for each in index.sentences])
 
         reference_lengths = {
-            length: _closest_length(index.lengths, length, excluding_own=True)
+            length: closest_sorted_length(index.lengths, length, excluding_own=True)
             for length in set(index.lengths)
         }
         overlaps = []
@@ -311,14 +291,11 @@ class ClusterIndex:
         sentence = self._index_sentence(text)
         # Everyone already here is a reference of the newcomer.
         sentence.matches = self._newcomer_matches(sentence)
-        overlaps = [
-            sum(map(frequency.get, grams, repeat(0)))
-            for frequency, grams in zip(self.document_frequency, sentence.pinc_grams, strict=True)
-        ]
-        sentence.reference_length = _closest_length(
+        sentence.reference_length = closest_sorted_length(
             self.lengths, sentence.length, excluding_own=False
         )
         moved = self._account_for_newcomer(sentence)
+        overlaps = self._share_pinc_ngrams(sentence)
 
         self._record_repeats(sentence, position, settled=True)
         for holders, grams in zip(self.holders, sentence.counts, strict=True):
@@ -523,32 +500,22 @@ class ClusterIndex:
         for order, (holders, repeats, owners, theirs) in enumerate(
             zip(self.holders, self.repeats, self.owners, newcomer.counts, strict=True)
         ):
-            for gram, arriving in theirs.items():
-                # Only the sentence holding an n-gram most often can gain matches for it:
-                # every other holder already has a reference with at least its own count.
-                entry = repeats.get(gram)
-                if entry is not None:
-                    largest, holder, available = entry
-                elif holders.get(gram) == 1:
-                    # Held once, by one sentence, which had no reference with it.
-                    largest, holder, available = 1, owners[gram], 0
-                else:
-                    continue
-                gain = min(largest, arriving) - available
+            # Only the sentence holding an n-gram most often can gain matches for it:
+            # every other holder already has a reference with at least its own count.
+            for gram in theirs.keys() & repeats.keys():
+                largest, holder, available = repeats[gram]
+                gain = min(largest, theirs[gram]) - available
                 if gain > 0 and holder != _SOURCE:
                     sentences[holder].matches[order] += gain
                     moved.add(holder)
-        if sentences:
-            for order, (pinc_holders, theirs) in enumerate(
-                zip(self.pinc_holders, newcomer.pinc_grams, strict=True)
-            ):
-                # A sentence's overlap grows by one per n-gram of the newcomer it has too.
-                sharing = b"".join(map(pinc_holders.get, theirs, repeat(b"")))
-                if not sharing:
-                    break  # nor any longer n-gram, as each contains one of this order
-                self.overlaps[:, order] += np.bincount(
-                    np.frombuffer(sharing, dtype=_POSITION_DTYPE), minlength=len(sentences)
-                )
+            # An n-gram held once, by one sentence, gains it a match: it had no reference
+            # with it. Those are picked out in C.
+            held_once = map((1).__eq__, map(holders.get, theirs, repeat(0)))
+            for gram in compress(theirs, held_once):
+                holder = owners[gram]
+                if holder != _SOURCE and gram not in repeats:
+                    sentences[holder].matches[order] += 1
+                    moved.add(holder)
         length = newcomer.length
         for group_length, positions in self.by_length.items():
             # Sentences of one length share their closest reference length.
@@ -561,6 +528,24 @@ class ClusterIndex:
                 sentences[position].reference_length = length
             moved.update(positions)
         return moved
+
+    def _share_pinc_ngrams(self, newcomer: IndexedSentence) -> list[int]:
+        """Raise every sentence's PINC overlaps by the n-grams it shares with ``newcomer``,
+        and return the newcomer's: per order, how many of the others hold each of its
+        n-grams, summed. Must run before the newcomer enters ``pinc_holders``."""
+        shared = [0] * len(self.pinc_holders)
+        for order, (pinc_holders, theirs) in enumerate(
+            zip(self.pinc_holders, newcomer.pinc_grams, strict=True)
+        ):
+            # The positions of the sentences holding each of the newcomer's n-grams: a
+            # sentence's overlap grows by one per n-gram of the newcomer it has too.
+            sharing = b"".join(map(pinc_holders.get, theirs, repeat(b"")))
+            if not sharing:
+                break  # nor any longer n-gram, as each contains one of this order
+            positions = np.frombuffer(sharing, dtype=_POSITION_DTYPE)
+            shared[order] = len(positions)
+            self.overlaps[:, order] += np.bincount(positions, minlength=len(self.overlaps))
+        return shared
 
 
 def score_clusters(
