@@ -8,6 +8,7 @@ last bit of a float.
 """
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -112,6 +113,27 @@ def bleu_from_statistics(
 def closest_reference_length(hypothesis_length: int, reference_lengths: Sequence[int]) -> int:
     """Return the reference length closest to the hypothesis length; ties go to the shorter."""
     return min(reference_lengths, key=lambda length: (abs(hypothesis_length - length), length))
+
+
+def _closer(length: int, first: int | None, second: int | None) -> int | None:
+    """The one of two reference lengths BLEU prefers: nearer, then shorter."""
+    if first is None:
+        return second
+    if second is None:
+        return first
+    return min(first, second, key=lambda candidate: (abs(length - candidate), candidate))
+
+
+def closest_sorted_length(lengths: list[int], length: int, *, excluding_own: bool) -> int | None:
+    """``closest_reference_length`` for sorted ``lengths``, by bisection; with
+    ``excluding_own`` one copy of ``length`` itself (the hypothesis's own) does not count.
+    None when there is no other length."""
+    low, high = bisect_left(lengths, length), bisect_right(lengths, length)
+    if high - low > (1 if excluding_own else 0):
+        return length
+    below = lengths[low - 1] if low > 0 else None
+    above = lengths[high] if high < len(lengths) else None
+    return _closer(length, below, above)
 
 
 def reference_peaks(references: Sequence[NgramCounts]) -> NgramCounts:

@@ -16,28 +16,33 @@ The index can also take one more sentence (``ClusterIndex.add``) and update the 
 statistics in place. That work follows the newcomer's n-grams, not the cluster's size: a
 newcomer can raise the clipped matches of at most one sentence per n-gram (the one holding
 it most often), found in a table of holders, and the PINC overlaps of exactly the sentences
-that share its n-grams, found in per-n-gram lists of positions. Only the PINC scores, which
+that share its n-grams, found in per-n-gram positions. Only the PINC scores, which
 all move (every sentence gains a source), are recomputed for everyone, as one array
 operation. Everything is plain data built from the sentences, so rebuilding it is cheap.
 """
 
-from bisect import bisect_left, bisect_right, insort
-from collections import Counter, defaultdict, deque
+from bisect import insort
+from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 
 import numpy as np
 
-from scoring.metrics.bleu import bleu_from_statistics
+from scoring.metrics.bleu import bleu_from_statistics, closest_sorted_length
 from scoring.metrics.cluster_scores import Addition, ClusterScores, ClusterSettings, SentenceScores
-from scoring.metrics.ngrams import NgramCounts, ngram_counts, ngram_totals
+from scoring.metrics.ngrams import NgramCounts, ngram_counts, ngram_totals, recounted
 from scoring.metrics.pinc import pinc_from_overlap_table
-from scoring.metrics.tokens import sentence_units
+from scoring.metrics.tokens import lowercased_units, sentence_units
 
 # The holder recorded for n-grams whose largest count is in the source sentence, which is
 # never itself scored.
 _SOURCE = -1
+
+# The positions of the sentences holding a PINC n-gram are kept as bytes, C ints one after
+# another: those of all a newcomer's n-grams join into one buffer numpy reads as it is,
+# and an n-gram one sentence holds shares that sentence's one-position bytes.
+_POSITION_DTYPE = np.dtype(np.intc)
 
 
 @dataclass(slots=True)
@@ -68,26 +73,6 @@ class IndexedSentence:
             self.pinc_sizes,
             self.repeating_orders,
         )
-
-
-def _closer(length: int, first: int | None, second: int | None) -> int | None:
-    """The one of two reference lengths BLEU prefers: nearer, then shorter."""
-    if first is None:
-        return second
-    if second is None:
-        return first
-    return min(first, second, key=lambda candidate: (abs(length - candidate), candidate))
-
-
-def _closest_length(lengths: list[int], length: int, *, excluding_own: bool) -> int | None:
-    """Closest length to ``length`` in sorted ``lengths``; with ``excluding_own`` one copy of
-    ``length`` itself (the sentence's own) does not count."""
-    low, high = bisect_left(lengths, length), bisect_right(lengths, length)
-    if high - low > (1 if excluding_own else 0):
-        return length
-    below = lengths[low - 1] if low > 0 else None
-    above = lengths[high] if high < len(lengths) else None
-    return _closer(length, below, above)
 
 
 def _raise_peak(entry: list[int], count: int, position: int) -> None:
@@ -153,12 +138,14 @@ class ClusterIndex:
         # for an n-gram one sentence holds is that sentence. Per PINC order: n-gram -> the
         # positions of the sentences containing it. Length -> positions of that length.
         self.owners: list[dict] | None = [{} for _ in orders] if growable else None
-        self.pinc_holders: list[defaultdict] | None = (
-            [defaultdict(list) for _ in pinc_orders] if growable else None
+        self.pinc_holders: list[dict[Hashable, bytes]] | None = (
+            [{} for _ in pinc_orders] if growable else None
         )
         self.by_length: defaultdict | None = defaultdict(list) if growable else None
-        # The scores last computed, which ``add`` updates rather than recomputes.
-        self._scores: list[SentenceScores] | None = None
+        # The scores last computed, which ``add`` updates rather than recomputes: every
+        # sentence's BLEU, and their PINCs as an array (None while there is no source).
+        self._bleus: list[float | None] | None = None
+        self._pincs: np.ndarray | None = None
         # Per sentence length, its n-gram totals (shared, read-only).
         self._totals: dict[int, list[int]] = {}
         self.source = None if source is None else self._index_sentence(source, for_pinc=False)
@@ -220,7 +207,7 @@ class ClusterIndex:
         index.lengths = sorted(index.lengths + [each.length for each in index.sentences])
 
         reference_lengths = {
-            length: _closest_length(index.lengths, length, excluding_own=True)
+            length: closest_sorted_length(index.lengths, length, excluding_own=True)
             for length in set(index.lengths)
         }
         overlaps = []
@@ -268,22 +255,24 @@ class ClusterIndex:
         """Record in the tables only ``add`` reads which sentences hold which n-grams, for
         ``sentences`` at positions ``first``, ``first + 1``, ..."""
         positions = range(first, first + len(sentences))
-
-        def grams_and_positions(order: int, kind: str):
-            """Every n-gram of ``order`` of the sentences, and beside each its position."""
-            grams = [getattr(each, kind)[order] for each in sentences]
-            return chain.from_iterable(grams), chain.from_iterable(
-                map(repeat, positions, map(len, grams))
-            )
-
         for order, owners in enumerate(self.owners):
+            grams = [each.counts[order] for each in sentences]
             # Later holders overwrite earlier ones.
-            owners.update(zip(*grams_and_positions(order, "counts"), strict=True))
-        for order, pinc_holders in enumerate(self.pinc_holders):
-            grams, holders = grams_and_positions(order, "pinc_grams")
-            # Appends every position to its n-gram's list, in C, for its side effect.
-            deque(map(list.append, map(pinc_holders.__getitem__, grams), holders), maxlen=0)
+            owners.update(
+                zip(
+                    chain.from_iterable(grams),
+                    chain.from_iterable(map(repeat, positions, map(len, grams))),
+                    strict=True,
+                )
+            )
         for position, each in zip(positions, sentences, strict=True):
+            entry = _POSITION_DTYPE.type(position).tobytes()
+            for pinc_holders, grams in zip(self.pinc_holders, each.pinc_grams, strict=True):
+                # Each n-gram's positions so far, and this one after them, in C.
+                held = map(pinc_holders.get, grams, repeat(b""))
+                pinc_holders.update(
+                    zip(grams, map(bytes.__add__, held, repeat(entry)), strict=True)
+                )
             self.by_length[each.length].append(position)
 
     def add(self, text: str) -> Addition:
@@ -295,27 +284,18 @@ class ClusterIndex:
         """
         if not self.growable:
             raise ValueError("this index was built with growable=False; it cannot take more")
-        before = self._scores if self._scores is not None else self.sentence_scores()
+        if self._bleus is None:
+            self._score_sentences(None)
+        bleus_before, pincs_before = self._bleus, self._pincs
         position = len(self.sentences)
         sentence = self._index_sentence(text)
         # Everyone already here is a reference of the newcomer.
-        sentence.matches = [
-            sum(
-                min(count, repeats[gram][0] if gram in repeats else 1 if gram in holders else 0)
-                for gram, count in by_order.items()
-            )
-            for holders, repeats, by_order in zip(
-                self.holders, self.repeats, sentence.counts, strict=True
-            )
-        ]
-        overlaps = [
-            sum(frequency.get(gram, 0) for gram in grams)
-            for frequency, grams in zip(self.document_frequency, sentence.pinc_grams, strict=True)
-        ]
-        sentence.reference_length = _closest_length(
+        sentence.matches = self._newcomer_matches(sentence)
+        sentence.reference_length = closest_sorted_length(
             self.lengths, sentence.length, excluding_own=False
         )
         moved = self._account_for_newcomer(sentence)
+        overlaps = self._share_pinc_ngrams(sentence)
 
         self._record_repeats(sentence, position, settled=True)
         for holders, grams in zip(self.holders, sentence.counts, strict=True):
@@ -331,35 +311,51 @@ class ClusterIndex:
         # Only the sentences whose BLEU statistics moved are rescored; every PINC moves,
         # as each sentence now has one source more.
         moved.add(position)
-        after = self._score_sentences(before, moved)
-        changed = tuple(
-            now
-            for was, now in zip(before, after, strict=False)
-            if (was.bleu, was.pinc) != (now.bleu, now.pinc)
+        bleus, pincs = self._score_sentences(moved)
+        if pincs_before is None:
+            # None of the others had a source before; each has one now.
+            changed = list(range(position))
+        else:
+            # Compared as arrays: only the sentences that changed become records.
+            differs = pincs[:position] != pincs_before
+            for each in moved:
+                if each < position and bleus[each] != bleus_before[each]:
+                    differs[each] = True
+            changed = np.flatnonzero(differs).tolist()
+        pinc_values = [None] * len(bleus) if pincs is None else pincs.tolist()
+        return Addition(
+            scores=SentenceScores(position, bleus[position], pinc_values[position]),
+            changed=tuple(
+                map(
+                    SentenceScores,
+                    changed,
+                    map(bleus.__getitem__, changed),
+                    map(pinc_values.__getitem__, changed),
+                )
+            ),
         )
-        return Addition(scores=after[position], changed=changed)
 
     def sentence_scores(self) -> list[SentenceScores]:
         """Leave-one-out BLEU and mean PINC of every sentence, in the order they were given."""
-        return list(self._score_sentences(None, None))
+        bleus, pincs = self._score_sentences(None)
+        pinc_values = repeat(None) if pincs is None else pincs.tolist()
+        return list(map(SentenceScores, range(len(bleus)), bleus, pinc_values))
 
-    def _score_sentences(
-        self, previous: list[SentenceScores] | None, moved: set[int] | None
-    ) -> list[SentenceScores]:
-        """Every sentence's scores; BLEU is taken from ``previous`` for the positions not in
-        ``moved`` (all are computed when ``moved`` is None). The result is kept for the
-        next ``add``, so callers get a copy."""
+    def _score_sentences(self, moved: set[int] | None) -> tuple[list, np.ndarray | None]:
+        """Every sentence's BLEU, and their PINCs as an array (None while there is no
+        source). BLEU is computed for the positions in ``moved`` and kept from the last
+        call for the others (all are computed when ``moved`` is None); both are kept for
+        the next ``add``."""
         smooth, smooth_value = self.settings.smooth, self.settings.smooth_value
         size = len(self.sentences)
         sources = size - 1
+        pincs = None
         if sources > 0:
-            pincs = pinc_from_overlap_table(self.overlaps, self.pinc_sizes, sources).tolist()
-        else:
-            pincs = [None] * size
+            pincs = pinc_from_overlap_table(self.overlaps, self.pinc_sizes, sources)
         if moved is None:
             bleus, moved = [None] * size, range(size)
         else:
-            bleus = [each.bleu for each in previous] + [None] * (size - len(previous))
+            bleus = self._bleus + [None] * (size - len(self._bleus))
         for position in moved:
             sentence = self.sentences[position]
             if sentence.reference_length is not None:
@@ -371,9 +367,8 @@ class ClusterIndex:
                     smooth=smooth,
                     smooth_value=smooth_value,
                 )
-        scores = list(map(SentenceScores, range(size), bleus, pincs))
-        self._scores = scores
-        return scores
+        self._bleus, self._pincs = bleus, pincs
+        return bleus, pincs
 
     def cluster_scores(self) -> ClusterScores:
         """Size, corpus-level and mean leave-one-out BLEU, and mean pairwise PINC."""
@@ -417,13 +412,15 @@ class ClusterIndex:
             same_units = settings.lowercase or text.lower() == text
             if same_units and settings.pinc_max_order <= settings.max_order:
                 pinc_grams = counts[: settings.pinc_max_order]
+            elif same_units:
+                pinc_grams = ngram_counts(units, settings.pinc_max_order)
             else:
-                lowered = units
-                if not same_units:
-                    lowered = sentence_units(
-                        text, tokenize=tokenize, lowercase=True, keep_spaces=keep_spaces
-                    )
-                pinc_grams = ngram_counts(lowered, settings.pinc_max_order)
+                lowered = lowercased_units(text, units, tokenize=tokenize, keep_spaces=keep_spaces)
+                if len(lowered) == len(units):
+                    # Typically only the first word is lowered: recount the n-grams it is in.
+                    pinc_grams = recounted(counts, units, lowered, settings.pinc_max_order)
+                else:
+                    pinc_grams = ngram_counts(lowered, settings.pinc_max_order)
         totals = self._totals.get(len(units))
         if totals is None:
             totals = self._totals[len(units)] = ngram_totals(len(units), settings.max_order)
@@ -478,6 +475,22 @@ class ClusterIndex:
                     matches[order] += min(count, available) - min(1, available)
         return matches
 
+    def _newcomer_matches(self, newcomer: IndexedSentence) -> list[int]:
+        """Clipped matches of a sentence not yet in the tables against all that are."""
+        # Every n-gram some sentence holds matches at least once; that is all for the
+        # n-grams the newcomer holds once.
+        matches = [
+            sum(map(holders.__contains__, by_order))
+            for holders, by_order in zip(self.holders, newcomer.counts, strict=True)
+        ]
+        for order in newcomer.repeating_orders:
+            holders, repeats = self.holders[order], self.repeats[order]
+            for gram, count in newcomer.counts[order].items():
+                if count > 1 and gram in holders:
+                    entry = repeats.get(gram)
+                    matches[order] += min(count, 1 if entry is None else entry[0]) - 1
+        return matches
+
     def _account_for_newcomer(self, newcomer: IndexedSentence) -> set[int]:
         """Update every sentence's statistics for ``newcomer`` joining its references, and
         return the positions whose BLEU statistics changed. Must run before the newcomer's
@@ -487,30 +500,22 @@ class ClusterIndex:
         for order, (holders, repeats, owners, theirs) in enumerate(
             zip(self.holders, self.repeats, self.owners, newcomer.counts, strict=True)
         ):
-            for gram, arriving in theirs.items():
-                # Only the sentence holding an n-gram most often can gain matches for it:
-                # every other holder already has a reference with at least its own count.
-                entry = repeats.get(gram)
-                if entry is not None:
-                    largest, holder, available = entry
-                elif holders.get(gram) == 1:
-                    # Held once, by one sentence, which had no reference with it.
-                    largest, holder, available = 1, owners[gram], 0
-                else:
-                    continue
-                gain = min(largest, arriving) - available
+            # Only the sentence holding an n-gram most often can gain matches for it:
+            # every other holder already has a reference with at least its own count.
+            for gram in theirs.keys() & repeats.keys():
+                largest, holder, available = repeats[gram]
+                gain = min(largest, theirs[gram]) - available
                 if gain > 0 and holder != _SOURCE:
                     sentences[holder].matches[order] += gain
                     moved.add(holder)
-        if sentences:
-            for order, (pinc_holders, theirs) in enumerate(
-                zip(self.pinc_holders, newcomer.pinc_grams, strict=True)
-            ):
-                # A sentence's overlap grows by one per n-gram of the newcomer it has too.
-                sharing = list(chain.from_iterable(map(pinc_holders.get, theirs, repeat(()))))
-                if not sharing:
-                    break  # nor any longer n-gram, as each contains one of this order
-                self.overlaps[:, order] += np.bincount(sharing, minlength=len(sentences))
+            # An n-gram held once, by one sentence, gains it a match: it had no reference
+            # with it. Those are picked out in C.
+            held_once = map((1).__eq__, map(holders.get, theirs, repeat(0)))
+            for gram in compress(theirs, held_once):
+                holder = owners[gram]
+                if holder != _SOURCE and gram not in repeats:
+                    sentences[holder].matches[order] += 1
+                    moved.add(holder)
         length = newcomer.length
         for group_length, positions in self.by_length.items():
             # Sentences of one length share their closest reference length.
@@ -523,6 +528,24 @@ class ClusterIndex:
                 sentences[position].reference_length = length
             moved.update(positions)
         return moved
+
+    def _share_pinc_ngrams(self, newcomer: IndexedSentence) -> list[int]:
+        """Raise every sentence's PINC overlaps by the n-grams it shares with ``newcomer``,
+        and return the newcomer's: per order, how many of the others hold each of its
+        n-grams, summed. Must run before the newcomer enters ``pinc_holders``."""
+        shared = [0] * len(self.pinc_holders)
+        for order, (pinc_holders, theirs) in enumerate(
+            zip(self.pinc_holders, newcomer.pinc_grams, strict=True)
+        ):
+            # The positions of the sentences holding each of the newcomer's n-grams: a
+            # sentence's overlap grows by one per n-gram of the newcomer it has too.
+            sharing = b"".join(map(pinc_holders.get, theirs, repeat(b"")))
+            if not sharing:
+                break  # nor any longer n-gram, as each contains one of this order
+            positions = np.frombuffer(sharing, dtype=_POSITION_DTYPE)
+            shared[order] = len(positions)
+            self.overlaps[:, order] += np.bincount(positions, minlength=len(self.overlaps))
+        return shared
 
 
 def score_clusters(

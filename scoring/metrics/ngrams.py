@@ -39,6 +39,41 @@ def ngram_counts(units: list[str] | str, max_order: int) -> NgramCounts:
     return counts
 
 
+def recounted(
+    counts: NgramCounts, units: list[str] | str, changed_units: list[str] | str, max_order: int
+) -> NgramCounts:
+    """``ngram_counts(changed_units, max_order)``, from the ``counts`` of ``units`` (as many
+    units, some changed, e.g. a sentence as typed and lowercased). When one unit changed,
+    as when only a sentence's capital first letter is lowered, only the n-grams covering it
+    are counted again. ``counts`` is not modified."""
+    length = len(units)
+    changed = [index for index in range(length) if units[index] != changed_units[index]]
+    if len(changed) != 1 or len(counts) < max_order:
+        return ngram_counts(changed_units, max_order)
+    (index,) = changed
+    characters = isinstance(units, str)
+    result = []
+    for order in range(1, max_order + 1):
+        counted = dict(counts[order - 1])
+        # The n-grams of this order that cover the changed unit start here.
+        starts = range(max(index - order + 1, 0), min(index, length - order) + 1)
+        for start in starts:
+            if order == 1:
+                old, new = units[start], changed_units[start]
+            elif characters:
+                old, new = units[start : start + order], changed_units[start : start + order]
+            else:
+                old = tuple(units[start : start + order])
+                new = tuple(changed_units[start : start + order])
+            if counted[old] == 1:
+                del counted[old]
+            else:
+                counted[old] -= 1
+            counted[new] = counted.get(new, 0) + 1
+        result.append(counted)
+    return result
+
+
 def ngram_totals(length: int, max_order: int) -> list[int]:
     """How many n-grams of each order a sentence of ``length`` units has."""
     return [max(length - order + 1, 0) for order in range(1, max_order + 1)]

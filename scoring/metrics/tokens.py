@@ -82,6 +82,28 @@ def sentence_units(
     return _TOKENIZERS[tokenize](sentence).split()
 
 
+def lowercased_units(
+    sentence: str, units: list[str] | str, *, tokenize: str = "13a", keep_spaces: bool = False
+) -> list[str] | str:
+    """What ``sentence_units(sentence, lowercase=True)`` gives, from ``units``, the units of
+    ``sentence`` as typed: for ASCII text, those units lowercased, without tokenising again.
+
+    Lowercasing ASCII maps letters to letters one by one and touches no space, digit or
+    punctuation mark, which are all that 13a, "none" and "char" look at; the exceptions are
+    13a's case-sensitive entities and <skipped> tag, so text with "&" or "<" is tokenised
+    again, as is any other text (non-ASCII lowercasing may depend on context, as a final
+    sigma does). A test compares both ways on any text.
+    """
+    if sentence.isascii():
+        if tokenize == CHARACTER:
+            return units.lower()
+        if tokenize == "none" or (
+            tokenize == "13a" and "&" not in sentence and "<" not in sentence
+        ):
+            return " ".join(units).lower().split()
+    return sentence_units(sentence, tokenize=tokenize, lowercase=True, keep_spaces=keep_spaces)
+
+
 def _untouched_by_13a(sentence: str) -> bool:
     """True when 13a would only normalise the spaces of ``sentence``: it is letters, digits
     and ASCII spaces only. 13a's rules all concern ASCII punctuation and symbols, line breaks

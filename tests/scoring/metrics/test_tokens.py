@@ -4,7 +4,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from scoring.metrics.tokens import sentence_units, tokenize_13a
+from scoring.metrics.tokens import lowercased_units, sentence_units, tokenize_13a
 
 # What 13a treats specially, in pieces that combine into the awkward cases: numbers with
 # points, commas and hyphens, runs of punctuation, entities, the <skipped> tag, line breaks.
@@ -38,3 +38,20 @@ def test_our_13a_gives_sacrebleus_tokens_for_any_text(text):
 def test_sentence_units_give_sacrebleus_13a_tokens_as_typed_and_lowercased(text, lowercase):
     expected = text.lower() if lowercase else text
     assert sentence_units(text, lowercase=lowercase) == sacrebleu_tokens(expected.rstrip())
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.one_of(piece_text, ascii_text, any_text),
+    st.sampled_from(["13a", "none", "char", "zh", "intl"]),
+    st.booleans(),
+)
+@example("A man is slicing a tomato.", "13a", False)
+@example("&QUOT;A <SKIPPED> man", "13a", False)
+@example("ΟΔΟΣ:ΑΒ", "13a", False)
+def test_lowercasing_the_units_gives_the_units_of_the_lowercased_text(text, tokenize, keep_spaces):
+    keep_spaces = keep_spaces and tokenize == "char"
+    units = sentence_units(text, tokenize=tokenize, keep_spaces=keep_spaces)
+    assert lowercased_units(
+        text, units, tokenize=tokenize, keep_spaces=keep_spaces
+    ) == sentence_units(text, tokenize=tokenize, lowercase=True, keep_spaces=keep_spaces)
