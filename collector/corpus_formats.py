@@ -56,6 +56,9 @@ MAX_SECONDS = Decimal("999999.99")
 CENTI = Decimal("0.01")
 # Description.language and Worker.external_id column widths.
 MAX_LANGUAGE_LENGTH = 40
+# Far above any one-sentence description, and far below what one row of an export may take
+# (the Parquet export reads rows in 1 MiB blocks; a row must fit in one).
+LONGEST_DESCRIPTION = 5000
 MAX_WORKER_ID_LENGTH = 64
 # The CSV's Source column: "clean" descriptions came from the paid Tier 2, "unverified" from Tier 1.
 CSV_SOURCE_TIERS = {"clean": 2, "unverified": 1}
@@ -397,9 +400,15 @@ def time_point(text: str, name: str) -> Decimal:
 
 
 def description_text(text: str) -> str:
-    """The description exactly as written; refused if empty or not storable."""
+    """The description exactly as written; refused if empty, longer than
+    ``LONGEST_DESCRIPTION`` or not storable."""
     if not text.strip():
         raise RowError("the description is empty")
+    if len(text) > LONGEST_DESCRIPTION:
+        raise RowError(
+            f"the description is {len(text):,} characters long; a description is one "
+            f"sentence, at most {LONGEST_DESCRIPTION:,}"
+        )
     if starts_like_a_formula(text):
         # As at submission: no sentence starts so, and a spreadsheet would run it.
         raise RowError("the description starts like a spreadsheet formula (= + - @)")

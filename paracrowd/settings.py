@@ -327,7 +327,8 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Description HITs. Pay, targets and assignment duration live on each HIT type (admin-editable).
-DESCRIPTION_MAX_LENGTH = env_int("DESCRIPTION_MAX_LENGTH", 300, minimum=20)
+# At most collector.corpus_formats.LONGEST_DESCRIPTION, the longest any import accepts.
+DESCRIPTION_MAX_LENGTH = env_int("DESCRIPTION_MAX_LENGTH", 300, minimum=20, maximum=5000)
 # Video-collection HITs and segments cut by admins: lengths refused outside MIN..MAX seconds, and
 # the SUGGESTED range shown as guidance (the original study's segments were mostly 4-10 s).
 SEGMENT_MIN_SECONDS = env_int("SEGMENT_MIN_SECONDS", 2, minimum=1)

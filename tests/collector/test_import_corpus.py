@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from collector.corpus_formats import read_corpus, youtube_span
+from collector.corpus_formats import LONGEST_DESCRIPTION, read_corpus, youtube_span
 from collector.corpus_import import corpus_import
 from collector.models import Description, Segment
 from crowd.models import Hit, Worker
@@ -116,6 +116,26 @@ def test_it_keeps_hindi_chinese_arabic_and_quoted_multiline_text_exactly():
     stored = set(Description.objects.values_list("text", flat=True))
     for text in (HINDI, CHINESE, ARABIC, QUOTED, DECOMPOSED):
         assert text in stored
+
+
+def test_it_skips_a_description_too_long_to_be_one_sentence(tmp_path):
+    folder = tmp_path / "corpus"
+    shutil.copytree(S2VT_FOLDER, folder)
+    sentences = folder / "sents_tiny_lc_nopunc.txt"
+    lines = sentences.read_text(encoding="utf-8").splitlines()
+    longest = LONGEST_DESCRIPTION
+    sentences.write_text(
+        "\n".join([f"vid1\t{'a' * longest}", f"vid1\t{'b' * (longest + 1)}", *lines]) + "\n",
+        encoding="utf-8",
+    )
+
+    result = load(folder, "msvd-s2vt")
+
+    assert Description.objects.filter(text="a" * longest).exists()
+    assert not Description.objects.filter(text="b" * (longest + 1)).exists()
+    assert ("sents_tiny_lc_nopunc.txt", 2) in [(row.source, row.line) for row in result.skipped]
+    too_long = next(row for row in result.skipped if row.line == 2)
+    assert "5,001 characters long" in too_long.reason and "one sentence" in too_long.reason
 
 
 def test_it_reuses_a_worker_the_platform_service_already_made():
