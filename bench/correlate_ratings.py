@@ -30,51 +30,26 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import argparse  # noqa: E402
 import random  # noqa: E402
 import time  # noqa: E402
-from collections import defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import sacrebleu  # noqa: E402
 
+from bench._msvd import msvd_clusters, msvd_folder, random_clusters  # noqa: E402
 from scoring.metrics import sentence_bleu  # noqa: E402
 from scoring.metrics.meteor import Meteor  # noqa: E402
 from scoring.metrics.ratings import RatingRecord, rated_pairs  # noqa: E402
 from scoring.metrics.ratings_analysis import AnalysisOptions, analyse_ratings  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "msvd-s2vt-sents"
 SEED = 2011
 REFERENCES, HELD_OUT = 40, 10
 DIMENSIONS = ("semantic", "dissimilarity", "overall")
 clock = time.process_time
-WORDS = [
-    "a",
-    "man",
-    "woman",
-    "is",
-    "slicing",
-    "cutting",
-    "playing",
-    "the",
-    "guitar",
-    "tomato",
-    "onion",
-    "dog",
-    "runs",
-    "on",
-]
 
 
 def clusters(folder: Path, rng: random.Random) -> list[list[str]]:
     if folder.is_dir():
-        found = defaultdict(list)
-        for path in sorted(folder.glob("sents_*_lc_nopunc.txt")):
-            for line in path.open(encoding="utf-8"):
-                clip, _, sentence = line.rstrip("\n").partition("\t")
-                found[clip].append(sentence)
-        return [c for c in found.values() if len(c) >= 2 + REFERENCES + HELD_OUT]
-    return [
-        [" ".join(rng.choices(WORDS, k=rng.randint(5, 10))) for _ in range(60)] for _ in range(400)
-    ]
+        return [c for c in msvd_clusters(folder) if len(c) >= 2 + REFERENCES + HELD_OUT]
+    return random_clusters(rng, 400, 60)
 
 
 def records(corpus, count, rng) -> list[RatingRecord]:
@@ -96,7 +71,7 @@ def main():
     parser.add_argument("--quick", action="store_true")
     quick = parser.parse_args().quick
     rng = random.Random(SEED)
-    folder = Path(os.environ.get("PARACROWD_DATA", DEFAULT_DATA))
+    folder = msvd_folder()
     corpus = clusters(folder, rng)
     count = 1000 if quick else 10_000
     print(f"Clusters: {len(corpus):,} ({'MSVD' if folder.is_dir() else 'generated'})")

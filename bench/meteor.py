@@ -27,17 +27,14 @@ import argparse
 import random
 import resource
 import time
-from collections import defaultdict
-from pathlib import Path
 
 import sacrebleu
 
+from bench._msvd import msvd_clusters, msvd_folder
 from scoring.metrics.meteor import Meteor, MeteorParameters, ParaphraseTable, meteor_tokens
 from scoring.metrics.meteor.extraction import ExtractionSettings, extract_paraphrases
 from scoring.metrics.meteor.matchers import Stemmer, clear_caches
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "msvd-s2vt-sents"
 SEED = 2010
 TABLE_SIZE = 50_000
 clock = time.process_time
@@ -51,15 +48,6 @@ OBJECTS = ["a tomato", "an onion", "the guitar", "a guitar", "a horse", "a bike"
            "a potato", "a ball", "the piano", "a banana", "a carrot", "the meat", "a fish"]
 EXTRAS = ["", "", "", "in the kitchen", "on the street", "with a knife", "outside", "slowly"]
 # fmt: on
-
-
-def load_clusters(folder: Path) -> list[list[str]]:
-    clusters = defaultdict(list)
-    for path in sorted(folder.glob("sents_*_lc_nopunc.txt")):
-        for line in path.open(encoding="utf-8"):
-            clip, _, sentence = line.rstrip("\n").partition("\t")
-            clusters[clip].append(sentence)
-    return list(clusters.values())
 
 
 def generate_clusters(count: int, rng: random.Random) -> list[list[str]]:
@@ -117,9 +105,9 @@ def main() -> None:
     parser.add_argument("--common-frequency", type=float, default=0.01)
     arguments = parser.parse_args()
     rng = random.Random(SEED)
-    folder = Path(os.environ.get("PARACROWD_DATA", DEFAULT_DATA))
+    folder = msvd_folder()
     if folder.is_dir():
-        clusters, source = load_clusters(folder), f"MSVD S2VT sentences in {folder}"
+        clusters, source = msvd_clusters(folder), f"MSVD S2VT sentences in {folder}"
     else:
         clusters, source = generate_clusters(2000, rng), "generated clusters (no MSVD files)"
     if arguments.quick:

@@ -27,52 +27,26 @@ import argparse
 import random
 import statistics
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import django
 
 django.setup()
 
+from bench._msvd import msvd_clusters, msvd_folder, random_clusters  # noqa: E402
 from research.serializers import SystemScoreRequestSerializer  # noqa: E402
 from scoring.metrics import pinc, sentence_bleu  # noqa: E402
 from scoring.metrics.meteor import Meteor  # noqa: E402
 from scoring.metrics.significance import paired_bootstrap  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "msvd-s2vt-sents"
 SEED = 2011
 clock = time.process_time
-
-WORDS = [
-    "a",
-    "man",
-    "woman",
-    "is",
-    "slicing",
-    "cutting",
-    "playing",
-    "the",
-    "guitar",
-    "tomato",
-    "onion",
-    "dog",
-    "runs",
-    "on",
-]
 
 
 def clusters(folder: Path, rng: random.Random) -> list[list[str]]:
     if folder.is_dir():
-        found = defaultdict(list)
-        for path in sorted(folder.glob("sents_*_lc_nopunc.txt")):
-            for line in path.open(encoding="utf-8"):
-                clip, _, sentence = line.rstrip("\n").partition("\t")
-                found[clip].append(sentence)
-        return [c for c in found.values() if len(c) > 2]
-    return [
-        [" ".join(rng.choices(WORDS, k=rng.randint(5, 10))) for _ in range(40)] for _ in range(500)
-    ]
+        return [c for c in msvd_clusters(folder) if len(c) > 2]
+    return random_clusters(rng, 500, 40)
 
 
 def loop_bootstrap(system, baseline, samples, seed):
@@ -89,7 +63,7 @@ def main():
     parser.add_argument("--quick", action="store_true")
     quick = parser.parse_args().quick
     rng = random.Random(SEED)
-    folder = Path(os.environ.get("PARACROWD_DATA", DEFAULT_DATA))
+    folder = msvd_folder()
     corpus = clusters(folder, rng)
     print(f"Clusters: {len(corpus):,} ({'MSVD' if folder.is_dir() else 'generated'})")
     pairs_count = 200 if quick else 2000

@@ -118,7 +118,6 @@ def meteor_tokens(sentence: str, language: str = "en") -> tuple[str, ...]:
 def clear_caches() -> None:
     """Forget remembered tokens and stems (for benchmarks that time a cold start)."""
     _tokens.cache_clear()
-    _positions.cache_clear()
     Stemmer._instances.clear()
 
 
@@ -159,10 +158,7 @@ class Stemmer:
         return found
 
 
-@lru_cache(maxsize=65536)
-def _positions(words: tuple[Hashable, ...]) -> dict[Hashable, list[int]]:
-    """Where each word occurs; remembered, since a cluster's references are matched against
-    many hypotheses (callers must not change the lists)."""
+def _positions(words: Sequence[Hashable]) -> dict[Hashable, list[int]]:
     index: dict[Hashable, list[int]] = {}
     for position, word in enumerate(words):
         index.setdefault(word, []).append(position)
