@@ -22,6 +22,7 @@ from django.conf import settings
 from django.core import signing
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 
@@ -29,7 +30,8 @@ from paracrowd.throttling import client_address
 
 from . import platforms, services
 from .access import own_assignment
-from .models import Assignment, Campaign, Hit, Tier, Worker
+from .models import Assignment, Campaign, Hit, Tier, Worker, WorkSession
+from .platforms import studylink
 
 # What Mechanical Turk sends as assignmentId while a worker only looks at the HIT.
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -41,10 +43,14 @@ PLATFORM_ID = r"\A[A-Za-z0-9_-]{1,64}\Z"
 
 MTURK = Worker.Platform.MTURK
 PROLIFIC = Worker.Platform.PROLIFIC
+STUDY_LINK = Worker.Platform.STUDY_LINK
 RETURN_ADVICE = {
     MTURK: "Nothing was saved. Please return the HIT.",
     PROLIFIC: "Nothing was saved. Please return this study on Prolific.",
+    STUDY_LINK: "Nothing was saved. Please go back to the study on your platform.",
 }
+# The platforms that pay by the visit: an arrival opens a work session of several tasks.
+SESSION_PLATFORMS = (PROLIFIC, STUDY_LINK)
 
 
 class Refusal(Exception):  # noqa: N818 (a page the worker sees, not an error of ours)
@@ -55,6 +61,7 @@ class Refusal(Exception):  # noqa: N818 (a page the worker sees, not an error of
         400: "This task's address is not valid",
         403: "This task cannot be opened here",
         429: "Too many new workers right now",
+        503: "Your session could not be checked just now",
     }
 
     def __init__(self, status: int, message: str, *, platform: str = MTURK):
@@ -124,6 +131,10 @@ def arrival_parse(params) -> Arrival:
         from_prolific = any(name in params for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"))
         raise Refusal(400, form.problem(), platform=PROLIFIC if from_prolific else MTURK)
     ids = form.cleaned_data
+    if not any(ids[name] for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId")):
+        study_link = _study_link_arrival(params, tier=ids["tier"])
+        if study_link is not None:
+            return study_link
     if ids["PROLIFIC_PID"] or ids["STUDY_ID"] or ids["SESSION_ID"]:
         arrival = Arrival(
             platform=PROLIFIC,
@@ -148,6 +159,25 @@ def arrival_parse(params) -> Arrival:
     return arrival
 
 
+def _study_link_arrival(params, *, tier: int) -> Arrival | None:
+    """A study-link platform's arrival (its parameter names are the site's settings), or None
+    when the address carries none of them."""
+    config = studylink.StudyLinkConfig.from_settings()
+    if config.participant_param not in params and config.study_param not in params:
+        return None
+    try:
+        ids = studylink.arrival_ids(params, config)
+    except ValueError as error:
+        raise Refusal(400, str(error), platform=STUDY_LINK) from None
+    return Arrival(
+        platform=STUDY_LINK,
+        worker_id=ids.participant_id,
+        assignment_id=ids.session_id,
+        listing_id=ids.study_id,
+        tier=tier,
+    )
+
+
 def submit_address(params) -> str:
     """Mechanical Turk's ``turkSubmitTo``, only if it is a platform we let frame our pages:
     the finished page posts the worker's assignment there."""
@@ -163,10 +193,19 @@ def _missing(parameter: str) -> str:
 
 def arrival_campaign(arrival: Arrival, *, kind: str) -> Campaign | None:
     """The campaign that published the arrival's HIT or study, or None while no platform
-    connector is configured (development and demos take any HIT of the kind). Work that no
-    campaign of ``kind`` published, or one not yet published, is refused."""
-    if not platforms.configured():
-        return None
+    connector is configured for the arrival's platform and the site runs in demo mode
+    (PLATFORM_DEMO: development and demos take any HIT of the kind). Without a connector and
+    outside demo mode the arrival is refused: nothing could tell a forged id from a real one.
+    Work that no campaign of ``kind`` published, or one not yet published, is refused."""
+    if not _connected(arrival.platform):
+        if settings.PLATFORM_DEMO:
+            return None
+        raise Refusal(
+            403,
+            f"This site is not connected to {Worker.Platform(arrival.platform).label}, so it "
+            "cannot check who sent you here.",
+            platform=arrival.platform,
+        )
     campaigns = Campaign.objects.select_related("hit_type").filter(platform=arrival.platform)
     campaign = None
     if arrival.listing_id:
@@ -188,6 +227,11 @@ def arrival_campaign(arrival: Arrival, *, kind: str) -> Campaign | None:
             platform=arrival.platform,
         )
     return campaign
+
+
+def _connected(platform: str) -> bool:
+    # A study link needs no connector: its campaigns live here, and their links name them.
+    return platform == STUDY_LINK or platform in platforms.configured()
 
 
 def arrival_admit(arrival: Arrival, *, kind: str, address: str | None) -> Assignment:
@@ -324,6 +368,8 @@ def enter(request, task: PlatformTask) -> HttpResponse:
         if request.method == "POST":
             submit_to = submit_address(request.POST)
             assignment = task_from_token(request.POST, kind=task.kind, related=task.related)
+            if assignment.session_id:
+                return session_post(request, task, assignment)
             hidden = task_fields(assignment, kind=task.kind, submit_to=submit_to)
             saved = task.save(request, assignment, hidden=hidden)
             if isinstance(saved, HttpResponse):
@@ -332,6 +378,8 @@ def enter(request, task: PlatformTask) -> HttpResponse:
         arrival = arrival_parse(request.GET)
         if arrival.is_preview:
             return task.preview(request)
+        if arrival.platform in SESSION_PLATFORMS:
+            return session_get(request, task, arrival)
         assignment = arrival_admit(arrival, kind=task.kind, address=client_address(request))
         if assignment.status == Assignment.Status.SUBMITTED:
             return finished(
@@ -371,3 +419,166 @@ def refused(request, refusal: Refusal) -> HttpResponse:
         "advice": RETURN_ADVICE[refusal.platform],
     }
     return render(request, "crowd/platform_refused.html", context, status=refusal.status)
+
+
+# Work sessions (Prolific, study links): one arrival, up to K tasks, then back to the platform.
+
+
+def session_admit(arrival: Arrival, *, kind: str, address: str | None):
+    """The work session of a platform visit (opened on first arrival, resumed on every
+    other), or ``Refusal``. A Prolific visit is looked up at Prolific before anything is
+    stored or handed out: a SESSION_ID Prolific does not list as this participant's, in this
+    study and still in progress gets nothing and takes no place."""
+    campaign = arrival_campaign(arrival, kind=kind)
+    tier = campaign.tier if campaign else arrival.tier
+    known = WorkSession.objects.filter(
+        platform=arrival.platform, external_id=arrival.assignment_id
+    ).first()
+    checked_at = known.arrival_checked_at if known else None
+    if checked_at is None and campaign is not None and arrival.platform == PROLIFIC:
+        checked_at = _prolific_check(arrival, campaign, address=address)
+        address = None  # counted once, for the look-up
+    try:
+        return services.session_enter(
+            platform=arrival.platform,
+            worker_id=arrival.worker_id,
+            session_id=arrival.assignment_id,
+            listing_id=arrival.listing_id,
+            kind=kind,
+            tier=tier,
+            campaign=campaign,
+            address=address,
+            checked_at=checked_at,
+        )
+    except services.ArrivalsExceeded as refusal:
+        raise Refusal(429, str(refusal), platform=arrival.platform) from None
+    except services.WorkRefused as refusal:
+        raise Refusal(403, str(refusal), platform=arrival.platform) from None
+
+
+def _prolific_check(arrival: Arrival, campaign: Campaign, *, address: str | None):
+    """When Prolific confirmed the visit, or ``Refusal``. Every look-up counts against the
+    address's hourly allowance of arrivals, so forged ids cannot make us hammer Prolific."""
+    try:
+        if address:
+            services.arrival_count(address=address)
+        submission = platforms.connector(PROLIFIC).submission(arrival.assignment_id)
+    except services.ArrivalsExceeded as refusal:
+        raise Refusal(429, str(refusal), platform=PROLIFIC) from None
+    except platforms.PlatformError as error:
+        if getattr(error, "status", 0) == 404:
+            submission = None
+        else:
+            raise Refusal(
+                503,
+                "We could not reach Prolific to check your session. Nothing was saved; "
+                "please reload this page in a minute.",
+                platform=PROLIFIC,
+            ) from None
+    if (
+        submission is None
+        or submission.worker_id != arrival.worker_id
+        or submission.listing_id != campaign.external_id
+        or submission.status != platforms.Submission.WORKING
+    ):
+        raise Refusal(
+            403,
+            "Prolific does not list this session as yours and in progress in this study.",
+            platform=PROLIFIC,
+        )
+    return timezone.now()
+
+
+def session_get(request, task: PlatformTask, arrival: Arrival) -> HttpResponse:
+    session = session_admit(arrival, kind=task.kind, address=client_address(request))
+    if session.state != WorkSession.State.OPEN:
+        return session_finished(request, session)
+    assignment = services.session_task(session=session)
+    if assignment is None:
+        if not services.session_done(session):
+            raise Refusal(
+                200, "There are no tasks left for you at the moment.", platform=arrival.platform
+            )
+        # Nothing left to give: what was done completes the session.
+        return session_finished(request, services.session_finish(session=session))
+    assignment = own_assignment(
+        assignment.pk, assignment.worker_id, task.kind, related=task.related
+    )
+    hidden = task_fields(assignment, kind=task.kind)
+    _show_progress(request, session, hidden)
+    return task.show(request, assignment, hidden=hidden)
+
+
+def session_post(request, task: PlatformTask, assignment: Assignment) -> HttpResponse:
+    """A task of a session posted, or the worker ending the session early."""
+    session = WorkSession.objects.select_related("campaign", "worker").get(pk=assignment.session_id)
+    hidden = task_fields(assignment, kind=task.kind)
+    if request.POST.get("finish"):
+        try:
+            session = services.session_finish(session=session, early=True)
+        except services.WorkRefused as refusal:
+            raise Refusal(403, str(refusal), platform=session.platform) from None
+        return session_finished(request, session)
+    _show_progress(request, session, hidden)
+    saved = task.save(request, assignment, hidden=hidden)
+    if isinstance(saved, HttpResponse):
+        return saved
+    session = services.session_after_submit(session=session)
+    if session.state != WorkSession.State.OPEN:
+        return session_finished(request, session)
+    # The next task is the same address's next answer, so a reload resumes there too.
+    return redirect(request.path + "?" + urlencode(_arrival_query(session)))
+
+
+def _show_progress(request, session, hidden: dict) -> None:
+    """What the task page shows of the session (see templates/crowd/session_progress.html)."""
+    request.work_session = {
+        "progress": services.session_progress(session),
+        "token": hidden["token"],
+        "demo": session.campaign_id is None,
+    }
+
+
+def _arrival_query(session) -> dict:
+    if session.platform == PROLIFIC:
+        query = {
+            "PROLIFIC_PID": session.worker.external_id,
+            "STUDY_ID": session.listing_id,
+            "SESSION_ID": session.external_id,
+        }
+    else:
+        config = studylink.StudyLinkConfig.from_settings()
+        query = {
+            config.participant_param: session.worker.external_id,
+            config.study_param: session.listing_id,
+        }
+        if config.session_param:
+            query[config.session_param] = session.external_id
+    if session.campaign_id is None:
+        query["tier"] = session.tier
+    return query
+
+
+def session_finished(request, session) -> HttpResponse:
+    """Back to the platform with the session's completion code: Prolific's completion
+    address; a study link's redirect when one is configured, else a page with the code and
+    the session's verification code for the participant to paste."""
+    campaign = session.campaign
+    if campaign is not None and session.platform == PROLIFIC:
+        query = urlencode({"cc": campaign.completion_code})
+        return redirect(settings.PROLIFIC_COMPLETION_URL + "?" + query)
+    context = {"session": session, "progress": services.session_progress(session)}
+    if campaign is not None:
+        config = studylink.StudyLinkConfig.from_settings()
+        verification = studylink.verification_code(
+            session_id=session.external_id,
+            participant_id=session.worker.external_id,
+            config=config,
+        )
+        address = studylink.completion_address(
+            completion_code=campaign.completion_code, verification=verification, config=config
+        )
+        if address:
+            return redirect(address)
+        context.update(completion_code=campaign.completion_code, verification=verification)
+    return render(request, "crowd/session_done.html", context)

@@ -384,6 +384,20 @@ PROLIFIC_COMPLETION_URL = env(
 # Prolific's service fee on rewards and bonuses, in percent (33.3 on most accounts, plus VAT
 # where it applies): for cost estimates only.
 PROLIFIC_FEE_PERCENT = env_int("PROLIFIC_FEE_PERCENT", 34, minimum=0, maximum=100)
+# Prolific's minimum hourly reward in the workspace's currency's minor units ($8.00 an hour;
+# the reward-recommendations endpoint is asked too, when reachable, and the higher one wins).
+PROLIFIC_MIN_HOURLY_CENTS = env_int("PROLIFIC_MIN_HOURLY_CENTS", 800, minimum=1)
+PROLIFIC_CURRENCY = env("PROLIFIC_CURRENCY", "USD")
+if PROLIFIC_CURRENCY not in ("USD", "GBP"):
+    raise ImproperlyConfigured("PROLIFIC_CURRENCY must be USD or GBP.")
+# Arrivals from a platform this site has no connector for cannot be checked: they are taken
+# (and the page says so) only in demo mode, which DEBUG turns on unless this says otherwise.
+PLATFORM_DEMO = env_bool("PLATFORM_DEMO", DEBUG)
+# Tasks in a demo session (a campaign sets its own).
+DEMO_SESSION_TASKS = env_int("DEMO_SESSION_TASKS", 5, minimum=1, maximum=200)
+# The hourly rate of a campaign uses the site's own median time per task once it has measured
+# this many submissions of the kind and tier; before that, the HIT type's estimate.
+PAY_MEASURED_MINIMUM = env_int("PAY_MEASURED_MINIMUM", 50, minimum=1)
 # The address workers reach this site at, as the platforms link to it (https, no trailing /).
 PLATFORM_PUBLIC_URL = env("PLATFORM_PUBLIC_URL", "http://localhost:8000").rstrip("/")
 

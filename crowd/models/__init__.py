@@ -2,6 +2,7 @@
 (``campaigns``)."""
 
 from .campaigns import Campaign, CampaignEvent, CampaignHit, PlatformAction, PlatformQualification
+from .sessions import WorkSession, WorkSessionQuerySet
 from .work import (
     ArrivalWindow,
     Assignment,
@@ -43,4 +44,6 @@ __all__ = [
     "Tier",
     "Worker",
     "WorkerQuerySet",
+    "WorkSession",
+    "WorkSessionQuerySet",
 ]

@@ -14,7 +14,7 @@ retry never pays twice.
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from .work import Assignment, Hit, HitType, LedgerEntry, Tier, Worker
@@ -24,6 +24,7 @@ class Campaign(models.Model):
     class Platform(models.TextChoices):
         MTURK = Worker.Platform.MTURK.value, Worker.Platform.MTURK.label
         PROLIFIC = Worker.Platform.PROLIFIC.value, Worker.Platform.PROLIFIC.label
+        STUDY_LINK = Worker.Platform.STUDY_LINK.value, Worker.Platform.STUDY_LINK.label
 
     class State(models.TextChoices):
         DRAFT = "draft", "Not published"
@@ -38,9 +39,26 @@ class Campaign(models.Model):
     hit_type = models.ForeignKey(HitType, on_delete=models.PROTECT, related_name="campaigns")
     tier = models.PositiveSmallIntegerField(choices=Tier.choices)
     state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT)
-    # Fixed when the campaign is created: what each assignment pays the worker, and the fee.
+    # Fixed when the campaign is created: what each place pays the worker (on Mechanical Turk
+    # one assignment; elsewhere a session's base, covering its first ``tasks_minimum`` tasks),
+    # and the platform's fee on it.
     reward_cents = models.PositiveIntegerField()
     fee_cents = models.PositiveIntegerField()
+    # A place is a work session of up to ``tasks_per_session`` tasks, which the worker may end
+    # after ``tasks_minimum``; every task done beyond that minimum earns ``task_cents`` as a
+    # bonus. Mechanical Turk campaigns (one task a place) keep 1, 1 and 0.
+    tasks_per_session = models.PositiveIntegerField(default=1)
+    tasks_minimum = models.PositiveIntegerField(default=1)
+    task_cents = models.PositiveIntegerField(default=0)
+    # The platform's fee on one place's largest bonus (fixed with the pay, for the cost).
+    bonus_fee_cents = models.PositiveIntegerField(default=0)
+    # The minutes one task takes, as estimated when the pay was checked, and the hourly
+    # minimum it was checked against (in the platform's currency's minor units).
+    seconds_per_task = models.PositiveIntegerField(default=0)
+    minimum_hourly_cents = models.PositiveIntegerField(default=0)
+    # Languages (ISO 639-1 codes) the campaign asks for: its study only reaches participants
+    # fluent in one of them, and the task asks for them. Empty: any language.
+    languages = models.JSONField(default=list, blank=True)
     lifetime = models.DurationField()
     # The platform's id of the whole campaign: the HIT type on Mechanical Turk (shared by
     # campaigns whose HITs have the same properties), the study on Prolific (its own).
@@ -63,20 +81,45 @@ class Campaign(models.Model):
                 fields=["external_id"],
                 condition=Q(platform="prolific") & ~Q(external_id=""),
                 name="campaign_one_per_study",
-            )
+            ),
+            models.CheckConstraint(
+                condition=Q(tasks_minimum__gte=1) & Q(tasks_minimum__lte=F("tasks_per_session")),
+                name="campaign_session_minimum_within_length",
+            ),
         ]
 
     def __str__(self):
         return self.name
 
     @property
-    def places(self) -> int:
+    def tasks_wanted(self) -> int:
         return sum(posting.max_assignments for posting in self.postings.all())
 
     @property
+    def places(self) -> int:
+        """Places to offer: one per session of ``tasks_per_session`` tasks wanted."""
+        return -(-self.tasks_wanted // self.tasks_per_session)
+
+    @property
+    def bonus_cents_per_place(self) -> int:
+        """The most one place can earn in bonuses: every task beyond the minimum done."""
+        return (self.tasks_per_session - self.tasks_minimum) * self.task_cents
+
+    @property
     def cost_cents(self) -> int:
-        """What the whole campaign may cost: every place paid, with the platform's fee."""
-        return self.places * (self.reward_cents + self.fee_cents)
+        """What the whole campaign may cost at most: every place paid and every place's
+        bonuses, each with the platform's fee."""
+        return self.places * (
+            self.reward_cents + self.fee_cents + self.bonus_cents_per_place + self.bonus_fee_cents
+        )
+
+    @property
+    def hourly_cents(self) -> int:
+        """What one hour of tasks pays, at the estimated time per task."""
+        if not self.seconds_per_task:
+            return 0
+        pay = self.task_cents or self.reward_cents
+        return pay * 3600 // self.seconds_per_task
 
 
 class CampaignHit(models.Model):
@@ -172,6 +215,14 @@ class PlatformAction(models.Model):
     )
     campaign = models.ForeignKey(
         Campaign, null=True, blank=True, on_delete=models.PROTECT, related_name="platform_actions"
+    )
+    # For work done in a platform session: the session, which is what the platform knows.
+    session = models.ForeignKey(
+        "crowd.WorkSession",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="platform_actions",
     )
     # The ledger entry this action pays (an approval pays the task's entry, a bonus its own).
     ledger_entry = models.OneToOneField(

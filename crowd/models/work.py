@@ -43,6 +43,8 @@ class Worker(models.Model):
         LOCAL = "local", "Local sign-up"
         MTURK = "mturk", "Mechanical Turk"
         PROLIFIC = "prolific", "Prolific"
+        # Any platform reached by a study link (CloudResearch Connect, SONA, Microworkers, …).
+        STUDY_LINK = "studylink", "Study link"
         IMPORT = "import", "Imported corpus"
 
     user = models.OneToOneField(
@@ -189,6 +191,9 @@ class HitType(models.Model):
     # Only holders of an active qualification of this kind may claim these HITs. The alignment
     # trial set turns it on for alignment while it has pairs (see annotations.trial).
     qualification_required = models.BooleanField(default=False)
+    # How long one task takes, for the hourly rate of a campaign until the site has measured
+    # enough submissions of its own (see crowd.services.pay).
+    estimated_seconds = models.PositiveIntegerField(default=60)
 
     objects = HitTypeQuerySet.as_manager()
 
@@ -202,6 +207,16 @@ class HitType(models.Model):
         Kind.PARAPHRASE: ("Write a sentence again in your own words", 1, 5, 2, 2, 15),
     }
 
+    # Seconds a task takes, until the site has measured its own: a sentence after watching a
+    # few seconds of video; a segment searched for; a grid of links; a judgement; a rewording.
+    ESTIMATED_SECONDS = {
+        Kind.DESCRIPTION: 40,
+        Kind.VIDEO_COLLECTION: 240,
+        Kind.ALIGNMENT: 90,
+        Kind.RATING: 20,
+        Kind.PARAPHRASE: 45,
+    }
+
     def __str__(self):
         return self.title
 
@@ -211,6 +226,7 @@ class HitType(models.Model):
         return cls(
             kind=kind,
             title=title,
+            estimated_seconds=cls.ESTIMATED_SECONDS[kind],
             pay_tier1_cents=pay1,
             pay_tier2_cents=pay2,
             target_tier1=target1,
@@ -357,6 +373,15 @@ class Assignment(models.Model):
     # platform worker, when the platform's own records showed the assignment submitted by them
     # (the ids in a task's address prove nothing). Unverified work is never paid or accepted.
     verified_at = models.DateTimeField(null=True, blank=True)
+    # The platform session this task was done in (Prolific, a study link): the platform knows
+    # the session, not the task, so the session's ids stand for it there.
+    session = models.ForeignKey(
+        "crowd.WorkSession",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="assignments",
+    )
 
     class Meta:
         constraints = [

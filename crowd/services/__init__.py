@@ -28,7 +28,6 @@ from .campaigns import (
     campaign_publish_check,
     campaign_sync,
     campaigns_to_sync,
-    platform_fee_cents,
 )
 from .errors import ArrivalsExceeded, WorkRefused
 from .ledger import (
@@ -45,7 +44,20 @@ from .outbox import (
     platform_actions_send,
     platform_qualification,
 )
+from .pay import campaign_pay_check, money, platform_fee_cents, task_time
+from .sessions import (
+    SessionProgress,
+    session_abandon,
+    session_after_submit,
+    session_confirm,
+    session_done,
+    session_enter,
+    session_finish,
+    session_progress,
+    session_task,
+)
 from .workers import (
+    arrival_count,
     arrival_windows_forget,
     audit_record,
     qualification_grant,
@@ -58,6 +70,16 @@ from .workers import (
 
 __all__ = [
     "ArrivalsExceeded",
+    "SessionProgress",
+    "arrival_count",
+    "session_abandon",
+    "session_after_submit",
+    "session_confirm",
+    "session_done",
+    "session_enter",
+    "session_finish",
+    "session_progress",
+    "session_task",
     "WorkRefused",
     "arrival_windows_forget",
     "assignment_claim",
@@ -74,7 +96,10 @@ __all__ = [
     "campaign_expire",
     "campaign_extend",
     "campaign_publish",
+    "campaign_pay_check",
     "campaign_publish_check",
+    "money",
+    "task_time",
     "campaign_sync",
     "campaigns_to_sync",
     "hits_open",

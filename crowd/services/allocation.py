@@ -83,6 +83,24 @@ def assignment_claim(
     )
 
 
+def session_claim(
+    *, worker: Worker, tier: int, kind: str, campaign=None, listing_id: str = ""
+) -> Assignment | None:
+    """The next task of a work session: a HIT of ``kind`` in ``tier`` (one ``campaign``
+    published, when given) that ``worker`` has not had, with every guarantee of
+    ``assignment_claim``; None when nothing is left. What the worker holds elsewhere is not
+    given back: the session's caller knows its own task."""
+    return _claim(
+        worker=worker,
+        tier=tier,
+        kind=kind,
+        give_back_held=False,
+        external_assignment_id="",
+        external_hit_id=listing_id,
+        campaign=campaign,
+    )
+
+
 def assignment_for_platform(
     *,
     worker: Worker,
@@ -380,7 +398,8 @@ def assignment_submit(
             )
         row = record(assignment, hit, now)
         # A signed-in worker's work is theirs; a platform worker's waits for the platform.
-        verified_at = None if assignment.external_assignment_id else now
+        platform_work = assignment.external_assignment_id or assignment.session_id
+        verified_at = None if platform_work else now
         _submission_count(assignment, now=now, verified_at=verified_at)
     return row, True
 
@@ -421,9 +440,13 @@ def assignment_reject(*, assignment_ids, reason: str = "") -> int:
 def _rejections_queue(assignment_ids: list[int], *, reason: str) -> None:
     rejected = Assignment.objects.filter(
         pk__in=assignment_ids, campaign__isnull=False
-    ).select_related("worker", "campaign")
-    actions = platform_actions_queue(
-        [
+    ).select_related("worker", "campaign", "session")
+    actions, sessions = [], {}
+    for assignment in rejected:
+        if assignment.session_id:
+            sessions[assignment.session_id] = assignment
+            continue
+        actions.append(
             PlatformAction(
                 kind=PlatformAction.Kind.REJECT,
                 worker=assignment.worker,
@@ -431,9 +454,27 @@ def _rejections_queue(assignment_ids: list[int], *, reason: str) -> None:
                 assignment=assignment,
                 details={"feedback": reason},
             )
-            for assignment in rejected
-        ]
+        )
+    # A session is one submission on its platform: it is rejected there only once none of
+    # its work stands (everything it submitted was rejected).
+    standing = set(
+        Assignment.objects.filter(
+            session__in=list(sessions), status=Assignment.Status.SUBMITTED
+        ).values_list("session_id", flat=True)
     )
+    actions += [
+        PlatformAction(
+            kind=PlatformAction.Kind.REJECT,
+            worker=assignment.worker,
+            token=f"reject:session:{session_id}",
+            assignment=assignment,
+            session=assignment.session,
+            details={"feedback": reason},
+        )
+        for session_id, assignment in sessions.items()
+        if session_id not in standing
+    ]
+    actions = platform_actions_queue(actions)
     # Rejected, reinstated and rejected again before the first rejection was sent: that
     # rejection was recorded as not sent (see the outbox), so it is sent after all.
     PlatformAction.objects.filter(

@@ -9,7 +9,7 @@ again after a failure finishes the job without posting anything twice.
 import secrets
 from datetime import timedelta
 
-from django.conf import settings
+from django.conf import global_settings, settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -24,12 +24,21 @@ from ..models import (
     Hit,
     HitType,
     Tier,
+    WorkSession,
 )
-from ..platforms import PlatformError, Submission, entrance_url, mturk, prolific
+from ..platforms import PlatformError, Submission, entrance_url
 from .allocation import submissions_move
 from .errors import WorkRefused
 from .ledger import platform_approval_record
 from .outbox import platform_qualification
+from .pay import (
+    campaign_pay_check,
+    fair_task_cents,
+    minimum_hourly_cents,
+    platform_fee_cents,
+    task_time,
+)
+from .sessions import session_abandon, session_confirm
 from .workers import audit_record
 
 LIVE = (Campaign.State.DRAFT, Campaign.State.PUBLISHING, Campaign.State.PUBLISHED)
@@ -46,13 +55,29 @@ def campaign_create(
     size: int,
     lifetime: timedelta,
     created_by=None,
+    tasks_per_session: int = 20,
+    tasks_minimum: int | None = None,
+    task_cents: int | None = None,
+    languages=(),
 ) -> Campaign:
     """A draft campaign of ``size`` HITs of ``kind`` in ``tier`` that still want work and that
     no other live campaign offers (the HITs with the fewest submissions first). A
-    video-collection campaign offers ``size`` places, each opening a HIT of its own. Nothing
-    is sent to the platform yet; ``campaign_publish`` does that."""
+    video-collection campaign wants ``size`` tasks, each opening a HIT of its own. Nothing
+    is sent to the platform yet; ``campaign_publish`` does that.
+
+    Its places are work sessions of up to ``tasks_per_session`` tasks, which a worker may end
+    after ``tasks_minimum`` (all of them when not given). A place's reward pays the minimum;
+    each further task is a bonus of ``task_cents`` — by default the least that reaches the
+    platform's minimum hourly reward at the time a task takes now. ``languages`` (ISO 639-1
+    codes) limits the study to participants fluent in one of them."""
     if platform not in Campaign.Platform.values:
         raise WorkRefused(f"Unknown platform {platform!r}.")
+    tasks_minimum = tasks_per_session if tasks_minimum is None else tasks_minimum
+    if not 1 <= tasks_per_session <= 200:
+        raise WorkRefused("A session has between 1 and 200 tasks.")
+    if not 1 <= tasks_minimum <= tasks_per_session:
+        raise WorkRefused("The minimum of tasks is between 1 and the tasks in a session.")
+    languages = _languages(languages)
     if tier not in Tier.values:
         raise WorkRefused("The tier is 1 or 2.")
     if size < 1:
@@ -60,7 +85,15 @@ def campaign_create(
     if lifetime < timedelta(minutes=30) or lifetime > timedelta(days=365):
         raise WorkRefused("A campaign runs between 30 minutes and a year.")
     hit_type = HitType.objects.for_kind(kind)
-    reward = hit_type.pay_cents(tier)
+    if task_cents is None:
+        task_cents = fair_task_cents(
+            hourly_cents=minimum_hourly_cents(platform=platform, languages=languages),
+            seconds=task_time(hit_type=hit_type, tier=tier).seconds,
+        )
+    if isinstance(task_cents, bool) or not isinstance(task_cents, int) or task_cents < 1:
+        raise WorkRefused("The pay per task is a whole number of cents, at least 1.")
+    reward = task_cents * tasks_minimum
+    bonus = (tasks_per_session - tasks_minimum) * task_cents
     with transaction.atomic():
         if kind == HitType.Kind.VIDEO_COLLECTION:
             postings = [CampaignHit(hit=None, max_assignments=size)]
@@ -92,14 +125,23 @@ def campaign_create(
             tier=tier,
             reward_cents=reward,
             fee_cents=platform_fee_cents(platform, reward, largest),
+            tasks_per_session=tasks_per_session,
+            tasks_minimum=tasks_minimum,
+            task_cents=task_cents,
+            bonus_fee_cents=platform_fee_cents(platform, bonus),
+            languages=languages,
             lifetime=lifetime,
-            completion_code=secrets.token_hex(4).upper() if platform == "prolific" else "",
+            completion_code=secrets.token_hex(4).upper(),
             created_by=created_by,
         )
         for posting in postings:
             posting.campaign = campaign
         CampaignHit.objects.bulk_create(postings)
-        _event(campaign, f"Created with {len(postings)} HITs, {campaign.places} places.")
+        _event(
+            campaign,
+            f"Created with {len(postings)} HITs wanting {campaign.tasks_wanted} tasks: "
+            f"{campaign.places} places of up to {tasks_per_session} tasks.",
+        )
         if created_by is not None:
             audit_record(
                 actor=created_by,
@@ -115,7 +157,7 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
     way. Refused, with nothing sent, when the account's balance does not cover the rewards and
     fees of every place. Platform errors are recorded on the campaign and raised as
     ``WorkRefused`` carrying the platform's message."""
-    connector = _connector(campaign)
+    connector = _connector(campaign) if campaign.platform != Campaign.Platform.STUDY_LINK else None
     try:
         balance = campaign_publish_check(campaign=campaign)
         if campaign.state == Campaign.State.DRAFT:
@@ -128,8 +170,10 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
             _event(campaign, f"Publishing; the balance was {_money(balance)}.")
         if campaign.platform == Campaign.Platform.MTURK:
             _publish_on_mturk(campaign, connector)
-        else:
+        elif campaign.platform == Campaign.Platform.PROLIFIC:
             _publish_on_prolific(campaign, connector)
+        else:
+            _publish_as_study_link(campaign)
     except PlatformError as error:
         _event(campaign, str(error), is_error=True)
         raise WorkRefused(str(error)) from error
@@ -157,6 +201,9 @@ def campaign_publish_check(*, campaign: Campaign) -> int | None:
         raise WorkRefused(f"This campaign is {campaign.get_state_display().lower()} already.")
     if campaign.state == Campaign.State.PUBLISHING:
         return None
+    campaign_pay_check(campaign=campaign)
+    if campaign.platform == Campaign.Platform.STUDY_LINK:
+        return None  # paid on the platform's own pages: no balance to read
     try:
         balance = _connector(campaign).balance_cents()
     except PlatformError as error:
@@ -165,17 +212,11 @@ def campaign_publish_check(*, campaign: Campaign) -> int | None:
         raise WorkRefused(
             f"The {campaign.get_platform_display()} account has {_money(balance)}, which does "
             f"not cover this campaign's {_money(campaign.cost_cents)} ({campaign.places} places "
-            f"at {_money(campaign.reward_cents)} plus {_money(campaign.fee_cents)} fee). Add "
-            "funds or make it smaller."
+            f"at {_money(campaign.reward_cents)} plus {_money(campaign.fee_cents)} fee, and up "
+            f"to {_money(campaign.bonus_cents_per_place)} of bonuses each). Add funds or make "
+            "it smaller."
         )
     return balance
-
-
-def platform_fee_cents(platform: str, cents: int, max_assignments: int = 1) -> int:
-    """The platform's fee on one payment of ``cents``."""
-    if platform == Campaign.Platform.MTURK:
-        return mturk.fee_cents(cents, max_assignments=max_assignments)
-    return prolific.fee_cents(cents, percent=settings.PROLIFIC_FEE_PERCENT)
 
 
 def _publish_on_mturk(campaign, connector) -> None:
@@ -219,6 +260,15 @@ def _publish_on_mturk(campaign, connector) -> None:
 def _publish_on_prolific(campaign, connector) -> None:
     hit_type = campaign.hit_type
     if not campaign.external_id:
+        seconds = campaign.seconds_per_task or hit_type.estimated_seconds
+        filters = []
+        if campaign.tier == Tier.TWO:
+            # Only members of the Tier-2 participant group (kept in step with qualifications
+            # through the outbox) see the study at all.
+            group = platform_qualification(platform=campaign.platform, sandbox=False, tier=Tier.TWO)
+            filters.append(connector.group_filter(group))
+        if campaign.languages:
+            filters.append(connector.language_filter(_language_names(campaign.languages)))
         campaign.external_id = connector.study_create(
             name=campaign.name,
             internal_name=f"paracrowd-campaign-{campaign.pk}",
@@ -227,13 +277,44 @@ def _publish_on_prolific(campaign, connector) -> None:
             completion_code=campaign.completion_code,
             reward_cents=campaign.reward_cents,
             places=campaign.places,
-            minutes=max(1, int(hit_type.assignment_duration.total_seconds() // 60)),
+            # The reward pays the minimum of tasks; the time allowed covers the whole session.
+            minutes=max(1, -(-seconds * campaign.tasks_minimum // 60)),
+            maximum_minutes=max(10, -(-seconds * campaign.tasks_per_session * 3 // 60)),
+            filters=filters or None,
         )
         Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
     connector.study_publish(campaign.external_id)
     CampaignHit.objects.filter(campaign=campaign, created_at__isnull=True).update(
         created_at=timezone.now()
     )
+
+
+def _publish_as_study_link(campaign) -> None:
+    """A study-link campaign is published by the researcher, who pastes its link into the
+    platform; here it gets the study id that link carries."""
+    if not campaign.external_id:
+        campaign.external_id = f"pc{campaign.pk}-{secrets.token_hex(6)}"
+        Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
+    CampaignHit.objects.filter(campaign=campaign, created_at__isnull=True).update(
+        created_at=timezone.now()
+    )
+
+
+def _languages(codes) -> list[str]:
+    known = dict(global_settings.LANGUAGES)
+    codes = [code.strip().lower() for code in codes if code.strip()]
+    unknown = [code for code in codes if code not in known]
+    if unknown:
+        raise WorkRefused(
+            f"Unknown language code {unknown[0]!r}: give ISO 639-1 codes such as en, es, zh-hans."
+        )
+    return list(dict.fromkeys(codes))
+
+
+def _language_names(codes) -> list[str]:
+    """The English names Prolific lists languages under ("es" → "Spanish")."""
+    known = dict(global_settings.LANGUAGES)
+    return [str(known[code]).split(" (")[0] for code in codes]
 
 
 def campaign_expire(*, campaign: Campaign, expired_by, reason: str) -> Campaign:
@@ -330,9 +411,10 @@ def campaign_sync(*, campaign: Campaign, now=None) -> dict:
         _event(campaign, f"Reading back failed: {error}", is_error=True)
         return {"error": str(error)}
     by_id = {submission.assignment_id: submission for submission in reported}
-    changed = {"verified": 0, "unverified": 0, "approved_by_platform": 0}
+    changed = {"verified": 0, "unverified": 0, "approved_by_platform": 0, "abandoned": 0}
+    _sessions_sync(campaign, by_id, changed, now)
     assignments = (
-        Assignment.objects.filter(campaign=campaign)
+        Assignment.objects.filter(campaign=campaign, session__isnull=True)
         .filter(
             Q(status=Assignment.Status.UNVERIFIED)
             | Q(status=Assignment.Status.SUBMITTED, verified_at__isnull=True)
@@ -369,6 +451,41 @@ def campaign_sync(*, campaign: Campaign, now=None) -> dict:
             is_error=True,
         )
     return changed
+
+
+def _sessions_sync(campaign, by_id: dict, changed: dict, now) -> None:
+    """What the platform says of each session not settled yet: submitted (or approved)
+    confirms its work; returned or timed out gives back its task in hand and leaves its work
+    unconfirmed; a session listed for someone else is treated as left. A session the
+    platform does not list is left alone until it is, except once the longest time the
+    platform allows has passed twice over (a visit that was never the platform's)."""
+    sessions = (
+        WorkSession.objects.filter(campaign=campaign)
+        .exclude(state=WorkSession.State.ABANDONED, platform_status__gt="")
+        .select_related("worker")
+        .order_by("pk")
+    )
+    unsettled = Q(assignments__status=Assignment.Status.SUBMITTED, assignments__verified_at=None)
+    unsettled |= Q(assignments__status=Assignment.Status.UNVERIFIED) | Q(
+        state=WorkSession.State.OPEN
+    )
+    give_up = timedelta(seconds=campaign.seconds_per_task * campaign.tasks_per_session * 6)
+    for session in sessions.filter(unsettled).distinct():
+        submission = by_id.get(session.external_id)
+        if submission is None:
+            if session.started_at + max(give_up, timedelta(hours=2)) <= now:
+                changed["abandoned"] += session_abandon(session=session, platform_status="unknown")
+            continue
+        theirs = submission.worker_id == session.worker.external_id and (
+            submission.listing_id == campaign.external_id
+        )
+        if not theirs or submission.status == Submission.GONE:
+            status = "listed for someone else" if not theirs else "returned"
+            changed["abandoned"] += session_abandon(session=session, platform_status=status)
+        elif submission.is_submitted:
+            changed["verified"] += session_confirm(
+                session=session, platform_status=submission.status, now=now
+            )
 
 
 def _is_theirs(campaign, assignment, submission) -> bool:

@@ -6,7 +6,16 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from ..models import Assignment, AuditEntry, HitType, LedgerEntry, Payout, PlatformAction, Worker
+from ..models import (
+    Assignment,
+    AuditEntry,
+    Campaign,
+    HitType,
+    LedgerEntry,
+    Payout,
+    PlatformAction,
+    Worker,
+)
 from .errors import WorkRefused
 from .outbox import platform_action_queue, platform_actions_queue
 from .workers import audit_record
@@ -49,26 +58,33 @@ def ledger_credit(
 
 
 def ledger_pay_assignments(*, assignments, reason: str, created_by=None) -> int:
-    """Credit each verified assignment's worker with its HIT type's pay in its tier, once per
-    assignment (whatever the kind of HIT). Unverified assignments (a platform has not shown
-    them submitted yet) are skipped and paid when verified; assignments whose pay is zero earn
-    nothing. Work that came through a campaign is also approved on its platform, through the
-    outbox, with ``reason`` as the worker's feedback. Returns how many were credited now.
-    Pass assignments with ``hit__hit_type`` loaded; call it inside the decision's
-    transaction."""
+    """Credit each verified assignment's worker with its pay, once per assignment (whatever
+    the kind of HIT): its campaign's pay per task where the campaign sets one, else its HIT
+    type's pay in its tier. Unverified assignments (a platform has not shown them submitted
+    yet) are skipped and paid when verified; assignments whose pay is zero earn nothing.
+    Work that came through a campaign is also paid on its platform, through the outbox (see
+    ``_approvals_queue``), with ``reason`` as the worker's feedback. Returns how many were
+    credited now. Pass assignments with ``hit__hit_type`` loaded; call it inside the
+    decision's transaction."""
+    verified = [assignment for assignment in assignments if assignment.verified_at is not None]
+    task_pay = dict(
+        Campaign.objects.filter(
+            pk__in={a.campaign_id for a in verified if a.campaign_id}, task_cents__gt=0
+        ).values_list("pk", "task_cents")
+    )
     entries = [
         LedgerEntry(
             worker_id=assignment.worker_id,
             kind=LedgerEntry.Kind.TASK,
-            amount_cents=assignment.hit.hit_type.pay_cents(assignment.hit.tier),
+            amount_cents=task_pay.get(assignment.campaign_id)
+            or assignment.hit.hit_type.pay_cents(assignment.hit.tier),
             tier=assignment.hit.tier,
             assignment=assignment,
             source=f"assignment:{assignment.pk}",
             reason=reason.strip(),
             created_by=created_by,
         )
-        for assignment in assignments
-        if assignment.verified_at is not None
+        for assignment in verified
     ]
     entries = [entry for entry in entries if entry.amount_cents > 0]
     if not entries:
@@ -85,38 +101,86 @@ def ledger_pay_assignments(*, assignments, reason: str, created_by=None) -> int:
 
 
 def _approvals_queue(*, sources: list[str], feedback: str) -> None:
-    """Queue the platform approval of each new task entry whose work came through a campaign.
-    A rejection already queued for the assignment is overridden (Mechanical Turk's
-    OverrideRejection), whether or not it has been sent yet: the outbox sends in order, and a
-    rejection still waiting when its work is reinstated is never sent."""
+    """Queue what the platform must do for each new task entry whose work came through a
+    campaign. Work done alone (Mechanical Turk) is approved by itself; a rejection already
+    queued for it is overridden (OverrideRejection), whether or not it has been sent yet:
+    the outbox sends in order, and a rejection still waiting when its work is reinstated is
+    never sent. Work done in a session is paid as the session: see ``_session_payments``."""
     paid = list(
-        LedgerEntry.objects.filter(
-            source__in=sources, assignment__campaign__isnull=False
-        ).select_related("worker", "assignment__campaign")
+        LedgerEntry.objects.filter(source__in=sources, assignment__campaign__isnull=False)
+        .select_related("worker", "assignment__campaign", "assignment__session")
+        .order_by("pk")
     )
     if not paid:
         return
+    alone = [entry for entry in paid if entry.assignment.session_id is None]
     rejected = set(
         PlatformAction.objects.filter(
-            kind=PlatformAction.Kind.REJECT, assignment__in=[e.assignment_id for e in paid]
+            kind=PlatformAction.Kind.REJECT, assignment__in=[e.assignment_id for e in alone]
         ).values_list("assignment_id", flat=True)
     )
-    platform_actions_queue(
-        [
+    actions = [
+        PlatformAction(
+            kind=PlatformAction.Kind.APPROVE,
+            worker=entry.worker,
+            token=f"approve:assignment:{entry.assignment_id}",
+            assignment=entry.assignment,
+            ledger_entry=entry,
+            details={
+                "feedback": feedback,
+                "override_rejection": entry.assignment_id in rejected,
+            },
+        )
+        for entry in alone
+    ]
+    actions += _session_payments([entry for entry in paid if entry.assignment.session_id])
+    platform_actions_queue(actions)
+
+
+def _session_payments(entries: list[LedgerEntry]) -> list[PlatformAction]:
+    """A session is one submission on its platform, paid its base reward when approved, and
+    every task beyond the campaign's minimum earns a bonus on top. So the first accepted task
+    of a session approves the session (once: the token names the session), and a task whose
+    place in the session (by submission order) is past the minimum is paid as a bonus."""
+    actions = []
+    for entry in entries:
+        assignment, session = entry.assignment, entry.assignment.session
+        position = Assignment.objects.filter(
+            session=session, submitted_at__isnull=False, submitted_at__lte=assignment.submitted_at
+        ).count()
+        covered = position <= session.task_minimum
+        actions.append(
             PlatformAction(
                 kind=PlatformAction.Kind.APPROVE,
                 worker=entry.worker,
-                token=f"approve:assignment:{entry.assignment_id}",
-                assignment=entry.assignment,
-                ledger_entry=entry,
-                details={
-                    "feedback": feedback,
-                    "override_rejection": entry.assignment_id in rejected,
-                },
+                token=f"approve:session:{session.pk}",
+                assignment=assignment,
+                session=session,
+                # The base reward pays the tasks within the minimum; the others, their bonus.
+                ledger_entry=entry if covered else None,
+                details={"feedback": ""},
             )
-            for entry in paid
-        ]
-    )
+        )
+        if not covered:
+            actions.append(
+                PlatformAction(
+                    kind=PlatformAction.Kind.BONUS,
+                    worker=entry.worker,
+                    token=f"bonus:ledger:{entry.pk}",
+                    assignment=assignment,
+                    session=session,
+                    ledger_entry=entry,
+                    details={
+                        "cents": entry.amount_cents,
+                        "reason": f"Task {position} of session {session.external_id}.",
+                    },
+                )
+            )
+    # Two entries of one session in one decision: the session is approved once.
+    unique = {}
+    for action in actions:
+        unique.setdefault(action.token, action)
+    return list(unique.values())
 
 
 def platform_approval_record(*, assignment: Assignment, approved_at) -> bool:

@@ -115,6 +115,8 @@ def _place(action: PlatformAction) -> bool:
     about_work = action.kind in (PlatformAction.Kind.APPROVE, PlatformAction.Kind.REJECT)
     if about_work and (assignment is None or assignment.campaign_id is None):
         return False
+    if action.session is None and assignment is not None and assignment.session_id:
+        action.session = assignment.session
     if action.campaign is None and assignment is not None and assignment.campaign_id:
         action.campaign = assignment.campaign
     if action.campaign is not None:
@@ -190,7 +192,7 @@ def _claim(passed: list[int]) -> PlatformAction | None:
             PlatformAction.objects.select_for_update(skip_locked=True, of=("self",))
             .filter(_due(timezone.now()), state=PlatformAction.State.PENDING)
             .exclude(pk__in=passed)
-            .select_related("worker", "assignment", "campaign")
+            .select_related("worker", "assignment", "campaign", "session")
             .order_by("created_at", "pk")[:CLAIM_BATCH]
         )
         for action in candidates:
@@ -248,23 +250,41 @@ def _deliver(action: PlatformAction) -> bool:
     return True
 
 
+def _rejection_overturned(action: PlatformAction) -> bool:
+    """The work was reinstated before its rejection was sent: for a session, some of its
+    work stands again (or was paid) ; otherwise the assignment is no longer rejected."""
+    if action.session_id:
+        tasks = Assignment.objects.filter(session=action.session_id)
+        return tasks.filter(
+            Q(status=Assignment.Status.SUBMITTED) | Q(ledger_entry__isnull=False)
+        ).exists()
+    return action.assignment.status != Assignment.Status.REJECTED
+
+
+def _platform_key(action: PlatformAction) -> str:
+    """The platform's id of the work an action is about: the session for work done in one
+    (the platform knows no task), else the platform's own assignment."""
+    if action.session_id:
+        return action.session.external_id
+    return action.assignment.external_assignment_id if action.assignment else ""
+
+
 def _perform(platform, action: PlatformAction) -> str:
     """One platform call for ``action``; returns a note for the record ("" for none)."""
     kind, details = action.kind, action.details
-    assignment = action.assignment
     if kind == PlatformAction.Kind.APPROVE:
         options = {"override_rejection": True} if details.get("override_rejection") else {}
         platform.approve(
-            assignment_id=assignment.external_assignment_id,
+            assignment_id=_platform_key(action),
             feedback=details.get("feedback", ""),
             **options,
         )
     elif kind == PlatformAction.Kind.REJECT:
-        if assignment.status != Assignment.Status.REJECTED:
+        if _rejection_overturned(action):
             _details_update(action, overturned=True)
             return "The rejection was overturned before it was sent; nothing was sent."
         platform.reject(
-            assignment_id=assignment.external_assignment_id,
+            assignment_id=_platform_key(action),
             feedback=details.get("feedback") or REJECT_FEEDBACK,
         )
     elif kind == PlatformAction.Kind.BONUS:
@@ -288,7 +308,7 @@ def _perform(platform, action: PlatformAction) -> str:
 
 def _bonus(platform, action: PlatformAction) -> None:
     details = action.details
-    assignment_id = action.assignment.external_assignment_id if action.assignment else ""
+    assignment_id = _platform_key(action)
     worker_id = action.worker.external_id
     if not hasattr(platform, "bonus_setup"):
         # Mechanical Turk: one idempotent call, the token naming the ledger entry.
@@ -345,7 +365,7 @@ def _already_done(platform, action: PlatformAction) -> bool:
     if wanted is None or action.assignment is None or not hasattr(platform, "assignment"):
         return False
     try:
-        return platform.assignment(action.assignment.external_assignment_id).status == wanted
+        return platform.assignment(_platform_key(action)).status == wanted
     except PlatformError:
         return False
 

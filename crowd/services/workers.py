@@ -45,6 +45,14 @@ def arrival_windows_forget(*, now=None) -> int:
     return deleted
 
 
+def arrival_count(*, address: str) -> None:
+    """Count one arrival that costs something (a new worker, a look-up at the platform)
+    against ``address``'s PLATFORM_ARRIVALS_PER_HOUR, committed at once; over it,
+    ``ArrivalsExceeded``."""
+    with transaction.atomic():
+        _arrival_count(address=address)
+
+
 def _arrival_count(*, address: str) -> None:
     hour = _hour(timezone.now())
     ArrivalWindow.objects.bulk_create(
@@ -155,17 +163,35 @@ def _details(qualification: Qualification) -> dict:
     return {"kind": qualification.kind, "qualification": qualification.pk}
 
 
+# Where a platform worker's Tier 2 is also kept on their platform: ParaCrowd's qualification
+# on Mechanical Turk, a participant group on Prolific (Tier-2 studies admit only its members).
+TIER_ON_PLATFORM = (Worker.Platform.MTURK, Worker.Platform.PROLIFIC)
+
+
 def _qualification_tell(kind: str, *, qualification: Qualification, reason: str) -> None:
-    """A Mechanical Turk worker's Tier 2 is also ParaCrowd's qualification on Mechanical Turk,
-    which Tier-2 HITs require: grant or revoke it there, through the outbox."""
+    """Grant or revoke a platform worker's Tier 2 on their platform too, through the outbox
+    (one member added or removed, never the whole list rewritten)."""
     worker = qualification.worker
-    if worker.platform != Worker.Platform.MTURK or qualification.tier != Tier.TWO:
+    if worker.platform not in TIER_ON_PLATFORM or qualification.tier != Tier.TWO:
         return
     platform_action_queue(
         kind=kind,
         worker=worker,
         token=f"{kind}:qualification:{qualification.pk}",
         details={"tier": qualification.tier, "reason": reason.strip()},
+    )
+
+
+def _tier_two_tell(kind: str, *, worker: Worker, event: str, reason: str) -> None:
+    """A blocked Tier-2 worker leaves the platform's Tier-2 list, and comes back to it when
+    unblocked while still in Tier 2 (``event`` names the audit entry, one action each)."""
+    if worker.platform not in TIER_ON_PLATFORM or worker.current_tier < Tier.TWO:
+        return
+    platform_action_queue(
+        kind=kind,
+        worker=worker,
+        token=f"{kind}:{event}",
+        details={"tier": Tier.TWO, "reason": reason.strip()},
     )
 
 
@@ -176,8 +202,11 @@ def worker_block(*, worker: Worker, blocked_by, reason: str) -> None:
         if Worker.objects.filter(pk=worker.pk, blocked_at__isnull=True).update(
             blocked_at=timezone.now()
         ):
-            audit_record(
+            entry = audit_record(
                 actor=blocked_by, action=AuditEntry.Action.BLOCK, worker=worker, reason=reason
+            )
+            _tier_two_tell(
+                PlatformAction.Kind.REVOKE, worker=worker, event=f"audit:{entry.pk}", reason=reason
             )
         else:
             raise WorkRefused(f"{worker} is already blocked.")
@@ -188,8 +217,11 @@ def worker_unblock(*, worker: Worker, unblocked_by, reason: str) -> None:
     """Let a blocked worker take tasks again, audit-logged."""
     with transaction.atomic():
         if Worker.objects.filter(pk=worker.pk, blocked_at__isnull=False).update(blocked_at=None):
-            audit_record(
+            entry = audit_record(
                 actor=unblocked_by, action=AuditEntry.Action.UNBLOCK, worker=worker, reason=reason
+            )
+            _tier_two_tell(
+                PlatformAction.Kind.GRANT, worker=worker, event=f"audit:{entry.pk}", reason=reason
             )
         else:
             raise WorkRefused(f"{worker} is not blocked.")

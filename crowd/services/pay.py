@@ -1,0 +1,128 @@
+"""Fair pay: what a task takes, what an hour of tasks pays, and the platform's minimum.
+
+The open crowds pay by the hour: Prolific refuses a study below its minimum hourly reward,
+and a study-link platform's participants expect the same. A campaign's pay per task is
+checked against that minimum before anything is published, at the time a task really takes
+here (the median of the site's own submissions of that kind and tier, once there are
+PAY_MEASURED_MINIMUM of them) or, before that, the HIT type's estimate.
+"""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import connection
+
+from .. import platforms
+from ..models import Assignment, Campaign, HitType
+from ..platforms import PlatformError, mturk, prolific
+from .errors import WorkRefused
+
+# The newest submissions the median is taken over: enough for a stable figure, bounded work.
+MEASURED_WINDOW = 5000
+
+
+@dataclass(frozen=True)
+class TaskTime:
+    seconds: int
+    # How many of the site's own submissions it was measured on (0: the HIT type's estimate).
+    measured_on: int
+
+    def describe(self) -> str:
+        source = (
+            f"the median of {self.measured_on} submissions here"
+            if self.measured_on
+            else "the task type's estimate"
+        )
+        return f"{self.seconds} seconds a task ({source})"
+
+
+def task_time(*, hit_type: HitType, tier: int) -> TaskTime:
+    """The time one task of ``hit_type`` in ``tier`` takes, as ``TaskTime``."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) FROM ("
+            " SELECT extract(epoch FROM a.submitted_at - a.accepted_at) AS seconds"
+            " FROM crowd_assignment a JOIN crowd_hit h ON h.id = a.hit_id"
+            " WHERE h.hit_type_id = %s AND h.tier = %s AND a.status = %s"
+            " AND a.verified_at IS NOT NULL"
+            " ORDER BY a.submitted_at DESC LIMIT %s) recent",
+            [hit_type.pk, tier, Assignment.Status.SUBMITTED, MEASURED_WINDOW],
+        )
+        count, median = cursor.fetchone()
+    if count >= settings.PAY_MEASURED_MINIMUM and median:
+        return TaskTime(seconds=max(1, round(median)), measured_on=count)
+    return TaskTime(seconds=hit_type.estimated_seconds, measured_on=0)
+
+
+def minimum_hourly_cents(*, platform: str, languages=()) -> int:
+    """The platform's minimum hourly reward, in minor units: the setting, or Prolific's own
+    reward recommendation for the study's audience when it is reachable and higher."""
+    if platform == Campaign.Platform.STUDY_LINK:
+        return settings.STUDY_LINK_MIN_HOURLY_CENTS
+    if platform != Campaign.Platform.PROLIFIC:
+        return 0
+    minimum = settings.PROLIFIC_MIN_HOURLY_CENTS
+    try:
+        connector = platforms.connector(platform)
+        recommended = connector.reward_minimum_cents_per_hour(currency=settings.PROLIFIC_CURRENCY)
+    except PlatformError:
+        return minimum
+    return max(minimum, recommended)
+
+
+def fair_task_cents(*, hourly_cents: int, seconds: int) -> int:
+    """The smallest whole pay per task that reaches ``hourly_cents`` an hour."""
+    return max(1, -(-hourly_cents * seconds // 3600))
+
+
+def hourly_cents(*, task_cents: int, seconds: int) -> int:
+    return task_cents * 3600 // max(seconds, 1)
+
+
+def campaign_pay_check(*, campaign: Campaign) -> Campaign:
+    """Refuse (``WorkRefused``, nothing changed on the platform) a session campaign whose pay
+    per task falls below the platform's minimum hourly reward at the time a task takes now.
+    Records the time and the minimum it was checked against on the campaign."""
+    if campaign.platform == Campaign.Platform.MTURK:
+        return campaign
+    time = task_time(hit_type=campaign.hit_type, tier=campaign.tier)
+    minimum = minimum_hourly_cents(platform=campaign.platform, languages=campaign.languages)
+    rate = hourly_cents(task_cents=campaign.task_cents, seconds=time.seconds)
+    if rate < minimum:
+        needed = fair_task_cents(hourly_cents=minimum, seconds=time.seconds)
+        raise WorkRefused(
+            f"This campaign pays {money(rate, campaign.platform)} an hour ({campaign.task_cents} "
+            f"cents a task at {time.describe()}), below {campaign.get_platform_display()}'s "
+            f"minimum of {money(minimum, campaign.platform)} an hour. Pay at least {needed} "
+            "cents a task. Nothing was published."
+        )
+    Campaign.objects.filter(pk=campaign.pk).update(
+        seconds_per_task=time.seconds, minimum_hourly_cents=minimum
+    )
+    campaign.seconds_per_task, campaign.minimum_hourly_cents = time.seconds, minimum
+    return campaign
+
+
+def platform_fee_cents(platform: str, cents: int, max_assignments: int = 1) -> int:
+    """The platform's fee on one payment of ``cents``."""
+    if cents <= 0:
+        return 0
+    if platform == Campaign.Platform.MTURK:
+        return mturk.fee_cents(cents, max_assignments=max_assignments)
+    if platform == Campaign.Platform.STUDY_LINK:
+        return -(-cents * settings.STUDY_LINK_FEE_PERCENT // 100)
+    return prolific.fee_cents(cents, percent=settings.PROLIFIC_FEE_PERCENT)
+
+
+def currency(platform: str) -> str:
+    if platform == Campaign.Platform.PROLIFIC:
+        return settings.PROLIFIC_CURRENCY
+    if platform == Campaign.Platform.STUDY_LINK:
+        return settings.STUDY_LINK_CURRENCY
+    return "USD"
+
+
+def money(cents: int, platform: str = Campaign.Platform.MTURK) -> str:
+    symbol = {"USD": "$", "GBP": "£", "EUR": "€"}.get(currency(platform))
+    amount = f"{cents / 100:,.2f}"
+    return f"{symbol}{amount}" if symbol else f"{amount} {currency(platform)}"

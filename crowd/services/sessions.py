@@ -1,0 +1,248 @@
+"""Work sessions: a platform visit of up to K tasks, handed out one at a time.
+
+A session holds at most one task at a time, so one that is abandoned holds nothing it has
+not started: the task in hand goes back when it expires (or at once when the platform says
+the participant left), and the tasks not yet handed out were never taken. Inside a session
+every guarantee of the allocation holds (no item twice for one worker, never over target,
+one stored submission per task), because each task is claimed like any other.
+"""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ..models import Assignment, AuditEntry, Campaign, Tier, WorkSession
+from .allocation import session_claim, submissions_move
+from .errors import WorkRefused
+from .workers import audit_record, worker_from_platform
+
+
+@dataclass(frozen=True)
+class SessionProgress:
+    """Where a session stands, for the task page: "task 7 of 20", and whether the worker may
+    end it now."""
+
+    done: int
+    limit: int
+    minimum: int
+
+    @property
+    def current(self) -> int:
+        return min(self.done + 1, self.limit)
+
+    @property
+    def may_finish(self) -> bool:
+        return self.done >= self.minimum
+
+
+def session_enter(
+    *,
+    platform: str,
+    worker_id: str,
+    session_id: str,
+    listing_id: str,
+    kind: str,
+    tier: int,
+    campaign: Campaign | None,
+    address: str | None,
+    checked_at=None,
+) -> WorkSession:
+    """The session of a platform visit: opened on first arrival, the same one on every reload.
+    The worker is the platform's participant (created on first sight, counted against
+    ``address``), so a later session by the same id carries their tier and history. A visit
+    id that arrives with another participant, another study or another kind of task is
+    refused (``WorkRefused``) and nothing is stored. ``checked_at``: when the platform
+    confirmed the visit is the participant's (None where it cannot be asked)."""
+    existing = _session(platform, session_id)
+    if existing is not None:
+        _same_visit_check(existing, worker_id=worker_id, listing_id=listing_id, kind=kind)
+        return existing
+    if campaign is not None:
+        limit, minimum = campaign.tasks_per_session, campaign.tasks_minimum
+    else:
+        limit, minimum = settings.DEMO_SESSION_TASKS, 1
+    try:
+        with transaction.atomic():
+            worker = worker_from_platform(platform=platform, external_id=worker_id, address=address)
+            if tier > Tier.ONE and worker.current_tier < tier:
+                raise WorkRefused(
+                    f"This study is for Tier-{tier} workers, and your account does not hold "
+                    f"our Tier-{tier} qualification."
+                )
+            return WorkSession.objects.create(
+                worker=worker,
+                campaign=campaign,
+                platform=platform,
+                external_id=session_id,
+                listing_id=listing_id,
+                kind=kind,
+                tier=tier,
+                task_limit=limit,
+                task_minimum=minimum,
+                arrival_checked_at=checked_at,
+            )
+    except IntegrityError:
+        # The same visit's other request (a double click, two tabs) opened it first.
+        existing = _session(platform, session_id)
+        if existing is None:
+            raise
+        _same_visit_check(existing, worker_id=worker_id, listing_id=listing_id, kind=kind)
+        return existing
+
+
+def _session(platform: str, session_id: str) -> WorkSession | None:
+    return (
+        WorkSession.objects.select_related("worker", "campaign")
+        .filter(platform=platform, external_id=session_id)
+        .first()
+    )
+
+
+def _same_visit_check(session: WorkSession, *, worker_id, listing_id, kind) -> None:
+    if session.worker.external_id != worker_id or session.listing_id != listing_id:
+        raise WorkRefused("This session was opened by another participant or for another study.")
+    if session.kind != kind:
+        raise WorkRefused("This session is for another kind of task than this page.")
+
+
+def session_progress(session: WorkSession) -> SessionProgress:
+    return SessionProgress(
+        done=session_done(session), limit=session.task_limit, minimum=session.task_minimum
+    )
+
+
+def session_done(session: WorkSession) -> int:
+    """Tasks submitted in the session (whatever their review said since)."""
+    return Assignment.objects.filter(session=session, submitted_at__isnull=False).count()
+
+
+def session_task(*, session: WorkSession) -> Assignment | None:
+    """The session's task in hand, or the next one claimed for it; None when the session is
+    over, has done its tasks, or nothing is left to claim. Two requests of one session (two
+    tabs) queue on the session's row, so it never holds two tasks."""
+    now = timezone.now()
+    with transaction.atomic():
+        session = (
+            WorkSession.objects.select_for_update(of=("self",))
+            .select_related("campaign", "worker")
+            .get(pk=session.pk)
+        )
+        if session.state != WorkSession.State.OPEN:
+            return None
+        held = (
+            Assignment.objects.filter(
+                session=session, status=Assignment.Status.ASSIGNED, expires_at__gt=now
+            )
+            .order_by("pk")
+            .first()
+        )
+        if held is not None:
+            return held
+        if session_done(session) >= session.task_limit:
+            return None
+        claimed = session_claim(
+            worker=session.worker,
+            tier=session.tier,
+            kind=session.kind,
+            campaign=session.campaign,
+            listing_id=session.listing_id,
+        )
+        if claimed is not None:
+            Assignment.objects.filter(pk=claimed.pk).update(session=session)
+            claimed.session = session
+        return claimed
+
+
+def session_finish(*, session: WorkSession, early: bool = False) -> WorkSession:
+    """End an open session: the task in hand goes back at once. ``early`` is the worker's
+    own choice, refused (``WorkRefused``) before the campaign's minimum of tasks; otherwise
+    the session has done its tasks, or nothing was left to give it. Ending twice is once."""
+    with transaction.atomic():
+        session = WorkSession.objects.select_for_update().get(pk=session.pk)
+        if session.state != WorkSession.State.OPEN:
+            return session
+        done = session_done(session)
+        if early and done < session.task_minimum:
+            raise WorkRefused(
+                f"Please do at least {session.task_minimum} tasks before finishing; "
+                f"you have done {done}."
+            )
+        _give_back_held(session)
+        session.state = WorkSession.State.FINISHED
+        session.ended_at = timezone.now()
+        session.save(update_fields=["state", "ended_at"])
+    return session
+
+
+def session_after_submit(*, session: WorkSession) -> WorkSession:
+    """After a task of ``session`` is stored: the session ends once it has done its tasks."""
+    if session_done(session) >= session.task_limit:
+        return session_finish(session=session)
+    return session
+
+
+def session_abandon(*, session: WorkSession, platform_status: str) -> bool:
+    """The platform says the participant left (returned the study, timed out): the task in
+    hand goes back at once, and work submitted in the session is marked not confirmed (never
+    paid or accepted; its HITs' places reopen), as for any work the platform contradicts.
+    Returns True when the session was abandoned now."""
+    with transaction.atomic():
+        session = (
+            WorkSession.objects.select_for_update().select_related("worker").get(pk=session.pk)
+        )
+        if session.state == WorkSession.State.ABANDONED:
+            return False
+        _give_back_held(session)
+        submitted = list(
+            # Only work the platform never confirmed: nothing verified is taken back.
+            session.assignments.filter(
+                status=Assignment.Status.SUBMITTED, verified_at__isnull=True
+            ).values_list("pk", flat=True)
+        )
+        moved = submissions_move(
+            submitted, Assignment.Status.SUBMITTED, Assignment.Status.UNVERIFIED, verified_at=None
+        )
+        session.state = WorkSession.State.ABANDONED
+        session.ended_at = session.ended_at or timezone.now()
+        session.platform_status = platform_status[:30]
+        session.save(update_fields=["state", "ended_at", "platform_status"])
+        audit_record(
+            actor=None,
+            action=AuditEntry.Action.PLATFORM,
+            worker=session.worker,
+            reason=f"The platform reports the session {platform_status.lower()}: its task in "
+            f"hand went back and {len(moved)} submitted tasks are not confirmed.",
+            details={"session": session.pk, "campaign": session.campaign_id},
+        )
+    return True
+
+
+def session_confirm(*, session: WorkSession, platform_status: str, now=None) -> int:
+    """The platform shows the session submitted (or approved): the work submitted in it is
+    verified, and work marked not confirmed before counts again. Returns how many tasks were
+    verified now; again, none."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        reinstated = submissions_move(
+            list(
+                session.assignments.filter(status=Assignment.Status.UNVERIFIED).values_list(
+                    "pk", flat=True
+                )
+            ),
+            Assignment.Status.UNVERIFIED,
+            Assignment.Status.SUBMITTED,
+            verified_at=now,
+        )
+        verified = session.assignments.filter(
+            status=Assignment.Status.SUBMITTED, verified_at__isnull=True
+        ).update(verified_at=now)
+        WorkSession.objects.filter(pk=session.pk).update(platform_status=platform_status[:30])
+    return len(reinstated) + verified
+
+
+def _give_back_held(session: WorkSession) -> None:
+    Assignment.objects.filter(session=session, status=Assignment.Status.ASSIGNED).update(
+        status=Assignment.Status.RETURNED
+    )
