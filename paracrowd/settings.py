@@ -398,6 +398,107 @@ DEMO_SESSION_TASKS = env_int("DEMO_SESSION_TASKS", 5, minimum=1, maximum=200)
 # The hourly rate of a campaign uses the site's own median time per task once it has measured
 # this many submissions of the kind and tier; before that, the HIT type's estimate.
 PAY_MEASURED_MINIMUM = env_int("PAY_MEASURED_MINIMUM", 50, minimum=1)
+
+# Study links: the one connector for CloudResearch Connect, SONA, Microworkers, Clickworker and a
+# lab's own panel (crowd.platforms.studylink; docs/operators/study-links.md). This block reads
+# and checks its own settings so that it stands alone.
+
+
+def env_url_parameter(name: str, default: str, *, required: bool = True) -> str:
+    """The name of a query parameter: letters, digits, "_", "." or "-", at most 40 characters
+    (empty allowed when not ``required``: the platform sends no such parameter)."""
+    value = env(name, default)
+    if not value and not required:
+        return value
+    if not (
+        0 < len(value) <= 40 and value.isascii() and all(c.isalnum() or c in "_.-" for c in value)
+    ):
+        raise ImproperlyConfigured(
+            f"{name} must be a URL parameter name (letters, digits, _ . -; at most 40), "
+            f"not {value!r}"
+        )
+    return value
+
+
+def env_https_url(name: str, default: str, *, placeholders: tuple[str, ...] = ()) -> str:
+    """An https URL (http only for this machine, for local testing) that may hold the given
+    ``{placeholders}`` in its path, query or fragment, but nowhere that could change the host
+    the participant is sent to. Empty stays empty (no URL)."""
+    # Imported here so that this block stays self-contained.
+    from urllib.parse import urlsplit
+
+    value = env(name, default)
+    if not value:
+        return value
+    fixed = value
+    for placeholder in placeholders:
+        fixed = fixed.replace("{" + placeholder + "}", "")
+    if "{" in fixed or "}" in fixed:
+        known = ", ".join("{" + placeholder + "}" for placeholder in placeholders) or "none"
+        raise ImproperlyConfigured(
+            f"{name} may hold only these placeholders: {known}; not {value!r}"
+        )
+    if any(c.isspace() or not c.isprintable() for c in value):
+        raise ImproperlyConfigured(f"{name} must be a URL without spaces, not {value!r}")
+    try:
+        parts = urlsplit(value)
+        host = parts.hostname or ""
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} is not a URL: {value!r}") from None
+    if "{" in parts.scheme + parts.netloc or "@" in parts.netloc or not host:
+        raise ImproperlyConfigured(
+            f"{name} must name its host plainly (no placeholder or user name in it): {value!r}"
+        )
+    local = host in {"localhost", "127.0.0.1", "::1"}
+    if parts.scheme != "https" and not (parts.scheme == "http" and local):
+        raise ImproperlyConfigured(
+            f"{name} must start with https:// (http:// only for localhost), not {value!r}"
+        )
+    return value
+
+
+# The parameters that carry the participant's, the session's and the study's ids to our
+# entrance. STUDY_LINK_SESSION_PARAM empty: the platform sends no session id, and one is
+# derived from the participant and study ids (one session per participant and study).
+STUDY_LINK_PARTICIPANT_PARAM = env_url_parameter("STUDY_LINK_PARTICIPANT_PARAM", "participant")
+STUDY_LINK_SESSION_PARAM = env_url_parameter("STUDY_LINK_SESSION_PARAM", "session", required=False)
+STUDY_LINK_STUDY_PARAM = env_url_parameter("STUDY_LINK_STUDY_PARAM", "study", required=False)
+_study_link_params = [
+    name
+    for name in (STUDY_LINK_PARTICIPANT_PARAM, STUDY_LINK_SESSION_PARAM, STUDY_LINK_STUDY_PARAM)
+    if name
+]
+if len(set(_study_link_params)) != len(_study_link_params):
+    raise ImproperlyConfigured(
+        "STUDY_LINK_PARTICIPANT_PARAM, STUDY_LINK_SESSION_PARAM and STUDY_LINK_STUDY_PARAM "
+        "must be different names"
+    )
+# Where a participant who finished is sent back (empty: the completion code is shown for them
+# to copy). {code}, {verification} and {participant} are replaced, URL-quoted.
+STUDY_LINK_COMPLETION_URL = env_https_url(
+    "STUDY_LINK_COMPLETION_URL", "", placeholders=("code", "verification", "participant")
+)
+# The key of the verification codes (empty: derived from SECRET_KEY, so rotating SECRET_KEY
+# changes every code; set it to keep codes valid across a rotation). Short keys can be guessed
+# from a few codes, so at least 32 characters.
+STUDY_LINK_SECRET = env("STUDY_LINK_SECRET", "")
+if STUDY_LINK_SECRET and len(STUDY_LINK_SECRET) < 32:
+    raise ImproperlyConfigured("STUDY_LINK_SECRET must be at least 32 characters (or empty)")
+# The platform's fee in percent and its minimum pay per hour, for cost estimates and the
+# session reward; the currency the platform pays in (ISO 4217).
+STUDY_LINK_FEE_PERCENT = env_int("STUDY_LINK_FEE_PERCENT", 0, minimum=0, maximum=100)
+STUDY_LINK_MIN_HOURLY_CENTS = env_int("STUDY_LINK_MIN_HOURLY_CENTS", 800, minimum=0)
+STUDY_LINK_CURRENCY = env("STUDY_LINK_CURRENCY", "USD")
+if not (
+    len(STUDY_LINK_CURRENCY) == 3
+    and STUDY_LINK_CURRENCY.isascii()
+    and STUDY_LINK_CURRENCY.isalpha()
+    and STUDY_LINK_CURRENCY.isupper()
+):
+    raise ImproperlyConfigured(
+        f"STUDY_LINK_CURRENCY must be a currency code like USD, not {STUDY_LINK_CURRENCY!r}"
+    )
+
 # The address workers reach this site at, as the platforms link to it (https, no trailing /).
 PLATFORM_PUBLIC_URL = env("PLATFORM_PUBLIC_URL", "http://localhost:8000").rstrip("/")
 
