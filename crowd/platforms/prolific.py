@@ -10,6 +10,9 @@ one is created; a transition that finds the study or submission already where it
 counts as done. Paying a bonus cannot be made safe here, so it is split in two and the caller
 keeps the bonus id between the steps (see ``bonus_setup`` and ``bonus_pay``).
 
+Who may take a study (participant groups, which stand for our qualifications, and filters)
+and the lowest reward Prolific recommends are in prolific_audience.py.
+
 Throttling (429) and server errors (5xx) are retried with exponential backoff, except where a
 retry could pay twice; any other refusal raises ``PlatformError`` with Prolific's own message.
 """
@@ -23,6 +26,7 @@ from urllib.parse import urlencode
 import requests
 
 from .base import PlatformError, Submission
+from .prolific_audience import ProlificAudience
 
 DEFAULT_URL = "https://api.prolific.com"
 RETRIES = 5
@@ -137,9 +141,11 @@ def study_url(url: str) -> str:
     return f"{url}{separator}{query}"
 
 
-class Prolific:
+class Prolific(ProlificAudience):
     """A Prolific workspace reached with an API token. ``workspace_id`` is needed for the
-    balance, ``project_id`` puts new studies in that project (else the token's default)."""
+    balance, participant groups and reward recommendations; ``project_id`` puts new studies
+    in that project (else the token's default). Participant groups, filters and rewards are
+    in ``ProlificAudience`` (prolific_audience.py)."""
 
     platform = "prolific"
 
@@ -168,11 +174,8 @@ class Prolific:
 
     def balance_cents(self) -> int:
         """What the workspace can spend, in its currency's minor units."""
-        if not self.workspace_id:
-            raise PlatformError(
-                "Prolific reports balances per workspace: give the connector a workspace_id."
-            )
-        answer = self._call("GET", f"/api/v1/workspaces/{self.workspace_id}/balance/")
+        workspace_id = self._workspace_id("balances")
+        answer = self._call("GET", f"/api/v1/workspaces/{workspace_id}/balance/")
         return int(answer["available_balance"])
 
     # Studies
@@ -188,11 +191,15 @@ class Prolific:
         reward_cents: int,
         places: int,
         minutes: int,
+        filters: list[dict] | None = None,
+        maximum_minutes: int | None = None,
     ) -> str:
         """A draft study sending participants to ``url``; returns its id. ``internal_name`` is
         the caller's unique token: asked again with it, this returns the study the first call
-        created instead of creating a second. Participants get twice ``minutes`` before
-        Prolific times them out; ``completion_code`` sends a submission to manual review."""
+        created instead of creating a second. Participants get ``maximum_minutes`` (twice
+        ``minutes`` unless given) before Prolific times them out; ``completion_code`` sends a
+        submission to manual review. ``filters`` (see ``group_filter`` and
+        ``language_filter``) restrict who may take it."""
         existing = self._study_named(internal_name)
         if existing:
             return existing
@@ -211,9 +218,11 @@ class Prolific:
             ],
             "total_available_places": places,
             "estimated_completion_time": minutes,
-            "maximum_allowed_time": minutes * 2,
+            "maximum_allowed_time": minutes * 2 if maximum_minutes is None else maximum_minutes,
             "reward": reward_cents,
         }
+        if filters is not None:
+            body["filters"] = filters
         if self.project_id:
             body["project"] = self.project_id
         return self._call("POST", "/api/v1/studies/", json=body)["id"]
@@ -252,14 +261,13 @@ class Prolific:
     def submissions(self, study_id: str) -> Iterator[Submission]:
         """Every submission of a study, page by page."""
         for item in self._pages("/api/v1/submissions/", {"study": study_id}):
-            yield Submission(
-                assignment_id=item["id"],
-                worker_id=item["participant_id"],
-                listing_id=item.get("study_id") or study_id,
-                status=STATUSES.get(item.get("status", ""), Submission.GONE),
-                # The submission object gives no approval time.
-                approved_at=None,
-            )
+            yield _submission(item, study_id=study_id)
+
+    def submission(self, submission_id: str) -> Submission:
+        """One submission. An unknown id raises ``ProlificError`` with status 404; so does a
+        malformed one, without asking Prolific (a forged id costs no call)."""
+        submission_id = self._checked_id(submission_id, kind="submission", status=404)
+        return _submission(self._call("GET", f"/api/v1/submissions/{submission_id}/"))
 
     def approve(self, *, assignment_id: str, feedback: str = "") -> None:
         """Approve (and so pay) a submission; one already approved counts as done. Prolific
@@ -288,8 +296,8 @@ class Prolific:
         Paying is ``bonus_pay(bonus_id)``, which Prolific does not deduplicate: the caller must
         store the id *before* paying and pay each id at most once.
         https://docs.prolific.com/api-reference/bonuses/pay-bonus-payments"""
-        submission = self._call("GET", f"/api/v1/submissions/{assignment_id}/")
-        if submission.get("participant_id") != worker_id:
+        submission = self.submission(assignment_id)
+        if submission.worker_id != worker_id:
             raise PlatformError(
                 f"Submission {assignment_id} is not by participant {worker_id}: no bonus set up."
             )
@@ -297,7 +305,7 @@ class Prolific:
             "POST",
             "/api/v1/submissions/bonus-payments/",
             json={
-                "study_id": submission["study_id"],
+                "study_id": submission.listing_id,
                 "csv_bonuses": bonuses_csv([(worker_id, cents)]),
             },
         )
@@ -317,6 +325,26 @@ class Prolific:
         )
 
     # The API
+
+    def _workspace_id(self, what: str) -> str:
+        if not self.workspace_id:
+            raise PlatformError(
+                f"Prolific keeps {what} per workspace: give the connector a workspace_id."
+            )
+        return self.workspace_id
+
+    @staticmethod
+    def _checked_id(value, *, kind: str, status: int) -> str:
+        """``value`` if it is a Prolific id; else the refusal Prolific would answer (with
+        ``status``), raised before anything is sent. Ids go into URL paths, so this also
+        keeps a forged one from pointing a request elsewhere."""
+        if not isinstance(value, str) or not PROLIFIC_ID.fullmatch(value):
+            raise ProlificError(
+                f"{value!r} is not a Prolific {kind} id (24 hexadecimal characters); "
+                "nothing was sent.",
+                status=status,
+            )
+        return value
 
     def _study(self, study_id: str) -> dict:
         return self._call("GET", f"/api/v1/studies/{study_id}/")
@@ -357,12 +385,16 @@ class Prolific:
                 raise PlatformError(f"Prolific pointed the next page off its API: {following}")
             url = following
 
-    def _call(self, method: str, path: str, *, json=None, pays: bool = False) -> dict:
+    def _call(
+        self, method: str, path: str, *, json=None, params=None, pays: bool = False
+    ) -> dict | list:
         """Send one request, retrying throttling and (unless it ``pays``) server errors."""
         url = path if path.startswith(self.base_url) else f"{self.base_url}{path}"
         for attempt in range(RETRIES + 1):
             try:
-                response = self.session.request(method, url, json=json, timeout=self.timeout)
+                response = self.session.request(
+                    method, url, json=json, params=params, timeout=self.timeout
+                )
             except requests.RequestException as error:
                 if pays:
                     raise PaymentUncertain(
@@ -393,6 +425,18 @@ class Prolific:
             except ValueError:
                 return {}
         raise AssertionError("unreachable")
+
+
+def _submission(item: dict, *, study_id: str = "") -> Submission:
+    """A submission object of Prolific's in the shared vocabulary."""
+    return Submission(
+        assignment_id=item["id"],
+        worker_id=item["participant_id"],
+        listing_id=item.get("study_id") or study_id,
+        status=STATUSES.get(item.get("status", ""), Submission.GONE),
+        # The submission object gives no approval time.
+        approved_at=None,
+    )
 
 
 def rejection_message(feedback: str) -> str:

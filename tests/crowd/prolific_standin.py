@@ -5,6 +5,11 @@ Tests reach it through the ``prolific_api`` fixture (tests/crowd/conftest.py) an
 participants' part with ``participant_joins`` and ``submission_status``; ``fail_next`` makes the
 next matching request answer with an error (a 429 to test backoff, a 500, a dropped
 connection). Every request is recorded in ``requests`` (method, path, query, headers, json).
+
+Besides studies, submissions and bonuses it keeps participant groups (``groups``, members in
+``group_members``), lists Prolific's filters (``FILTERS``, with ``fluent-languages``) and
+answers reward recommendations from ``reward_rates``. A study restricted by a
+``participant_group_allowlist`` filter only lets the group's members join.
 """
 
 import json
@@ -16,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from crowd.platforms.prolific import Prolific
+from crowd.platforms.prolific import PROLIFIC_ID, Prolific
 
 TOKEN = "standin-token"
 WORKSPACE = "6500000000000000000000aa"
@@ -35,6 +40,68 @@ REJECTION_CATEGORIES = {
     "UNSUPP_PREF",
     "OTHER",
 }
+GROUP_FIELDS = {"name", "workspace_id", "organisation_id", "description", "participant_ids"}
+# A few of Prolific's filters (GET /api/v1/filters/), fluent-languages not on the first page.
+FILTERS = [
+    {
+        "filter_id": "handedness",
+        "title": "Handedness",
+        "description": "",
+        "question": "Are you left or right handed?",
+        "type": "select",
+        "data_type": "ChoiceID",
+        "choices": {"0": "Left", "1": "Right", "2": "Ambidextrous"},
+    },
+    {
+        "filter_id": "age",
+        "title": "Age",
+        "description": "",
+        "question": "What is your date of birth?",
+        "type": "range",
+        "data_type": "integer",
+        "min": 18,
+        "max": 100,
+    },
+    {
+        "filter_id": "fluent-languages",
+        "title": "Fluent languages",
+        "description": "",
+        "question": "Which of the following languages are you fluent in?",
+        "type": "select",
+        "data_type": "ChoiceID",
+        "choices": {
+            "0": "Afrikaans",
+            "1": "Arabic",
+            "5": "Chinese",
+            "8": "Dutch",
+            "9": "English",
+            "13": "French",
+            "15": "German",
+            "17": "Greek",
+            "20": "Hindi",
+            "24": "Italian",
+            "25": "Japanese",
+            "29": "Korean",
+            "37": "Polish",
+            "38": "Portuguese",
+            "41": "Russian",
+            "46": "Spanish",
+            "48": "Swedish",
+            "52": "Turkish",
+        },
+    },
+    {
+        "filter_id": "first-language",
+        "title": "First language",
+        "description": "",
+        "question": "What is your first language?",
+        "type": "select",
+        "data_type": "ChoiceID",
+        "choices": {"0": "English", "1": "Spanish", "2": "French", "3": "German"},
+    },
+]
+GROUP_FILTERS = {"participant_group_allowlist", "participant_group_blocklist"}
+CURRENCIES = ("GBP", "USD")
 REQUIRED_STUDY_FIELDS = (
     "name",
     "description",
@@ -60,6 +127,10 @@ class Recorded:
     json: object
 
 
+class NotEligible(AssertionError):
+    """Prolific would not let this participant take the study."""
+
+
 class HTTPError(Exception):
     def __init__(self, status: int, detail, title: str = "Invalid request"):
         self.status, self.detail, self.title = status, detail, title
@@ -72,6 +143,12 @@ class ProlificStandIn:
     studies: dict = field(default_factory=dict)
     submissions: dict = field(default_factory=dict)
     bonuses: dict = field(default_factory=dict)
+    groups: dict = field(default_factory=dict)  # id: Prolific's participant group object
+    group_members: dict = field(default_factory=dict)  # group id: participant ids, in order
+    # currency: (min_reward_per_hour, recommended_reward_per_hour), in minor units per hour;
+    # a currency left out is answered with no recommendation.
+    reward_rates: dict = field(default_factory=lambda: {"GBP": (600, 900), "USD": (800, 1200)})
+    rewards_paged: bool = False  # answer recommendations as {"results": [...]}, not a list
     payments: list = field(default_factory=list)  # bonus ids, once per pay call Prolific took
     balance: int = 125_000
     failures: list = field(default_factory=list)
@@ -85,11 +162,27 @@ class ProlificStandIn:
         options.setdefault("workspace_id", WORKSPACE)
         return Prolific(token=TOKEN, base_url=self.url, sleep=self.slept.append, **options)
 
-    def participant_joins(self, study_id: str, *, status: str = "ACTIVE") -> tuple[str, str]:
-        """A participant takes a place in a published study; returns (participant, submission)."""
+    def participant_joins(
+        self, study_id: str, participant_id: str | None = None, *, status: str = "ACTIVE"
+    ) -> tuple[str, str]:
+        """A participant (``participant_id``, else a new one) takes a place in a published
+        study; returns (participant, submission). One Prolific would not let in (not in the
+        study's allowlisted groups, or in it already) raises ``NotEligible``."""
         study = self.studies[study_id]
         assert study["status"] == "ACTIVE", "participants only join a published study"
-        participant_id, submission_id = new_id(), new_id()
+        participant_id = participant_id or new_id()
+        for entry in study.get("filters") or []:
+            if entry["filter_id"] == "participant_group_allowlist" and not any(
+                participant_id in self.group_members[group_id]
+                for group_id in entry["selected_values"]
+            ):
+                raise NotEligible(f"{participant_id} is in none of the study's allowed groups")
+        if any(
+            s["participant_id"] == participant_id and s["study_id"] == study_id
+            for s in self.submissions.values()
+        ):
+            raise NotEligible(f"{participant_id} has already taken study {study_id}")
+        submission_id = new_id()
         self.submissions[submission_id] = {
             "id": submission_id,
             "participant_id": participant_id,
@@ -117,6 +210,12 @@ class ProlificStandIn:
 
     def sent(self, method: str, path: str) -> list[Recorded]:
         return [r for r in self.requests if r.method == method and r.path == path]
+
+    def group_add(self, name: str, members=(), *, workspace_id: str = WORKSPACE) -> str:
+        """A participant group made outside the connector (in Prolific's app); returns its id."""
+        return self._create_group(
+            {"name": name, "workspace_id": workspace_id, "participant_ids": list(members)}
+        )["id"]
 
     # The API
 
@@ -174,6 +273,34 @@ class ProlificStandIn:
                     raise HTTPError(404, "Not found.", "Not found")
                 self.payments.append(bonus_id)
                 return 202, ""
+            case ("GET", "participant-groups"):
+                if "workspace_id" not in query and "organisation_id" not in query:
+                    raise HTTPError(400, {"workspace_id": ["This field is required."]})
+                owner = query.get("workspace_id") or query.get("organisation_id")
+                return 200, {
+                    "results": [
+                        self._group(group["id"])
+                        for group in self.groups.values()
+                        if owner in (group["workspace_id"], group["organisation_id"])
+                    ]
+                }
+            case ("POST", "participant-groups"):
+                return 201, self._create_group(body)
+            case ("GET", "participant-groups", group_id):
+                return 200, self._group(group_id)
+            case ("GET", "participant-groups", group_id, "participants"):
+                self._group(group_id)
+                members = [
+                    {"participant_id": member, "datetime_created": "2025-01-01T10:00:00Z"}
+                    for member in self.group_members[group_id]
+                ]
+                return 200, self._page(members, path, query)
+            case ("POST" | "DELETE", "participant-groups", group_id, "participants"):
+                return 200, self._change_members(method, group_id, body)
+            case ("GET", "filters"):
+                return 200, self._page(FILTERS, path, query)
+            case ("GET", "reward-recommendations"):
+                return 200, self._reward_recommendations(query)
         raise HTTPError(404, "Not found.", "Not found")
 
     def _page(self, items: list, path: str, query: dict) -> dict:
@@ -210,6 +337,7 @@ class ProlificStandIn:
         }
         if missing:
             raise HTTPError(400, missing)
+        self._check_filters(body.get("filters", []))
         study = dict(
             body, id=new_id(), status="UNPUBLISHED", places_taken=0, number_of_submissions=0
         )
@@ -277,6 +405,117 @@ class ProlificStandIn:
         self.bonuses[bonus["id"]] = bonus
         return bonus
 
+    def _check_filters(self, filters) -> None:
+        """Refuse, as Prolific does, a study filter it could not apply."""
+        if not isinstance(filters, list):
+            raise HTTPError(400, {"filters": ["Expected a list of items."]})
+        known = {item["filter_id"]: item for item in FILTERS}
+        for entry in filters:
+            if not isinstance(entry, dict) or "filter_id" not in entry:
+                raise HTTPError(400, {"filters": [{"filter_id": ["This field is required."]}]})
+            unknown = set(entry) - {"filter_id", "selected_values", "selected_range"}
+            if unknown:
+                raise HTTPError(400, {"filters": [{key: ["Unknown field."] for key in unknown}]})
+            filter_id, values = entry["filter_id"], entry.get("selected_values")
+            if filter_id not in known and filter_id not in GROUP_FILTERS:
+                raise HTTPError(400, {"filters": [f'"{filter_id}" is not a valid filter.']})
+            if filter_id in GROUP_FILTERS or known[filter_id]["type"] == "select":
+                if not isinstance(values, list) or not values:
+                    raise HTTPError(
+                        400, {"filters": [{"selected_values": ["This field is required."]}]}
+                    )
+                valid = self.groups if filter_id in GROUP_FILTERS else known[filter_id]["choices"]
+                wrong = [value for value in values if value not in valid]
+                if wrong:
+                    raise HTTPError(
+                        400,
+                        {
+                            "filters": [
+                                f"Invalid choices for {filter_id}: {', '.join(map(str, wrong))}"
+                            ]
+                        },
+                    )
+            elif not isinstance(entry.get("selected_range"), dict):
+                raise HTTPError(400, {"filters": [{"selected_range": ["This field is required."]}]})
+
+    def _group(self, group_id: str) -> dict:
+        if group_id not in self.groups:
+            raise HTTPError(404, "Not found.", "Not found")
+        return dict(self.groups[group_id], participant_count=len(self.group_members[group_id]))
+
+    def _create_group(self, body: dict) -> dict:
+        unknown = set(body) - GROUP_FIELDS
+        if unknown:
+            raise HTTPError(400, {key: ["Unknown field."] for key in sorted(unknown)})
+        if not isinstance(body.get("name"), str) or not body["name"]:
+            raise HTTPError(400, {"name": ["This field is required."]})
+        if bool(body.get("workspace_id")) == bool(body.get("organisation_id")):
+            raise HTTPError(
+                400, "Either a workspace_id or an organisation_id must be given, not both."
+            )
+        if body.get("workspace_id") and body["workspace_id"] != WORKSPACE:
+            raise HTTPError(404, "Workspace not found.", "Not found")
+        members = self._participant_ids(body.get("participant_ids", []))
+        group = {
+            "id": new_id(),
+            "name": body["name"],
+            "description": body.get("description", ""),
+            "workspace_id": body.get("workspace_id"),
+            "organisation_id": body.get("organisation_id"),
+            "project_id": None,
+            "is_deleted": False,
+            "feeder_studies": [],
+        }
+        self.groups[group["id"]] = group
+        self.group_members[group["id"]] = list(dict.fromkeys(members))
+        return self._group(group["id"])
+
+    def _change_members(self, method: str, group_id: str, body: dict) -> dict:
+        self._group(group_id)
+        unknown = set(body) - {"participant_ids"}
+        if unknown:
+            raise HTTPError(400, {key: ["Unknown field."] for key in sorted(unknown)})
+        given = self._participant_ids(body.get("participant_ids"))
+        members = self.group_members[group_id]
+        if method == "POST":
+            members.extend(p for p in dict.fromkeys(given) if p not in members)
+        else:
+            members[:] = [p for p in members if p not in given]
+        return {"results": [{"participant_id": member} for member in members]}
+
+    def _participant_ids(self, values) -> list:
+        if not isinstance(values, list):
+            raise HTTPError(400, {"participant_ids": ["Expected a list of items."]})
+        wrong = [v for v in values if not (isinstance(v, str) and PROLIFIC_ID.fullmatch(v))]
+        if wrong:
+            raise HTTPError(
+                400, {"participant_ids": [f"Invalid IDs: {', '.join(map(str, wrong))}"]}
+            )
+        return values
+
+    def _reward_recommendations(self, query: dict):
+        missing = {
+            name: ["This field is required."]
+            for name in ("workspace_id", "currency")
+            if name not in query
+        }
+        if missing:
+            raise HTTPError(400, missing)
+        if query["currency"] not in CURRENCIES:
+            raise HTTPError(400, {"currency": [f'"{query["currency"]}" is not a valid choice.']})
+        rates = self.reward_rates.get(query["currency"])
+        recommendations = []
+        if rates:
+            minimum, recommended = rates
+            recommendations.append(
+                {
+                    "currency": query["currency"],
+                    "min_reward_per_hour": minimum,
+                    "recommended_reward_per_hour": recommended,
+                }
+            )
+        return {"results": recommendations} if self.rewards_paged else recommendations
+
     def _failure(self, method: str, path: str):
         for failure in self.failures:
             if failure["method"] == method and failure["path"] == path and failure["left"]:
@@ -330,7 +569,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    do_GET = do_POST = do_PATCH = _serve
+    do_GET = do_POST = do_PATCH = do_DELETE = _serve
 
     def log_message(self, format, *args):  # keep test output quiet
         pass
@@ -342,7 +581,9 @@ def prolific_api():
     handler = type("Handler", (_Handler,), {"standin": standin})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     standin.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the serving loop's next poll; at the default half second, every
+    # test paid it in teardown, most of these suites' time.
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         yield standin

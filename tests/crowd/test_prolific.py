@@ -8,6 +8,7 @@ from crowd.platforms.prolific import (
     REJECTION_MESSAGE_MINIMUM,
     PaymentUncertain,
     Prolific,
+    ProlificError,
     approvals_csv,
     bonuses_csv,
     fee_cents,
@@ -104,6 +105,25 @@ def test_a_study_is_created_as_a_draft_with_our_url_code_reward_and_places(proli
         "reward": 25,
     }
     assert prolific_api.studies[study_id]["status"] == "UNPUBLISHED"
+
+
+def test_a_study_can_give_participants_longer_and_carries_its_filters(prolific_api, platform):
+    filters = [{"filter_id": "handedness", "selected_values": ["0"]}]
+    platform.study_create(
+        name="Describe a short video segment",
+        internal_name="campaign-8",
+        description="Watch a few seconds of video and write one sentence.",
+        url="https://example.org/x/",
+        completion_code="C0DE1234",
+        reward_cents=25,
+        places=3,
+        minutes=5,
+        filters=filters,
+        maximum_minutes=30,
+    )
+    (request,) = prolific_api.sent("POST", "/api/v1/studies/")
+    assert request.json["maximum_allowed_time"] == 30
+    assert request.json["filters"] == filters
 
 
 def test_a_study_goes_into_the_configured_project(prolific_api):
@@ -205,6 +225,39 @@ def test_submissions_are_read_page_by_page_in_the_shared_vocabulary(
         {"study": published, "page": "2"},
         {"study": published, "page": "3"},
     ]
+
+
+def test_one_submission_is_read_in_the_shared_vocabulary(prolific_api, platform, published):
+    participant_id, submission_id = submitted(prolific_api, published)
+    assert platform.submission(submission_id) == Submission(
+        assignment_id=submission_id,
+        worker_id=participant_id,
+        listing_id=published,
+        status=Submission.SUBMITTED,
+    )
+    prolific_api.submission_status(submission_id, "TIMED-OUT")
+    assert platform.submission(submission_id).status == Submission.GONE
+
+
+def test_an_unknown_submission_is_prolifics_404(prolific_api, platform):
+    with pytest.raises(ProlificError, match="Not found") as caught:
+        platform.submission(OTHER)  # well formed, but nobody's
+    assert caught.value.status == 404
+    assert len(prolific_api.sent("GET", f"/api/v1/submissions/{OTHER}/")) == 1
+
+
+@pytest.mark.parametrize(
+    "submission_id", ["", "S1", "../studies", f"{OTHER}/", OTHER.upper(), None]
+)
+def test_a_malformed_submission_id_is_a_404_without_a_request(
+    prolific_api, platform, submission_id
+):
+    with pytest.raises(ProlificError, match="not a Prolific submission id") as caught:
+        platform.submission(submission_id)
+    assert caught.value.status == 404
+    with pytest.raises(ProlificError, match="not a Prolific submission id"):
+        platform.bonus_setup(worker_id=PARTICIPANT, assignment_id=submission_id, cents=25)
+    assert prolific_api.requests == []
 
 
 def test_approving_a_submission_transitions_it(prolific_api, platform, published):
