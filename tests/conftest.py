@@ -43,6 +43,13 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture
+def platform_demo(settings):
+    """Demo mode: platform arrivals are taken without a connector to check them."""
+    settings.PLATFORM_DEMO = True
+    return settings
+
+
+@pytest.fixture
 def address():
     """A network address no other test in this run uses, so rate limits start from zero."""
     return next(_addresses)

@@ -3,7 +3,7 @@
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from ..models import (
@@ -263,9 +263,10 @@ def bonus_pay(
 
 def _latest_campaign_assignment(worker: Worker) -> Assignment | None:
     return (
-        Assignment.objects.filter(
-            worker=worker, campaign__platform=worker.platform, external_assignment_id__gt=""
-        )
+        # The platform pays a bonus on a piece of work it knows: its own assignment, or the
+        # session the work was done in.
+        Assignment.objects.filter(worker=worker, campaign__platform=worker.platform)
+        .filter(Q(external_assignment_id__gt="") | Q(session__isnull=False))
         .select_related("campaign")
         .order_by("-accepted_at", "-pk")
         .first()

@@ -210,6 +210,7 @@ def test_the_platform_preview_shows_a_sentence_with_the_form_disabled(client):
     assert not Assignment.objects.exists()
 
 
+@pytest.mark.usefixtures("platform_demo")
 def test_a_platform_worker_paraphrases_with_the_signed_token_and_returns_to_the_platform(client):
     make_paraphrase_source(SENTENCE)
     token = token_from(accept(client))
@@ -229,6 +230,7 @@ def test_a_platform_worker_paraphrases_with_the_signed_token_and_returns_to_the_
     assert f'action="{SANDBOX}/mturk/externalSubmit"' in html
 
 
+@pytest.mark.usefixtures("platform_demo")
 def test_a_forged_platform_token_stores_nothing(client):
     make_paraphrase_source(SENTENCE)
     accept(client)

@@ -15,7 +15,8 @@ from crowd.models import Assignment, Campaign, CampaignHit, Hit, HitType, Tier, 
 from crowd.platforms import entrance_url
 from tests.factories import make_segment
 
-pytestmark = pytest.mark.django_db
+# Without a connector, arrivals are taken only in demo mode (see test_sessions for the rest).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("platform_demo")]
 
 SANDBOX = "https://workersandbox.mturk.com"
 DESCRIPTION, COLLECTION, ALIGNMENT = (
@@ -160,17 +161,20 @@ def test_a_mechanical_turk_worker_does_each_kind_and_is_sent_back_to_submit(clie
 
 
 @pytest.mark.parametrize("kind", [DESCRIPTION, COLLECTION, ALIGNMENT])
-def test_a_prolific_worker_does_each_kind_and_finishes_the_study(client, kind):
+def test_a_prolific_worker_does_each_kind_in_a_session_and_finishes_it(client, settings, kind):
+    settings.DEMO_SESSION_TASKS = 1
     offer(kind)
     arrival = client.get(URLS[kind], prolific())
     assert arrival.status_code == 200
+    assert "Task 1 of 1" in arrival.content.decode()
     done = submit(client, kind, arrival)
     assignment = Assignment.objects.get()
-    assert (assignment.external_assignment_id, assignment.external_hit_id) == ("sess01", "study01")
+    assert (assignment.session.external_id, assignment.session.listing_id) == ("sess01", "study01")
     assert assignment.worker.platform == Worker.Platform.PROLIFIC
     assert STORED[kind].objects.get().assignment == assignment
-    # Without a campaign there is no completion code to send back: the page says what to do.
-    assert "Go back to Prolific" in done.content.decode()
+    # Without a campaign there is no completion code to send back: the page says why.
+    page = done.content.decode()
+    assert "your session is complete" in page and "Demo mode" in page
 
 
 @pytest.mark.parametrize("kind", [DESCRIPTION, COLLECTION, ALIGNMENT])
@@ -307,25 +311,6 @@ def test_with_a_connector_a_published_hit_gives_the_campaigns_hit(client, connec
     assert assignment.campaign == campaign and assignment.hit.tier == Tier.ONE
     if kind != COLLECTION:
         assert assignment.hit == campaign.postings.get(external_hit_id="3HIT").hit
-
-
-@pytest.mark.parametrize("kind", [DESCRIPTION, ALIGNMENT])
-def test_with_a_connector_a_study_gives_one_of_its_hits_and_its_completion_code(
-    client, connected, kind
-):
-    offer(kind)
-    campaign = campaign_for(kind, platform="prolific")
-    arrival = client.get(URLS[kind], prolific())
-    assignment = Assignment.objects.get()
-    assert assignment.campaign == campaign
-    assert campaign.postings.filter(hit=assignment.hit).exists()
-    done = submit(client, kind, arrival)
-    assert done.status_code == 302
-    assert done["Location"] == "https://app.prolific.com/submissions/complete?cc=C0DE42"
-    # A reload after finishing sends the worker back again, with no second task.
-    again = client.get(URLS[kind], prolific())
-    assert again["Location"] == done["Location"]
-    assert Assignment.objects.count() == 1
 
 
 def test_a_tier_two_campaign_refuses_a_tier_one_worker_with_what_to_do(client, connected):

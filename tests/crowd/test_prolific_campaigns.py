@@ -24,9 +24,12 @@ def prolific(prolific_api, settings):
     platforms.install("prolific", None)
 
 
-def prolific_campaign(size=2):
+def prolific_campaign(size=2, **options):
+    """A draft of ``size`` segments wanting 3 descriptions each, in sessions of one task
+    unless ``options`` say otherwise."""
     for _ in range(size):
         make_segment(targets=(3, 3))
+    options.setdefault("tasks_per_session", 1)
     return crowd.campaign_create(
         name="Descriptions",
         platform="prolific",
@@ -34,6 +37,7 @@ def prolific_campaign(size=2):
         tier=Tier.ONE,
         size=size,
         lifetime=timedelta(days=7),
+        **options,
     )
 
 
@@ -41,7 +45,9 @@ def test_publishing_creates_and_publishes_one_study_for_every_place(prolific):
     campaign = crowd.campaign_publish(campaign=prolific_campaign())
     study = prolific.studies[campaign.external_id]
     assert campaign.state == Campaign.State.PUBLISHED and study["status"] == "ACTIVE"
-    assert study["total_available_places"] == 6 and study["reward"] == 1
+    assert study["total_available_places"] == 6
+    assert study["reward"] == campaign.reward_cents == campaign.task_cents
+    assert campaign.hourly_cents >= 800
     assert study["external_study_url"].startswith(
         "https://paracrowd.example.org/external/describe/?PROLIFIC_PID={{%PROLIFIC_PID%}}"
     )
@@ -71,20 +77,23 @@ def test_participants_work_is_verified_once_the_study_shows_it_submitted(prolifi
 
 def described(prolific, campaign, text="A woman rides a horse."):
     """A participant takes a place, arrives with their ids and describes a segment."""
-    participant, session = prolific.participant_joins(campaign.external_id)
-    assignment = crowd.platform_arrival(
+    participant, session_id = prolific.participant_joins(campaign.external_id)
+    session = crowd.session_enter(
         platform="prolific",
-        external_worker_id=participant,
-        address=None,
+        worker_id=participant,
+        session_id=session_id,
+        listing_id=campaign.external_id,
+        kind=HitType.Kind.DESCRIPTION,
         tier=Tier.ONE,
-        external_assignment_id=session,
-        external_hit_id=campaign.external_id,
         campaign=campaign,
+        address=None,
     )
+    assignment = crowd.session_task(session=session)
     description, _ = collector.description_submit(
         assignment_id=assignment.pk, worker=assignment.worker, text=text, language="en"
     )
-    return description, session
+    crowd.session_after_submit(session=session)
+    return description, session_id
 
 
 def verified_work(prolific, campaign, text="A woman rides a horse."):

@@ -149,4 +149,3 @@ def test_an_abandoned_session_gives_its_task_back_and_leaves_its_work_unconfirme
     statuses = sorted(Assignment.objects.values_list("status", flat=True))
     assert statuses == [Assignment.Status.RETURNED, Assignment.Status.UNVERIFIED]
     assert not services.session_abandon(session=session, platform_status="returned")
-

@@ -134,6 +134,7 @@ def test_a_submitted_task_reopens_read_only_with_what_was_sent(client):
 URL = reverse("research:platform_rate")
 
 
+@pytest.mark.usefixtures("platform_demo")
 def test_a_mechanical_turk_worker_rates_an_item_and_is_sent_back_to_submit(client):
     make_batch()
     arrival = client.get(URL, mturk())
@@ -154,6 +155,7 @@ def test_a_platform_preview_shows_an_item_and_stores_nothing(client):
     assert not Assignment.objects.exists()
 
 
+@pytest.mark.usefixtures("platform_demo")
 def test_a_prolific_worker_with_a_bad_rating_sees_the_reason_and_nothing_is_stored(client):
     make_batch()
     arrival = client.get(URL, prolific())
