@@ -12,6 +12,7 @@ Each app describes its own task by subclassing ``PlatformTask`` (how to preview,
 it) and writes a view that calls ``enter``; everything else lives here.
 """
 
+import re
 from dataclasses import dataclass
 from functools import wraps
 from urllib.parse import urlencode
@@ -32,6 +33,7 @@ from . import platforms, services
 from .access import own_assignment
 from .models import Assignment, Campaign, Hit, Tier, Worker, WorkSession
 from .platforms import studylink
+from .services.study_links import CAMPAIGN_PARAMETER as STUDY_LINK_CAMPAIGN
 
 # What Mechanical Turk sends as assignmentId while a worker only looks at the HIT.
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -160,20 +162,28 @@ def arrival_parse(params) -> Arrival:
 
 
 def _study_link_arrival(params, *, tier: int) -> Arrival | None:
-    """A study-link platform's arrival (its parameter names are the site's settings), or None
-    when the address carries none of them."""
+    """A study-link platform's arrival, or None when the address is not one. Its participant
+    and session ids come in the parameters the site's settings name; the campaign is named by
+    the ``campaign`` parameter its link carries (the platform's own study id, where it sends
+    one, means nothing here)."""
     config = studylink.StudyLinkConfig.from_settings()
-    if config.participant_param not in params and config.study_param not in params:
+    if STUDY_LINK_CAMPAIGN not in params and config.participant_param not in params:
         return None
+    campaign = params.get(STUDY_LINK_CAMPAIGN, "")
     try:
         ids = studylink.arrival_ids(params, config)
+        if not re.fullmatch(PLATFORM_ID, campaign):
+            raise ValueError(
+                f"The parameter {STUDY_LINK_CAMPAIGN} in this task's address is missing or not "
+                "one this site gives: reopen the study from your platform."
+            )
     except ValueError as error:
         raise Refusal(400, str(error), platform=STUDY_LINK) from None
     return Arrival(
         platform=STUDY_LINK,
         worker_id=ids.participant_id,
         assignment_id=ids.session_id,
-        listing_id=ids.study_id,
+        listing_id=campaign,
         tier=tier,
     )
 
@@ -550,7 +560,7 @@ def _arrival_query(session) -> dict:
         config = studylink.StudyLinkConfig.from_settings()
         query = {
             config.participant_param: session.worker.external_id,
-            config.study_param: session.listing_id,
+            STUDY_LINK_CAMPAIGN: session.listing_id,
         }
         if config.session_param:
             query[config.session_param] = session.external_id
@@ -576,7 +586,10 @@ def session_finished(request, session) -> HttpResponse:
             config=config,
         )
         address = studylink.completion_address(
-            completion_code=campaign.completion_code, verification=verification, config=config
+            completion_code=campaign.completion_code,
+            verification=verification,
+            config=config,
+            participant_id=session.worker.external_id,
         )
         if address:
             return redirect(address)

@@ -115,11 +115,13 @@ class Campaign(models.Model):
 
     @property
     def hourly_cents(self) -> int:
-        """What one hour of tasks pays, at the estimated time per task."""
+        """What an hour pays at the time per task the pay was checked at: the lower of one
+        task's rate and a place's (its reward over the whole minutes the platform is told)."""
         if not self.seconds_per_task:
             return 0
         pay = self.task_cents or self.reward_cents
-        return pay * 3600 // self.seconds_per_task
+        minutes = max(1, -(-self.seconds_per_task * self.tasks_minimum // 60))
+        return min(pay * 3600 // self.seconds_per_task, self.reward_cents * 60 // minutes)
 
 
 class CampaignHit(models.Model):

@@ -56,6 +56,7 @@ from .sessions import (
     session_progress,
     session_task,
 )
+from .study_links import study_link_address, study_link_confirm, study_link_sheets
 from .workers import (
     arrival_count,
     arrival_windows_forget,
@@ -80,6 +81,9 @@ __all__ = [
     "session_finish",
     "session_progress",
     "session_task",
+    "study_link_address",
+    "study_link_confirm",
+    "study_link_sheets",
     "WorkRefused",
     "arrival_windows_forget",
     "assignment_claim",

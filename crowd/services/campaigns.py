@@ -36,6 +36,7 @@ from .pay import (
     fair_task_cents,
     minimum_hourly_cents,
     platform_fee_cents,
+    session_minutes,
     task_time,
 )
 from .sessions import session_abandon, session_confirm
@@ -89,6 +90,7 @@ def campaign_create(
         task_cents = fair_task_cents(
             hourly_cents=minimum_hourly_cents(platform=platform, languages=languages),
             seconds=task_time(hit_type=hit_type, tier=tier).seconds,
+            tasks_minimum=tasks_minimum,
         )
     if isinstance(task_cents, bool) or not isinstance(task_cents, int) or task_cents < 1:
         raise WorkRefused("The pay per task is a whole number of cents, at least 1.")
@@ -278,8 +280,10 @@ def _publish_on_prolific(campaign, connector) -> None:
             reward_cents=campaign.reward_cents,
             places=campaign.places,
             # The reward pays the minimum of tasks; the time allowed covers the whole session.
-            minutes=max(1, -(-seconds * campaign.tasks_minimum // 60)),
-            maximum_minutes=max(10, -(-seconds * campaign.tasks_per_session * 3 // 60)),
+            minutes=session_minutes(seconds=seconds, tasks=campaign.tasks_minimum),
+            maximum_minutes=max(
+                10, 3 * session_minutes(seconds=seconds, tasks=campaign.tasks_per_session)
+            ),
             filters=filters or None,
         )
         Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)

@@ -18,6 +18,7 @@ from ..models import (
 )
 from .errors import WorkRefused
 from .outbox import platform_action_queue, platform_actions_queue
+from .sessions import session_position
 from .workers import audit_record
 
 
@@ -145,9 +146,7 @@ def _session_payments(entries: list[LedgerEntry]) -> list[PlatformAction]:
     actions = []
     for entry in entries:
         assignment, session = entry.assignment, entry.assignment.session
-        position = Assignment.objects.filter(
-            session=session, submitted_at__isnull=False, submitted_at__lte=assignment.submitted_at
-        ).count()
+        position = session_position(assignment)
         covered = position <= session.task_minimum
         actions.append(
             PlatformAction(

@@ -70,13 +70,26 @@ def minimum_hourly_cents(*, platform: str, languages=()) -> int:
     return max(minimum, recommended)
 
 
-def fair_task_cents(*, hourly_cents: int, seconds: int) -> int:
-    """The smallest whole pay per task that reaches ``hourly_cents`` an hour."""
-    return max(1, -(-hourly_cents * seconds // 3600))
+def session_minutes(*, seconds: int, tasks: int) -> int:
+    """The whole minutes a session of ``tasks`` takes, as a platform is told (rounded up)."""
+    return max(1, -(-seconds * tasks // 60))
 
 
-def hourly_cents(*, task_cents: int, seconds: int) -> int:
-    return task_cents * 3600 // max(seconds, 1)
+def fair_task_cents(*, hourly_cents: int, seconds: int, tasks_minimum: int = 1) -> int:
+    """The smallest whole pay per task that reaches ``hourly_cents`` an hour, both for one
+    task and for a place's reward (the minimum of tasks, over the whole minutes the platform
+    is told it takes)."""
+    minutes = session_minutes(seconds=seconds, tasks=tasks_minimum)
+    reward = -(-hourly_cents * minutes // 60)
+    return max(1, -(-reward // tasks_minimum))
+
+
+def hourly_cents(*, task_cents: int, seconds: int, tasks_minimum: int = 1) -> int:
+    """What an hour pays at ``task_cents`` a task: the lower of a task's rate and the rate the
+    platform computes for a place (its reward over its rounded minutes)."""
+    per_task = task_cents * 3600 // max(seconds, 1)
+    minutes = session_minutes(seconds=seconds, tasks=tasks_minimum)
+    return min(per_task, task_cents * tasks_minimum * 60 // minutes)
 
 
 def campaign_pay_check(*, campaign: Campaign) -> Campaign:
@@ -87,9 +100,13 @@ def campaign_pay_check(*, campaign: Campaign) -> Campaign:
         return campaign
     time = task_time(hit_type=campaign.hit_type, tier=campaign.tier)
     minimum = minimum_hourly_cents(platform=campaign.platform, languages=campaign.languages)
-    rate = hourly_cents(task_cents=campaign.task_cents, seconds=time.seconds)
+    rate = hourly_cents(
+        task_cents=campaign.task_cents, seconds=time.seconds, tasks_minimum=campaign.tasks_minimum
+    )
     if rate < minimum:
-        needed = fair_task_cents(hourly_cents=minimum, seconds=time.seconds)
+        needed = fair_task_cents(
+            hourly_cents=minimum, seconds=time.seconds, tasks_minimum=campaign.tasks_minimum
+        )
         raise WorkRefused(
             f"This campaign pays {money(rate, campaign.platform)} an hour ({campaign.task_cents} "
             f"cents a task at {time.describe()}), below {campaign.get_platform_display()}'s "

@@ -118,6 +118,16 @@ def session_done(session: WorkSession) -> int:
     return Assignment.objects.filter(session=session, submitted_at__isnull=False).count()
 
 
+def session_position(assignment: Assignment) -> int:
+    """The place of a submitted task in its session, by submission order (1 for the first):
+    the session's reward pays the places up to its minimum, bonuses the rest."""
+    return Assignment.objects.filter(
+        session=assignment.session_id,
+        submitted_at__isnull=False,
+        submitted_at__lte=assignment.submitted_at,
+    ).count()
+
+
 def session_task(*, session: WorkSession) -> Assignment | None:
     """The session's task in hand, or the next one claimed for it; None when the session is
     over, has done its tasks, or nothing is left to claim. Two requests of one session (two
