@@ -35,6 +35,7 @@ from .pay import (
     campaign_pay_check,
     fair_task_cents,
     minimum_hourly_cents,
+    money,
     platform_fee_cents,
     session_minutes,
     task_time,
@@ -169,7 +170,10 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
             if not moved:
                 raise WorkRefused("Someone else is publishing this campaign.")
             campaign.state = Campaign.State.PUBLISHING
-            _event(campaign, f"Publishing; the balance was {_money(balance)}.")
+            balance_note = (
+                "" if balance is None else f"; the balance was {money(balance, campaign.platform)}"
+            )
+            _event(campaign, f"Publishing{balance_note}.")
         if campaign.platform == Campaign.Platform.MTURK:
             _publish_on_mturk(campaign, connector)
         elif campaign.platform == Campaign.Platform.PROLIFIC:
@@ -211,12 +215,14 @@ def campaign_publish_check(*, campaign: Campaign) -> int | None:
     except PlatformError as error:
         raise WorkRefused(str(error)) from error
     if balance < campaign.cost_cents:
+        platform = campaign.platform
         raise WorkRefused(
-            f"The {campaign.get_platform_display()} account has {_money(balance)}, which does "
-            f"not cover this campaign's {_money(campaign.cost_cents)} ({campaign.places} places "
-            f"at {_money(campaign.reward_cents)} plus {_money(campaign.fee_cents)} fee, and up "
-            f"to {_money(campaign.bonus_cents_per_place)} of bonuses each). Add funds or make "
-            "it smaller."
+            f"The {campaign.get_platform_display()} account has {money(balance, platform)}, "
+            f"which does not cover this campaign's {money(campaign.cost_cents, platform)} "
+            f"({campaign.places} places at {money(campaign.reward_cents, platform)} plus "
+            f"{money(campaign.fee_cents, platform)} fee, and up to "
+            f"{money(campaign.bonus_cents_per_place, platform)} of bonuses each). Add funds or "
+            "make it smaller."
         )
     return balance
 
@@ -572,10 +578,6 @@ def _description(campaign) -> str:
         f"{campaign.hit_type.title}. Takes a minute or two; you have {minutes} minutes. "
         "Your work is reviewed before it is paid."
     )
-
-
-def _money(cents: int) -> str:
-    return f"${cents / 100:,.2f}"
 
 
 def _event(campaign, message: str, *, is_error: bool = False) -> None:

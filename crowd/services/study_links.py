@@ -56,13 +56,16 @@ def study_link_confirm(
         )
     except ValueError as error:
         raise WorkRefused(f"The export cannot be read: {error}") from error
-    sessions = WorkSession.objects.select_related("worker").in_bulk(
-        [record.session_id for record in records], field_name="external_id"
-    )
+    sessions = {
+        session.external_id: session
+        for session in WorkSession.objects.select_related("worker").filter(
+            campaign=campaign, external_id__in=[record.session_id for record in records]
+        )
+    }
     counts = {"sessions": 0, "tasks": 0, "unknown": 0, "someone_else": 0, "bad_code": 0}
     for record in records:
         session = sessions.get(record.session_id)
-        if session is None or session.campaign_id != campaign.pk:
+        if session is None:
             counts["unknown"] += 1
         elif session.worker.external_id != record.participant_id:
             counts["someone_else"] += 1
