@@ -27,6 +27,7 @@ from ..models import (
 )
 from ..platforms import PlatformError, Submission, entrance_url, mturk, prolific
 from .allocation import submissions_move
+from .closures import platform_open_check
 from .errors import WorkRefused
 from .ledger import platform_approval_record
 from .outbox import platform_qualification
@@ -51,6 +52,7 @@ def campaign_create(
     no other live campaign offers (the HITs with the fewest submissions first). A
     video-collection campaign offers ``size`` places, each opening a HIT of its own. Nothing
     is sent to the platform yet; ``campaign_publish`` does that."""
+    platform_open_check(platform=platform)
     if platform not in Campaign.Platform.values:
         raise WorkRefused(f"Unknown platform {platform!r}.")
     if tier not in Tier.values:
@@ -115,6 +117,7 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
     way. Refused, with nothing sent, when the account's balance does not cover the rewards and
     fees of every place. Platform errors are recorded on the campaign and raised as
     ``WorkRefused`` carrying the platform's message."""
+    platform_open_check(platform=campaign.platform)
     connector = _connector(campaign)
     try:
         balance = campaign_publish_check(campaign=campaign)
@@ -153,6 +156,7 @@ def campaign_publish_check(*, campaign: Campaign) -> int | None:
     """Refuse (``WorkRefused``) to publish a campaign that is not a draft or half published,
     or whose platform account cannot pay every place with the fee. Returns the balance read
     for a draft (None when finishing a publication: its money was checked at the start)."""
+    platform_open_check(platform=campaign.platform)
     if campaign.state not in (Campaign.State.DRAFT, Campaign.State.PUBLISHING):
         raise WorkRefused(f"This campaign is {campaign.get_state_display().lower()} already.")
     if campaign.state == Campaign.State.PUBLISHING:
@@ -268,6 +272,7 @@ def campaign_expire(*, campaign: Campaign, expired_by, reason: str) -> Campaign:
 def campaign_extend(*, campaign: Campaign, extended_by, by: timedelta, reason: str) -> Campaign:
     """Keep a Mechanical Turk campaign's HITs on offer ``by`` longer than planned (from now if
     it has expired). Prolific studies have no end date: they run until full or stopped."""
+    platform_open_check(platform=campaign.platform)
     if campaign.platform != Campaign.Platform.MTURK:
         raise WorkRefused("Prolific studies run until they are full or stopped; nothing to extend.")
     if campaign.state not in (Campaign.State.PUBLISHED, Campaign.State.EXPIRED):
