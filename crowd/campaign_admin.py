@@ -52,7 +52,7 @@ class CampaignCreateForm(forms.Form):
             if value != Campaign.Platform.MTURK
         ],
         initial=Campaign.Platform.PROLIFIC,
-        error_messages={"invalid_choice": MTURK_NOT_OFFERED},
+        error_messages={"invalid_choice": f"Choose a platform listed. {MTURK_NOT_OFFERED}"},
     )
     kind = forms.ChoiceField(choices=HitType.Kind.choices, label="Task")
     tier = forms.TypedChoiceField(choices=Tier.choices, coerce=int)
