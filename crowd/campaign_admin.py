@@ -21,12 +21,39 @@ from paracrowd.celery import enqueue
 
 from . import services
 from .models import Assignment, Campaign, CampaignEvent, HitType, PlatformAction, Tier
-from .platforms import prolific
+from .platforms import mturk, prolific
+
+
+def _day(day) -> str:
+    return f"{day.day} {day:%B %Y}"
+
+
+# Mechanical Turk's campaigns stay readable, but it takes no new work (see mturk.CLOSURE_MESSAGE).
+MTURK_NOT_OFFERED = (
+    f"Mechanical Turk is not offered: it closed to new HITs on {_day(mturk.LAST_HIT_DAY)}, "
+    f"approvals and bonuses ended on {_day(mturk.LAST_PAYMENT_DAY)}, and its transaction "
+    f"history can be downloaded until {_day(mturk.LAST_HISTORY_DAY)}."
+)
+MTURK_CLOSED_NOTICE = (
+    f"Mechanical Turk closed on {_day(mturk.LAST_HIT_DAY)}: its campaigns can be read back and "
+    "looked at here, but not published or extended; approvals and bonuses ended on "
+    f"{_day(mturk.LAST_PAYMENT_DAY)}, and its transaction history can be downloaded until "
+    f"{_day(mturk.LAST_HISTORY_DAY)}."
+)
 
 
 class CampaignCreateForm(forms.Form):
     name = forms.CharField(max_length=200, required=False, help_text="Shown to workers.")
-    platform = forms.ChoiceField(choices=Campaign.Platform.choices)
+    # Prolific first and by default; a closed platform is not offered at all.
+    platform = forms.ChoiceField(
+        choices=[
+            (value, label)
+            for value, label in Campaign.Platform.choices
+            if value != Campaign.Platform.MTURK
+        ],
+        initial=Campaign.Platform.PROLIFIC,
+        error_messages={"invalid_choice": f"Choose a platform listed. {MTURK_NOT_OFFERED}"},
+    )
     kind = forms.ChoiceField(choices=HitType.Kind.choices, label="Task")
     tier = forms.TypedChoiceField(choices=Tier.choices, coerce=int)
     size = forms.IntegerField(
@@ -62,6 +89,7 @@ class CampaignAdmin(admin.ModelAdmin):
     list_select_related = ["hit_type"]
     inlines = [CampaignEventInline]
     change_form_template = "admin/crowd/campaign/change_form.html"
+    change_list_template = "admin/crowd/campaign/change_list.html"
     readonly_fields = [
         "platform",
         "sandbox",
@@ -134,6 +162,7 @@ class CampaignAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
             "form": form,
             "title": "New campaign",
+            "mturk_not_offered": MTURK_NOT_OFFERED,
         }
         return TemplateResponse(request, "admin/crowd/campaign/create.html", context)
 
@@ -210,12 +239,20 @@ class CampaignAdmin(admin.ModelAdmin):
             name: reverse("admin:crowd_campaign_action", args=[campaign.pk, name])
             for name in ("publish", "sync", "expire", "extend")
         }
+        if campaign.platform == Campaign.Platform.MTURK:
+            extra_context["closure_notice"] = MTURK_CLOSED_NOTICE
         if campaign.platform == Campaign.Platform.PROLIFIC:
             extra_context["sheet_urls"] = {
                 name: reverse("admin:crowd_campaign_sheet", args=[campaign.pk, name])
                 for name in ("approvals", "bonuses")
             }
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = dict(extra_context or {})
+        if Campaign.objects.filter(platform=Campaign.Platform.MTURK).exists():
+            extra_context["closure_notice"] = MTURK_CLOSED_NOTICE
+        return super().changelist_view(request, extra_context)
 
 
 def campaign_summary(campaign: Campaign) -> dict:

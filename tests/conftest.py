@@ -1,3 +1,4 @@
+import copy
 import itertools
 import os
 import time
@@ -40,6 +41,52 @@ def django_db_modify_db_settings(request, django_db_modify_db_settings_parallel_
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+# Every crowd-platform setting at the default paracrowd/settings.py gives it. `make test` exports
+# the operator's .env, and a PROLIFIC_API_TOKEN or MTURK_ENABLED there switches connectors on
+# (the task pages then refuse work no campaign published): each test starts from these instead,
+# and sets what it needs itself. tests/paracrowd/test_platform_settings.py keeps the list whole.
+PLATFORM_SETTING_PREFIXES = ("MTURK_", "PROLIFIC_", "PLATFORM_", "STUDY_LINK_")
+PLATFORM_SETTINGS = {
+    "MTURK_ENABLED": False,
+    "MTURK_SANDBOX": True,
+    "PROLIFIC_API_TOKEN": "",
+    "PROLIFIC_API_URL": "https://api.prolific.com",
+    "PROLIFIC_WORKSPACE_ID": "",
+    "PROLIFIC_PROJECT_ID": "",
+    "PROLIFIC_COMPLETION_URL": "https://app.prolific.com/submissions/complete",
+    "PROLIFIC_FEE_PERCENT": 34,
+    "PROLIFIC_MIN_HOURLY_CENTS": 800,
+    "PROLIFIC_CURRENCY": "USD",
+    "PLATFORM_PUBLIC_URL": "http://localhost:8000",
+    "PLATFORM_FRAME_ANCESTORS": [
+        "https://www.mturk.com",
+        "https://workersandbox.mturk.com",
+        "https://worker.mturk.com",
+    ],
+    "PLATFORM_ARRIVALS_PER_HOUR": 60,
+    "PLATFORM_FEE_PERCENT": 20,
+    "PLATFORM_FEE_MINIMUM_CENTS": 1,
+    "PLATFORM_DEMO": False,
+    "DEMO_SESSION_TASKS": 5,
+    "PAY_MEASURED_MINIMUM": 50,
+    "STUDY_LINK_PARTICIPANT_PARAM": "participant",
+    "STUDY_LINK_SESSION_PARAM": "session",
+    "STUDY_LINK_STUDY_PARAM": "study",
+    "STUDY_LINK_COMPLETION_URL": "",
+    "STUDY_LINK_SECRET": "",
+    "STUDY_LINK_FEE_PERCENT": 0,
+    "STUDY_LINK_MIN_HOURLY_CENTS": 800,
+    "STUDY_LINK_CURRENCY": "USD",
+}
+
+
+@pytest.fixture(autouse=True)
+def platform_settings(settings):
+    """The crowd-platform settings at their defaults, whatever the environment holds."""
+    for name, value in PLATFORM_SETTINGS.items():
+        setattr(settings, name, copy.deepcopy(value))
 
 
 @pytest.fixture

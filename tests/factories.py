@@ -1,14 +1,17 @@
 """Small factories for tests: each makes one valid object with sensible defaults."""
 
 import itertools
+from datetime import timedelta
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from collector import services
 from collector.models import Description, Segment, SegmentProposal
 from crowd import services as crowd
-from crowd.models import HitType, Tier, Worker
+from crowd.models import Campaign, CampaignHit, Hit, HitType, Tier, Worker
+from crowd.platforms import mturk
 
 _sequence = itertools.count(1)
 
@@ -130,3 +133,52 @@ def make_paraphrase(worker: Worker, source, text: str, *, tier: int = Tier.ONE):
         assignment_id=assignment.pk, worker=worker, text=text, language=source.language
     )
     return paraphrase
+
+
+def make_mturk_campaign(
+    *,
+    size: int = 2,
+    tier: int = Tier.ONE,
+    kind: str = HitType.Kind.DESCRIPTION,
+    targets: tuple[int, int] = (3, 3),
+    lifetime: timedelta = timedelta(days=7),
+    published_at=None,
+    created_by=None,
+) -> Campaign:
+    """A Mechanical Turk campaign as publishing left it before the platform closed (nothing
+    can publish one now): HIT type "HT1", and one platform HIT per local HIT, "HIT0", "HIT1",
+    …, each wanting what its HIT still needs, over ``size`` fresh segments; a video-collection
+    campaign is one platform HIT, "HITV", with ``size`` places. Published now by default."""
+    hit_type = HitType.objects.for_kind(kind)
+    if kind == HitType.Kind.VIDEO_COLLECTION:
+        postings = [CampaignHit(hit=None, max_assignments=size, external_hit_id="HITV")]
+    else:
+        segments = [make_segment(targets=targets) for _ in range(size)]
+        hits = Hit.objects.filter(
+            hit_type=hit_type, tier=tier, item_id__in=[segment.item_id for segment in segments]
+        ).order_by("pk")
+        postings = [
+            CampaignHit(hit=hit, max_assignments=hit.max_assignments, external_hit_id=f"HIT{n}")
+            for n, hit in enumerate(hits)
+        ]
+    reward = hit_type.pay_cents(tier)
+    published_at = published_at or timezone.now()
+    campaign = Campaign.objects.create(
+        name="Spring batch",
+        platform=Campaign.Platform.MTURK,
+        sandbox=True,
+        hit_type=hit_type,
+        tier=tier,
+        reward_cents=reward,
+        fee_cents=mturk.fee_cents(reward, max_assignments=max(p.max_assignments for p in postings)),
+        lifetime=lifetime,
+        external_id="HT1",
+        created_by=created_by,
+        state=Campaign.State.PUBLISHED,
+        published_at=published_at,
+        expires_at=published_at + lifetime,
+    )
+    for posting in postings:
+        posting.campaign, posting.created_at = campaign, published_at
+    CampaignHit.objects.bulk_create(postings)
+    return campaign

@@ -4,11 +4,15 @@ Every call that creates something or moves money carries a ``UniqueRequestToken`
 from what it is for, so a retry after a timeout never posts a HIT or pays a bonus twice
 (MTurk answers the repeated token with an error naming it, which is treated as done).
 Throttling is retried with exponential backoff; any other error is raised to the caller.
+
+Mechanical Turk has closed: ``closure_check`` refuses new work after ``LAST_HIT_DAY`` and
+``payments_open`` says whether approvals and bonuses can still be sent. What was published
+before stays readable (assignments, HIT counts) for the campaigns' history.
 """
 
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from xml.sax.saxutils import escape
 
@@ -29,6 +33,17 @@ EXTERNAL_QUESTION_SCHEMA = (
 THROTTLE_RETRIES = 6
 TOKEN_MAX_LENGTH = 64  # MTurk's limit on UniqueRequestToken
 
+# Mechanical Turk's closure, as Amazon announced it (days in UTC, the project's time zone).
+LAST_HIT_DAY = date(2026, 9, 30)  # the last day a new HIT could be published
+LAST_PAYMENT_DAY = date(2026, 10, 30)  # the last day for approvals and bonuses
+LAST_HISTORY_DAY = date(2027, 1, 28)  # the last day the transaction history can be downloaded
+CLOSURE_MESSAGE = (
+    "Amazon Mechanical Turk closed on 30 September 2026: no new HITs can be published or "
+    "extended there. Approvals and bonuses ended on 30 October 2026, and the account's "
+    "transaction history can be downloaded from Mechanical Turk until 28 January 2027. "
+    "Publish new work on Prolific or through a study link instead."
+)
+
 
 # Mechanical Turk's assignment statuses in the shared vocabulary.
 STATUSES = {
@@ -42,6 +57,22 @@ FEE_PERCENT = 20
 FEE_PERCENT_LARGE_HIT = 40
 LARGE_HIT_ASSIGNMENTS = 10
 FEE_MINIMUM_CENTS = 1
+
+
+def closure_check(*, today: date | None = None) -> None:
+    """Raise ``PlatformError(CLOSURE_MESSAGE)`` if new work (a HIT, or more time on one) would
+    reach Mechanical Turk after its last day for HITs."""
+    if (today or _today()) > LAST_HIT_DAY:
+        raise PlatformError(CLOSURE_MESSAGE)
+
+
+def payments_open(today: date | None = None) -> bool:
+    """Whether Mechanical Turk still takes approvals and bonuses (not after 30 October 2026)."""
+    return (today or _today()) <= LAST_PAYMENT_DAY
+
+
+def _today() -> date:
+    return datetime.now(UTC).date()
 
 
 def fee_cents(reward_cents: int, *, max_assignments: int = 1) -> int:

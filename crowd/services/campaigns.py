@@ -28,6 +28,7 @@ from ..models import (
 )
 from ..platforms import PlatformError, Submission, entrance_url
 from .allocation import submissions_move
+from .closures import platform_open_check
 from .errors import WorkRefused
 from .ledger import platform_approval_record
 from .outbox import platform_qualification
@@ -72,6 +73,7 @@ def campaign_create(
     each further task is a bonus of ``task_cents`` — by default the least that reaches the
     platform's minimum hourly reward at the time a task takes now. ``languages`` (ISO 639-1
     codes) limits the study to participants fluent in one of them."""
+    platform_open_check(platform=platform)
     if platform not in Campaign.Platform.values:
         raise WorkRefused(f"Unknown platform {platform!r}.")
     tasks_minimum = tasks_per_session if tasks_minimum is None else tasks_minimum
@@ -160,6 +162,7 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
     way. Refused, with nothing sent, when the account's balance does not cover the rewards and
     fees of every place. Platform errors are recorded on the campaign and raised as
     ``WorkRefused`` carrying the platform's message."""
+    platform_open_check(platform=campaign.platform)
     connector = _connector(campaign) if campaign.platform != Campaign.Platform.STUDY_LINK else None
     try:
         balance = campaign_publish_check(campaign=campaign)
@@ -203,6 +206,7 @@ def campaign_publish_check(*, campaign: Campaign) -> int | None:
     """Refuse (``WorkRefused``) to publish a campaign that is not a draft or half published,
     or whose platform account cannot pay every place with the fee. Returns the balance read
     for a draft (None when finishing a publication: its money was checked at the start)."""
+    platform_open_check(platform=campaign.platform)
     if campaign.state not in (Campaign.State.DRAFT, Campaign.State.PUBLISHING):
         raise WorkRefused(f"This campaign is {campaign.get_state_display().lower()} already.")
     if campaign.state == Campaign.State.PUBLISHING:
@@ -359,6 +363,7 @@ def campaign_expire(*, campaign: Campaign, expired_by, reason: str) -> Campaign:
 def campaign_extend(*, campaign: Campaign, extended_by, by: timedelta, reason: str) -> Campaign:
     """Keep a Mechanical Turk campaign's HITs on offer ``by`` longer than planned (from now if
     it has expired). Prolific studies have no end date: they run until full or stopped."""
+    platform_open_check(platform=campaign.platform)
     if campaign.platform != Campaign.Platform.MTURK:
         raise WorkRefused("Prolific studies run until they are full or stopped; nothing to extend.")
     if campaign.state not in (Campaign.State.PUBLISHED, Campaign.State.EXPIRED):

@@ -4,9 +4,12 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from crowd import platforms
+from crowd.campaign_admin import MTURK_CLOSED_NOTICE, MTURK_NOT_OFFERED
 from crowd.models import Campaign, HitType
-from tests.crowd.test_campaigns import campaign_of, expect_balance
-from tests.factories import make_segment, make_staff, make_worker
+from crowd.platforms.mturk import CLOSURE_MESSAGE
+from tests.crowd.test_campaigns import campaign_of
+from tests.factories import make_mturk_campaign, make_segment, make_staff, make_worker
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +29,7 @@ def test_staff_create_a_draft_campaign_from_the_form(staff_client):
         reverse("admin:crowd_campaign_create"),
         {
             "name": "<b>Batch</b>",
-            "platform": "mturk",
+            "platform": "prolific",
             "kind": HitType.Kind.DESCRIPTION,
             "tier": 1,
             "size": 5,
@@ -38,20 +41,45 @@ def test_staff_create_a_draft_campaign_from_the_form(staff_client):
     page = staff_client.get(answer.url).content.decode()
     assert "&lt;b&gt;Batch&lt;/b&gt;" in page and "<b>Batch</b>" not in page
     assert "3 at 1¢ + 1¢ fee" in page and "6¢ committed" in page
+    assert Campaign.objects.get().platform == "prolific"
+
+
+def test_the_form_offers_prolific_by_default_and_not_mechanical_turk(staff_client):
+    page = staff_client.get(reverse("admin:crowd_campaign_create")).content.decode()
+    assert '<option value="prolific" selected>Prolific</option>' in page
+    assert 'value="mturk"' not in page
+    assert MTURK_NOT_OFFERED in page.replace("&#x27;", "'")
+
+
+def test_a_mechanical_turk_campaign_posted_to_the_form_is_refused(staff_client):
+    make_segment(targets=(3, 3))
+    answer = staff_client.post(
+        reverse("admin:crowd_campaign_create"),
+        {"platform": "mturk", "kind": "description", "tier": 1, "size": 1, "lifetime_days": 7},
+    )
+    assert answer.status_code == 200 and "30 September 2026" in answer.content.decode()
+    assert not Campaign.objects.exists()
 
 
 def test_a_campaign_with_nothing_to_offer_is_refused_on_the_form(staff_client):
     answer = staff_client.post(
         reverse("admin:crowd_campaign_create"),
-        {"platform": "mturk", "kind": "alignment", "tier": 1, "size": 5, "lifetime_days": 7},
+        {"platform": "prolific", "kind": "alignment", "tier": 1, "size": 5, "lifetime_days": 7},
     )
     assert answer.status_code == 200 and "No word alignment HITs" in answer.content.decode()
     assert not Campaign.objects.exists()
 
 
-def test_publishing_from_the_page_is_refused_when_the_balance_is_short(staff_client, mturk):
+@pytest.fixture
+def prolific(prolific_api):
+    platforms.install("prolific", prolific_api.connector())
+    yield prolific_api
+    platforms.install("prolific", None)
+
+
+def test_publishing_from_the_page_is_refused_when_the_balance_is_short(staff_client, prolific):
     campaign = campaign_of(2)
-    expect_balance(mturk, "0.01")
+    prolific.balance = 1
     answer = staff_client.post(
         reverse("admin:crowd_campaign_action", args=[campaign.pk, "publish"]), follow=True
     )
@@ -67,13 +95,49 @@ def test_workers_cannot_reach_the_campaign_pages(client):
     assert answer.status_code == 302 and "/login/" in answer.url
 
 
-def test_the_command_creates_and_shows_a_campaign(capsys):
+def test_an_old_mechanical_turk_campaign_still_has_its_pages_with_the_closure(staff_client):
+    campaign = make_mturk_campaign()
+    listing = staff_client.get(reverse("admin:crowd_campaign_changelist"))
+    assert listing.status_code == 200 and campaign.name in listing.content.decode()
+    assert MTURK_CLOSED_NOTICE in listing.content.decode()
+    page = staff_client.get(reverse("admin:crowd_campaign_change", args=[campaign.pk]))
+    text = page.content.decode()
+    assert page.status_code == 200 and MTURK_CLOSED_NOTICE in text
+    assert "Read back now" in text and "Extend" not in text
+
+
+def test_a_prolific_campaign_page_has_no_closure_notice(staff_client):
+    campaign = campaign_of(1)
+    page = staff_client.get(reverse("admin:crowd_campaign_change", args=[campaign.pk]))
+    assert "Publish" in page.content.decode()
+    assert MTURK_CLOSED_NOTICE not in page.content.decode()
+    listing = staff_client.get(reverse("admin:crowd_campaign_changelist")).content.decode()
+    assert MTURK_CLOSED_NOTICE not in listing
+
+
+def test_the_command_creates_a_prolific_campaign_by_default_and_shows_it(capsys):
     make_segment(targets=(3, 3))
-    call_command(
-        "campaign", "create", "--platform", "mturk", "--kind", "description", "--size", "1"
-    )
+    call_command("campaign", "create", "--kind", "description", "--size", "1")
     out = capsys.readouterr().out
     campaign = Campaign.objects.get()
+    assert campaign.platform == "prolific"
     assert f"Created campaign {campaign.pk}" in out and "3 places at 1¢ + 1¢ fee" in out
-    with pytest.raises(CommandError, match="No connector is configured for mturk"):
+    with pytest.raises(CommandError, match="No connector is configured for prolific"):
         call_command("campaign", "publish", str(campaign.pk))
+
+
+def test_the_command_refuses_mechanical_turk_with_the_closure(capsys):
+    make_segment(targets=(3, 3))
+    with pytest.raises(CommandError) as refusal:
+        call_command(
+            "campaign", "create", "--platform", "mturk", "--kind", "description", "--size", "1"
+        )
+    assert str(refusal.value) == CLOSURE_MESSAGE
+    assert not Campaign.objects.exists()
+
+
+def test_the_commands_help_says_prolific_is_the_default_and_mechanical_turk_closed(capsys):
+    with pytest.raises(SystemExit):
+        call_command("campaign", "create", "--help")
+    text = " ".join(capsys.readouterr().out.split())
+    assert "default: prolific" in text and "closed to new HITs on 30 September 2026" in text

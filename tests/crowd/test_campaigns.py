@@ -1,11 +1,11 @@
-"""Campaigns on Mechanical Turk through botocore's Stubber: publishing (with its cost check,
-the Tier-2 qualification and resuming after a failure), expiring, extending, and reading work
-back to verify it. Every request's parameters are the ones the API receives."""
+"""Campaigns: what a draft takes, Mechanical Turk's closure (nothing new is created,
+published or extended there), and the campaigns it ran before, through botocore's Stubber:
+expiring them and reading their work back to verify it. Every request's parameters are the
+ones the API receives."""
 
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from botocore.stub import ANY
 from django.utils import timezone
 
 from collector import services as collector
@@ -15,78 +15,29 @@ from crowd.models import (
     AuditEntry,
     Campaign,
     CampaignEvent,
+    CampaignHit,
     HitType,
     LedgerEntry,
-    PlatformQualification,
     Tier,
 )
-from tests.factories import make_segment, make_staff
+from crowd.platforms.mturk import CLOSURE_MESSAGE
+from tests.factories import make_mturk_campaign, make_segment, make_staff
 
 pytestmark = pytest.mark.django_db
 
 
-def campaign_of(size=2, *, tier=Tier.ONE, targets=(3, 3)):
+def campaign_of(size=2, *, platform="prolific", tier=Tier.ONE, targets=(3, 3)):
     for _ in range(size):
         make_segment(targets=targets)
     return crowd.campaign_create(
         name="Spring batch",
-        platform="mturk",
+        platform=platform,
         kind=HitType.Kind.DESCRIPTION,
         tier=tier,
         size=size,
         lifetime=timedelta(days=7),
         created_by=make_staff(),
     )
-
-
-def expect_balance(stubber, dollars):
-    stubber.add_response("get_account_balance", {"AvailableBalance": dollars}, {})
-
-
-def expect_hit_type(stubber, *, requirements=(), reward="0.01"):
-    stubber.add_response(
-        "create_hit_type",
-        {"HITTypeId": "HT1"},
-        {
-            "Title": ANY,
-            "Description": ANY,
-            "Keywords": ANY,
-            "Reward": reward,
-            "AssignmentDurationInSeconds": 15 * 60,
-            "AutoApprovalDelayInSeconds": 3 * 24 * 3600,
-            "QualificationRequirements": list(requirements),
-        },
-    )
-
-
-def expect_hit(stubber, campaign, posting, hit_id):
-    token = f"paracrowd-{campaign.pk}-{posting.pk}"
-    stubber.add_response(
-        "create_hit_with_hit_type",
-        {"HIT": {"HITId": hit_id}},
-        {
-            "HITTypeId": "HT1",
-            "MaxAssignments": posting.max_assignments,
-            "LifetimeInSeconds": 7 * 24 * 3600,
-            "Question": (
-                '<ExternalQuestion xmlns="http://mechanicalturk.amazonaws.com/'
-                'AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd">'
-                "<ExternalURL>https://paracrowd.example.org/external/describe/</ExternalURL>"
-                "<FrameHeight>0</FrameHeight></ExternalQuestion>"
-            ),
-            "RequesterAnnotation": token,
-            "UniqueRequestToken": token,
-        },
-    )
-
-
-def published(stubber, size=2, **kwargs):
-    campaign = campaign_of(size, **kwargs)
-    expect_balance(stubber, "100.00")
-    expect_hit_type(stubber, reward="0.05" if kwargs.get("tier") == Tier.TWO else "0.01")
-    for n, posting in enumerate(campaign.postings.order_by("pk")):
-        expect_hit(stubber, campaign, posting, f"HIT{n}")
-    return crowd.campaign_publish(campaign=campaign)
 
 
 def test_a_campaign_takes_hits_that_want_work_and_no_other_campaign_offers():
@@ -96,7 +47,7 @@ def test_a_campaign_takes_hits_that_want_work_and_no_other_campaign_offers():
         second.postings.values_list("hit", flat=True)
     )
     assert first.places == 6 and first.reward_cents == 1
-    # Mechanical Turk's fee on 1¢ is its minimum, 1¢: six places cost 12¢.
+    # Prolific's fee on 1¢ is 34% rounded up, 1¢: six places cost 12¢.
     assert first.cost_cents == 12
 
 
@@ -104,7 +55,7 @@ def test_a_campaign_with_nothing_to_offer_is_refused():
     with pytest.raises(crowd.WorkRefused, match="No video description HITs"):
         crowd.campaign_create(
             name="",
-            platform="mturk",
+            platform="prolific",
             kind=HitType.Kind.DESCRIPTION,
             tier=Tier.ONE,
             size=3,
@@ -113,72 +64,76 @@ def test_a_campaign_with_nothing_to_offer_is_refused():
     assert not Campaign.objects.exists()
 
 
-def test_publishing_is_refused_when_the_balance_does_not_cover_it(mturk):
-    campaign = campaign_of(2)
-    expect_balance(mturk, "0.11")
-    with pytest.raises(crowd.WorkRefused, match=r"has \$0.11.*\$0.12"):
-        crowd.campaign_publish(campaign=campaign)
+def test_a_video_collection_campaign_is_one_posting_with_a_place_per_video():
+    campaign = crowd.campaign_create(
+        name="Videos",
+        platform="prolific",
+        kind=HitType.Kind.VIDEO_COLLECTION,
+        tier=Tier.ONE,
+        size=12,
+        lifetime=timedelta(days=2),
+    )
+    posting = campaign.postings.get()
+    assert posting.hit is None and posting.max_assignments == 12
+    # Prolific's fee: 34% of 5¢, rounded up.
+    assert campaign.places == 12 and campaign.fee_cents == 2
+
+
+def test_a_mechanical_turk_campaign_is_refused_with_the_closure_and_nothing_is_stored():
+    make_segment(targets=(3, 3))
+    with pytest.raises(crowd.WorkRefused) as refusal:
+        campaign_of(1, platform="mturk")
+    assert str(refusal.value) == CLOSURE_MESSAGE
+    assert not Campaign.objects.exists() and not CampaignHit.objects.exists()
+    assert not CampaignEvent.objects.exists()
+    assert not AuditEntry.objects.filter(action=AuditEntry.Action.CAMPAIGN).exists()
+
+
+def mturk_draft():
+    """A Mechanical Turk campaign created before the closure and never published."""
+    campaign = make_mturk_campaign()
+    Campaign.objects.filter(pk=campaign.pk).update(
+        state=Campaign.State.DRAFT, published_at=None, expires_at=None, external_id=""
+    )
+    CampaignHit.objects.filter(campaign=campaign).update(external_hit_id="", created_at=None)
+    campaign.refresh_from_db()
+    return campaign
+
+
+def test_publishing_a_mechanical_turk_draft_is_refused_with_nothing_sent(mturk):
+    """The Stubber expects no call: one would fail the test."""
+    campaign = mturk_draft()
+    for publish in (crowd.campaign_publish_check, crowd.campaign_publish):
+        with pytest.raises(crowd.WorkRefused) as refusal:
+            publish(campaign=campaign)
+        assert str(refusal.value) == CLOSURE_MESSAGE
     campaign.refresh_from_db()
     assert campaign.state == Campaign.State.DRAFT and campaign.external_id == ""
+    assert not CampaignEvent.objects.filter(campaign=campaign).exists()
 
 
-def test_publishing_creates_one_platform_hit_per_local_hit(mturk):
-    campaign = published(mturk)
-    assert campaign.state == Campaign.State.PUBLISHED and campaign.external_id == "HT1"
-    assert sorted(campaign.postings.values_list("external_hit_id", flat=True)) == ["HIT0", "HIT1"]
-    assert campaign.expires_at == campaign.published_at + timedelta(days=7)
+def test_publishing_is_refused_with_the_closure_even_without_a_connector():
+    with pytest.raises(crowd.WorkRefused) as refusal:
+        crowd.campaign_publish(campaign=mturk_draft())
+    assert str(refusal.value) == CLOSURE_MESSAGE
 
 
-def test_a_tier_two_campaign_requires_the_qualification_created_once(mturk):
-    requirement = {
-        "QualificationTypeId": "QT2",
-        "Comparator": "Exists",
-        "ActionsGuarded": "DiscoverPreviewAndAccept",
-    }
-    for _ in range(2):
-        campaign = campaign_of(1, tier=Tier.TWO)
-        expect_balance(mturk, "100.00")
-        if not PlatformQualification.objects.exists():
-            mturk.add_response(
-                "create_qualification_type",
-                {"QualificationType": {"QualificationTypeId": "QT2"}},
-                {
-                    "Name": "ParaCrowd Tier 2",
-                    "Description": ANY,
-                    "Keywords": "paracrowd,tier",
-                    "QualificationTypeStatus": "Active",
-                },
-            )
-        expect_hit_type(mturk, requirements=[requirement], reward="0.05")
-        expect_hit(mturk, campaign, campaign.postings.get(), f"HIT-{campaign.pk}")
-        crowd.campaign_publish(campaign=campaign)
-    assert PlatformQualification.objects.get().external_id == "QT2"
-
-
-def test_publishing_again_after_a_failure_finishes_without_posting_twice(mturk):
-    campaign = campaign_of(2)
-    first, second = campaign.postings.order_by("pk")
-    expect_balance(mturk, "100.00")
-    expect_hit_type(mturk)
-    expect_hit(mturk, campaign, first, "HIT0")
-    mturk.add_client_error(
-        "create_hit_with_hit_type", service_error_code="ServiceFault", service_message="Try later"
-    )
-    with pytest.raises(crowd.WorkRefused, match="Try later"):
-        crowd.campaign_publish(campaign=campaign)
+def test_extending_a_mechanical_turk_campaign_is_refused_with_nothing_sent(mturk):
+    campaign = make_mturk_campaign()
+    expires_at = campaign.expires_at
+    with pytest.raises(crowd.WorkRefused) as refusal:
+        crowd.campaign_extend(
+            campaign=campaign, extended_by=make_staff(), by=timedelta(days=2), reason="Slow week"
+        )
+    assert str(refusal.value) == CLOSURE_MESSAGE
     campaign.refresh_from_db()
-    assert campaign.state == Campaign.State.PUBLISHING
-    assert CampaignEvent.objects.filter(campaign=campaign, is_error=True).count() == 1
-
-    expect_hit_type(mturk)
-    expect_hit(mturk, campaign, second, "HIT1")
-    crowd.campaign_publish(campaign=campaign)
-    assert campaign.state == Campaign.State.PUBLISHED
-    assert sorted(campaign.postings.values_list("external_hit_id", flat=True)) == ["HIT0", "HIT1"]
+    assert campaign.expires_at == expires_at
+    assert not CampaignEvent.objects.filter(campaign=campaign).exists()
+    assert not AuditEntry.objects.filter(action=AuditEntry.Action.CAMPAIGN).exists()
 
 
 def test_expiring_stops_every_platform_hit_and_is_audited(mturk):
-    campaign = published(mturk)
+    campaign = make_mturk_campaign()
     for hit_id in ("HIT0", "HIT1"):
         mturk.add_response(
             "update_expiration_for_hit", {}, {"HITId": hit_id, "ExpireAt": datetime(2015, 1, 1)}
@@ -187,17 +142,6 @@ def test_expiring_stops_every_platform_hit_and_is_audited(mturk):
     crowd.campaign_expire(campaign=campaign, expired_by=staff, reason="Enough descriptions")
     assert campaign.state == Campaign.State.EXPIRED
     assert AuditEntry.objects.filter(actor=staff, action=AuditEntry.Action.CAMPAIGN).exists()
-
-
-def test_extending_moves_every_hits_expiry(mturk):
-    campaign = published(mturk)
-    until = campaign.expires_at + timedelta(days=2)
-    for hit_id in ("HIT0", "HIT1"):
-        mturk.add_response("update_expiration_for_hit", {}, {"HITId": hit_id, "ExpireAt": until})
-    crowd.campaign_extend(
-        campaign=campaign, extended_by=make_staff(), by=timedelta(days=2), reason="Slow week"
-    )
-    assert campaign.expires_at == until
 
 
 def arrive_and_describe(campaign, *, worker_id="W1", assignment_id="A1", hit_id="HIT0"):
@@ -258,14 +202,14 @@ def expect_read_back(stubber, listed, *, approved_at=None):
 
 
 def test_arrivals_take_the_local_hit_behind_the_platform_hit(mturk):
-    campaign = published(mturk)
+    campaign = make_mturk_campaign()
     assignment = arrive_and_describe(campaign, hit_id="HIT1")
     assert assignment.hit == campaign.postings.get(external_hit_id="HIT1").hit
     assert assignment.campaign == campaign and assignment.verified_at is None
 
 
 def test_work_the_platform_shows_submitted_by_that_worker_is_verified_once(mturk):
-    campaign = published(mturk)
+    campaign = make_mturk_campaign()
     assignment = arrive_and_describe(campaign)
     for _ in range(2):
         expect_read_back(mturk, [("A1", "W1", "HIT0", "Submitted")])
@@ -279,7 +223,7 @@ def test_work_the_platform_shows_submitted_by_that_worker_is_verified_once(mturk
 
 def test_work_submitted_under_someone_elses_platform_id_is_never_verified(mturk):
     """The impersonation: the address named W1, but the platform's assignment is W2's."""
-    campaign = published(mturk)
+    campaign = make_mturk_campaign()
     assignment = arrive_and_describe(campaign)
     hit = assignment.hit
     expect_read_back(mturk, [("A1", "W2", "HIT0", "Submitted")])
@@ -293,7 +237,7 @@ def test_work_submitted_under_someone_elses_platform_id_is_never_verified(mturk)
 
 
 def test_work_the_platform_never_shows_is_unverified_after_the_assignment_time(mturk):
-    campaign = published(mturk)
+    campaign = make_mturk_campaign()
     assignment = arrive_and_describe(campaign)
     expect_read_back(mturk, [])
     assert crowd.campaign_sync(campaign=campaign)["unverified"] == 0  # still in time
@@ -309,7 +253,7 @@ def test_work_the_platform_never_shows_is_unverified_after_the_assignment_time(m
 
 
 def test_a_campaign_past_its_lifetime_expires_at_the_next_read_back(mturk):
-    campaign = published(mturk)
+    campaign = make_mturk_campaign()
     expect_read_back(mturk, [])
     crowd.campaign_sync(campaign=campaign, now=datetime.now(UTC) + timedelta(days=8))
     campaign.refresh_from_db()
@@ -317,7 +261,7 @@ def test_a_campaign_past_its_lifetime_expires_at_the_next_read_back(mturk):
 
 
 def test_unverified_work_is_neither_accepted_nor_paid(mturk):
-    campaign = published(mturk)
+    campaign = make_mturk_campaign()
     assignment = arrive_and_describe(campaign)
     staff = make_staff()
     outcome = collector.descriptions_review(
@@ -337,7 +281,7 @@ def test_unverified_work_is_neither_accepted_nor_paid(mturk):
 def test_the_platforms_own_approval_is_read_back_into_the_ledger_once(mturk):
     """Nobody reviewed the work before Mechanical Turk's auto-approval delay: it paid the
     worker itself, and the ledger says so."""
-    campaign = published(mturk)
+    campaign = make_mturk_campaign()
     assignment = arrive_and_describe(campaign)
     approved_at = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
     for _ in range(2):
@@ -349,45 +293,8 @@ def test_the_platforms_own_approval_is_read_back_into_the_ledger_once(mturk):
     assert entry.platform_payment.details == {"by": "platform"}
 
 
-def test_a_video_collection_campaign_is_one_platform_hit_with_a_place_per_video(mturk):
-    campaign = crowd.campaign_create(
-        name="Videos",
-        platform="mturk",
-        kind=HitType.Kind.VIDEO_COLLECTION,
-        tier=Tier.ONE,
-        size=12,
-        lifetime=timedelta(days=2),
-    )
-    # Twelve assignments on one HIT: Mechanical Turk's larger fee, 40% of 5¢.
-    assert campaign.places == 12 and campaign.fee_cents == 2
-    expect_balance(mturk, "100.00")
-    mturk.add_response(
-        "create_hit_type",
-        {"HITTypeId": "HTV"},
-        {
-            "Title": "Find a short segment showing one clear action",
-            "Description": ANY,
-            "Keywords": ANY,
-            "Reward": "0.05",
-            "AssignmentDurationInSeconds": 30 * 60,
-            "AutoApprovalDelayInSeconds": 3 * 24 * 3600,
-            "QualificationRequirements": [],
-        },
-    )
-    posting = campaign.postings.get()
-    mturk.add_response(
-        "create_hit_with_hit_type",
-        {"HIT": {"HITId": "HITV"}},
-        {
-            "HITTypeId": "HTV",
-            "MaxAssignments": 12,
-            "LifetimeInSeconds": 2 * 24 * 3600,
-            "Question": ANY,
-            "RequesterAnnotation": f"paracrowd-{campaign.pk}-{posting.pk}",
-            "UniqueRequestToken": f"paracrowd-{campaign.pk}-{posting.pk}",
-        },
-    )
-    crowd.campaign_publish(campaign=campaign)
+def test_a_video_collection_arrival_opens_a_hit_of_its_own(mturk):
+    campaign = make_mturk_campaign(kind=HitType.Kind.VIDEO_COLLECTION, size=12)
     assignment = crowd.platform_arrival(
         platform="mturk",
         external_worker_id="W9",
@@ -401,28 +308,15 @@ def test_a_video_collection_campaign_is_one_platform_hit_with_a_place_per_video(
     assert assignment.hit.opened_for == assignment.worker and assignment.campaign == campaign
 
 
-def test_a_hit_whose_creation_answer_was_lost_is_found_by_its_token(mturk):
-    """The first publish created the HIT but its answer never arrived: asked again with the
-    same token, Mechanical Turk creates nothing, and the HIT is found by its annotation."""
-    campaign = campaign_of(1)
-    posting = campaign.postings.get()
-    token = f"paracrowd-{campaign.pk}-{posting.pk}"
-    expect_balance(mturk, "100.00")
-    expect_hit_type(mturk)
-    mturk.add_client_error(
-        "create_hit_with_hit_type",
-        service_error_code="RequestError",
-        service_message=f"The value {token} of UniqueRequestToken has already been used.",
-    )
-    mturk.add_response(
-        "list_hits",
-        {
-            "HITs": [
-                {"HITId": "OTHER", "RequesterAnnotation": "paracrowd-0-0"},
-                {"HITId": "HIT7", "RequesterAnnotation": token},
-            ]
-        },
-        {"MaxResults": 100},
-    )
-    crowd.campaign_publish(campaign=campaign)
-    assert campaign.postings.get().external_hit_id == "HIT7"
+def test_a_campaign_published_before_the_closure_is_still_read_back(mturk):
+    """Published on 20 September 2026 and long expired: its work still verifies."""
+    campaign = make_mturk_campaign(published_at=datetime(2026, 9, 20, 9, 0, tzinfo=UTC))
+    Campaign.objects.filter(pk=campaign.pk).update(state=Campaign.State.EXPIRED)
+    campaign.refresh_from_db()
+    assignment = arrive_and_describe(campaign)
+    expect_read_back(mturk, [("A1", "W1", "HIT0", "Submitted")])
+    assert crowd.campaign_sync(campaign=campaign)["verified"] == 1
+    assignment.refresh_from_db()
+    assert assignment.verified_at and assignment.status == Assignment.Status.SUBMITTED
+    campaign.refresh_from_db()
+    assert campaign.synced_at and campaign.state == Campaign.State.EXPIRED

@@ -1,18 +1,56 @@
 """The Mechanical Turk connector against botocore's Stubber: every request is checked against
 the MTurk API model and against the exact parameters we mean to send."""
 
+from datetime import date
+
 import pytest
 
-from crowd.platforms.base import Submission
+from crowd.platforms.base import PlatformError, Submission
 from crowd.platforms.mturk import (
+    CLOSURE_MESSAGE,
+    closure_check,
     external_question,
+    payments_open,
     reward,
 )
+from crowd.services.closures import platform_open_check
+from crowd.services.errors import WorkRefused
 
 
 @pytest.fixture
 def mturk(mturk_account):
     return mturk_account
+
+
+def test_new_hits_were_taken_until_the_last_day_of_september_2026():
+    closure_check(today=date(2026, 9, 30))
+    for day in (date(2026, 10, 1), date(2026, 11, 26), date(2027, 2, 1)):
+        with pytest.raises(PlatformError) as closed:
+            closure_check(today=day)
+        assert str(closed.value) == CLOSURE_MESSAGE
+
+
+def test_today_mechanical_turk_takes_no_new_work():
+    with pytest.raises(PlatformError, match="closed on 30 September 2026"):
+        closure_check()
+
+
+def test_approvals_and_bonuses_were_taken_until_the_thirtieth_of_october():
+    assert payments_open(date(2026, 10, 30))
+    assert not payments_open(date(2026, 10, 31))
+    assert not payments_open()
+
+
+def test_the_closure_message_gives_every_date_and_where_to_go_instead():
+    for words in ("30 September 2026", "30 October 2026", "28 January 2027", "Prolific", "link"):
+        assert words in CLOSURE_MESSAGE
+
+
+def test_the_services_refuse_new_work_only_on_a_closed_platform():
+    platform_open_check(platform="prolific")
+    platform_open_check(platform="mturk", today=date(2026, 9, 30))
+    with pytest.raises(WorkRefused, match="^Amazon Mechanical Turk closed"):
+        platform_open_check(platform="mturk", today=date(2026, 10, 1))
 
 
 @pytest.mark.parametrize("cents, text", [(0, "0.00"), (1, "0.01"), (5, "0.05"), (125, "1.25")])

@@ -1,6 +1,6 @@
 """Run campaigns from the command line: create, publish, show, read back, expire, extend.
 
-manage.py campaign create --platform mturk --kind description --tier 1 --size 50 --days 7
+manage.py campaign create --kind description --tier 1 --size 50 --days 7   (on Prolific)
 manage.py campaign publish 3
 manage.py campaign show 3
 manage.py campaign sync 3
@@ -13,7 +13,7 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError
 
 from crowd import services
-from crowd.campaign_admin import campaign_summary
+from crowd.campaign_admin import MTURK_NOT_OFFERED, campaign_summary
 from crowd.models import Campaign, HitType, Tier
 
 
@@ -24,7 +24,14 @@ class Command(BaseCommand):
         actions = parser.add_subparsers(dest="action", required=True)
         create = actions.add_parser("create", help="A draft campaign (nothing is published).")
         create.add_argument("--name", default="")
-        create.add_argument("--platform", choices=Campaign.Platform.values, required=True)
+        # Mechanical Turk stays a choice so that asking for it says why it is refused.
+        create.add_argument(
+            "--platform",
+            choices=Campaign.Platform.values,
+            default=Campaign.Platform.PROLIFIC,
+            help=f"where to publish (default: prolific). {MTURK_NOT_OFFERED} Asking for mturk "
+            "fails with the reason.",
+        )
         create.add_argument("--kind", choices=HitType.Kind.values, required=True)
         create.add_argument("--tier", type=int, choices=Tier.values, default=Tier.ONE)
         create.add_argument("--size", type=int, required=True, help="HITs (or videos) to offer")
