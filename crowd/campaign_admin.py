@@ -21,7 +21,7 @@ from paracrowd.celery import enqueue
 
 from . import services
 from .models import Assignment, Campaign, CampaignEvent, HitType, PlatformAction, Tier
-from .platforms import mturk, prolific
+from .platforms import mturk, prolific, studylink
 
 
 def _day(day) -> str:
@@ -61,7 +61,56 @@ class CampaignCreateForm(forms.Form):
         max_value=5000,
         help_text="How many HITs (for video collection: how many videos).",
     )
+    tasks_per_session = forms.IntegerField(
+        min_value=1,
+        max_value=200,
+        initial=20,
+        required=False,
+        help_text="A place is a session of up to this many tasks (20 descriptions: ~15 minutes).",
+    )
+    tasks_minimum = forms.IntegerField(
+        min_value=1,
+        max_value=200,
+        required=False,
+        help_text="Tasks a worker must do before finishing early; the place's reward pays "
+        "these, and each further task is a bonus. Empty: the whole session.",
+    )
+    task_cents = forms.IntegerField(
+        min_value=1,
+        max_value=10_000,
+        required=False,
+        label="Pay per task (cents)",
+        help_text="Empty: the least that reaches the platform's minimum hourly rate.",
+    )
+    languages = forms.CharField(
+        max_length=200,
+        required=False,
+        help_text="ISO 639-1 codes, comma-separated (es, zh-hans): the study reaches only "
+        "participants fluent in one of them. Empty: any language.",
+    )
     lifetime_days = forms.IntegerField(min_value=1, max_value=365, initial=7)
+
+    def clean_languages(self):
+        return [code.strip() for code in self.cleaned_data["languages"].split(",") if code.strip()]
+
+
+class ConfirmForm(forms.Form):
+    export = forms.FileField(help_text="The platform's export of the study, as CSV.")
+    participant_column = forms.CharField(max_length=100)
+    session_column = forms.CharField(max_length=100, required=False)
+    code_column = forms.CharField(max_length=100, required=False)
+
+    # The largest export read (a few hundred thousand rows of ids and codes).
+    MAX_BYTES = 20 * 1024 * 1024
+
+    def clean_export(self):
+        upload = self.cleaned_data["export"]
+        if upload.size > self.MAX_BYTES:
+            raise forms.ValidationError("The export is larger than 20 MB.")
+        try:
+            return upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise forms.ValidationError("The export is not UTF-8 text.") from None
 
 
 class ReasonForm(forms.Form):
@@ -125,6 +174,11 @@ class CampaignAdmin(admin.ModelAdmin):
                 name="crowd_campaign_sheet",
             ),
             path(
+                "<int:pk>/confirm/",
+                self.admin_site.admin_view(require_POST(self.confirm_view)),
+                name="crowd_campaign_confirm",
+            ),
+            path(
                 "<int:pk>/do/<str:action>/",
                 self.admin_site.admin_view(require_POST(self.action_view)),
                 name="crowd_campaign_action",
@@ -151,6 +205,10 @@ class CampaignAdmin(admin.ModelAdmin):
                     size=data["size"],
                     lifetime=timedelta(days=data["lifetime_days"]),
                     created_by=request.user,
+                    tasks_per_session=data["tasks_per_session"] or 20,
+                    tasks_minimum=data["tasks_minimum"],
+                    task_cents=data["task_cents"],
+                    languages=data["languages"],
                 )
             except services.WorkRefused as refusal:
                 form.add_error(None, str(refusal))
@@ -202,35 +260,59 @@ class CampaignAdmin(admin.ModelAdmin):
         return redirect("admin:crowd_campaign_change", campaign.pk)
 
     def sheet_view(self, request, pk, sheet):
-        """Prolific's bulk approve or bulk bonus text for what the outbox has not done: every
-        approval still waiting or refused (approving twice is harmless), and only the bonuses
-        the outbox gave up on (it never pays those again, so pasting them pays once)."""
+        """The files a platform's own pages take. Prolific: bulk approve and bulk bonus text
+        for what the outbox has not done (every approval still waiting or refused, since
+        approving twice is harmless, and only the bonuses the outbox gave up on, which it
+        never pays again). A study link: the approvals and bonuses files for every session
+        with paid work (the platform has no API; these files are how it is paid)."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        campaign = get_object_or_404(Campaign, pk=pk, platform=Campaign.Platform.PROLIFIC)
-        unsent = PlatformAction.objects.filter(campaign=campaign).select_related("worker")
-        if sheet == "approvals":
-            waiting = unsent.filter(
-                kind=PlatformAction.Kind.APPROVE,
-                state__in=[PlatformAction.State.PENDING, PlatformAction.State.FAILED],
-            ).order_by("pk")
-            text = prolific.approvals_csv(action.worker.external_id for action in waiting)
-        elif sheet == "bonuses":
-            owed = {}
-            for action in unsent.filter(
-                kind=PlatformAction.Kind.BONUS, state=PlatformAction.State.FAILED
-            ).order_by("pk"):
-                owed[action.worker.external_id] = (
-                    owed.get(action.worker.external_id, 0) + action.details["cents"]
-                )
-            text = prolific.bonuses_csv(owed.items())
-        else:
+        campaign = get_object_or_404(
+            Campaign,
+            pk=pk,
+            platform__in=[Campaign.Platform.PROLIFIC, Campaign.Platform.STUDY_LINK],
+        )
+        if sheet not in ("approvals", "bonuses"):
             raise Http404("No such sheet.")
+        if campaign.platform == Campaign.Platform.STUDY_LINK:
+            text = services.study_link_sheets(campaign=campaign)[sheet]
+        else:
+            text = _prolific_sheet(campaign, sheet)
         response = HttpResponse(text, content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = (
-            f'attachment; filename="campaign-{campaign.pk}-prolific-{sheet}.csv"'
+            f'attachment; filename="campaign-{campaign.pk}-{campaign.platform}-{sheet}.csv"'
         )
         return response
+
+    def confirm_view(self, request, pk):
+        """A study-link campaign's sessions confirmed from its platform's export (uploaded
+        CSV, the names of its participant, session and code columns)."""
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        campaign = get_object_or_404(Campaign, pk=pk, platform=Campaign.Platform.STUDY_LINK)
+        form = ConfirmForm(request.POST, request.FILES)
+        if not form.is_valid():
+            messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+            return redirect("admin:crowd_campaign_change", campaign.pk)
+        data = form.cleaned_data
+        try:
+            counts = services.study_link_confirm(
+                campaign=campaign,
+                text=data["export"],
+                participant_column=data["participant_column"],
+                session_column=data["session_column"] or None,
+                code_column=data["code_column"] or None,
+            )
+        except services.WorkRefused as refusal:
+            messages.error(request, str(refusal))
+        else:
+            messages.success(
+                request,
+                f"{counts['sessions']} sessions confirmed ({counts['tasks']} tasks); refused: "
+                f"{counts['unknown']} unknown, {counts['someone_else']} someone else's, "
+                f"{counts['bad_code']} with a wrong verification code.",
+            )
+        return redirect("admin:crowd_campaign_change", campaign.pk)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         campaign = get_object_or_404(Campaign, pk=object_id)
@@ -241,7 +323,12 @@ class CampaignAdmin(admin.ModelAdmin):
         }
         if campaign.platform == Campaign.Platform.MTURK:
             extra_context["closure_notice"] = MTURK_CLOSED_NOTICE
-        if campaign.platform == Campaign.Platform.PROLIFIC:
+        if campaign.platform == Campaign.Platform.STUDY_LINK and campaign.external_id:
+            extra_context["study_links"] = _study_links(campaign)
+            extra_context["confirm_url"] = reverse(
+                "admin:crowd_campaign_confirm", args=[campaign.pk]
+            )
+        if campaign.platform != Campaign.Platform.MTURK:
             extra_context["sheet_urls"] = {
                 name: reverse("admin:crowd_campaign_sheet", args=[campaign.pk, name])
                 for name in ("approvals", "bonuses")
@@ -253,6 +340,37 @@ class CampaignAdmin(admin.ModelAdmin):
         if Campaign.objects.filter(platform=Campaign.Platform.MTURK).exists():
             extra_context["closure_notice"] = MTURK_CLOSED_NOTICE
         return super().changelist_view(request, extra_context)
+
+
+def _prolific_sheet(campaign: Campaign, sheet: str) -> str:
+    unsent = PlatformAction.objects.filter(campaign=campaign).select_related("worker")
+    if sheet == "approvals":
+        waiting = unsent.filter(
+            kind=PlatformAction.Kind.APPROVE,
+            state__in=[PlatformAction.State.PENDING, PlatformAction.State.FAILED],
+        ).order_by("pk")
+        return prolific.approvals_csv(action.worker.external_id for action in waiting)
+    owed = {}
+    for action in unsent.filter(
+        kind=PlatformAction.Kind.BONUS, state=PlatformAction.State.FAILED
+    ).order_by("pk"):
+        owed[action.worker.external_id] = (
+            owed.get(action.worker.external_id, 0) + action.details["cents"]
+        )
+    return prolific.bonuses_csv(owed.items())
+
+
+def _study_links(campaign: Campaign) -> list[tuple[str, str]]:
+    """The link to paste into each platform, or why it cannot be made with these settings."""
+    links = []
+    for preset, about in studylink.PRESETS.items():
+        try:
+            links.append(
+                (about.label, services.study_link_address(campaign=campaign, preset=preset))
+            )
+        except services.WorkRefused as refusal:
+            links.append((about.label, f"not with these settings: {refusal}"))
+    return links
 
 
 def campaign_summary(campaign: Campaign) -> dict:
@@ -274,6 +392,7 @@ def campaign_summary(campaign: Campaign) -> dict:
     return {
         "campaign": campaign,
         "places": campaign.places,
+        "pay": services.pay_summary(campaign=campaign),
         "platform_counts": campaign.platform_counts,
         "work": work,
         "committed_cents": campaign.cost_cents,

@@ -394,10 +394,10 @@ if PROLIFIC_CURRENCY not in ("USD", "GBP"):
 # (and the page says so) only in demo mode, which DEBUG turns on unless this says otherwise.
 PLATFORM_DEMO = env_bool("PLATFORM_DEMO", DEBUG)
 # Tasks in a demo session (a campaign sets its own).
-DEMO_SESSION_TASKS = env_int("DEMO_SESSION_TASKS", 5, minimum=1, maximum=200)
+PLATFORM_DEMO_SESSION_TASKS = env_int("PLATFORM_DEMO_SESSION_TASKS", 5, minimum=1, maximum=200)
 # The hourly rate of a campaign uses the site's own median time per task once it has measured
 # this many submissions of the kind and tier; before that, the HIT type's estimate.
-PAY_MEASURED_MINIMUM = env_int("PAY_MEASURED_MINIMUM", 50, minimum=1)
+PLATFORM_PAY_MEASURED_MINIMUM = env_int("PLATFORM_PAY_MEASURED_MINIMUM", 50, minimum=1)
 
 # Study links: the one connector for CloudResearch Connect, SONA, Microworkers, Clickworker and a
 # lab's own panel (crowd.platforms.studylink; docs/operators/study-links.md). This block reads

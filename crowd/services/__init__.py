@@ -44,7 +44,7 @@ from .outbox import (
     platform_actions_send,
     platform_qualification,
 )
-from .pay import campaign_pay_check, money, platform_fee_cents, task_time
+from .pay import campaign_pay_check, money, pay_summary, platform_fee_cents, task_time
 from .sessions import (
     SessionProgress,
     session_abandon,
@@ -103,6 +103,7 @@ __all__ = [
     "campaign_pay_check",
     "campaign_publish_check",
     "money",
+    "pay_summary",
     "task_time",
     "campaign_sync",
     "campaigns_to_sync",

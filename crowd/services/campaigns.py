@@ -89,16 +89,13 @@ def campaign_create(
     if lifetime < timedelta(minutes=30) or lifetime > timedelta(days=365):
         raise WorkRefused("A campaign runs between 30 minutes and a year.")
     hit_type = HitType.objects.for_kind(kind)
-    if task_cents is None:
-        task_cents = fair_task_cents(
-            hourly_cents=minimum_hourly_cents(platform=platform, languages=languages),
-            seconds=task_time(hit_type=hit_type, tier=tier).seconds,
-            tasks_minimum=tasks_minimum,
-        )
-    if isinstance(task_cents, bool) or not isinstance(task_cents, int) or task_cents < 1:
+    if task_cents is not None and (
+        isinstance(task_cents, bool) or not isinstance(task_cents, int) or task_cents < 1
+    ):
         raise WorkRefused("The pay per task is a whole number of cents, at least 1.")
-    reward = task_cents * tasks_minimum
-    bonus = (tasks_per_session - tasks_minimum) * task_cents
+    # Read before any row is locked: the platform may be asked for its minimum.
+    hourly_minimum = minimum_hourly_cents(platform=platform, languages=languages)
+    seconds = task_time(hit_type=hit_type, tier=tier).seconds
     with transaction.atomic():
         if kind == HitType.Kind.VIDEO_COLLECTION:
             postings = [CampaignHit(hit=None, max_assignments=size)]
@@ -122,6 +119,15 @@ def campaign_create(
                 for hit in hits
             ]
         largest = max(posting.max_assignments for posting in postings)
+        # A session never asks for more tasks than the campaign wants.
+        tasks_per_session = min(tasks_per_session, sum(p.max_assignments for p in postings))
+        tasks_minimum = min(tasks_minimum, tasks_per_session)
+        if task_cents is None:
+            task_cents = fair_task_cents(
+                hourly_cents=hourly_minimum, seconds=seconds, tasks_minimum=tasks_minimum
+            )
+        reward = task_cents * tasks_minimum
+        bonus = (tasks_per_session - tasks_minimum) * task_cents
         campaign = Campaign.objects.create(
             name=name.strip() or f"{hit_type.title} (tier {tier})",
             platform=platform,

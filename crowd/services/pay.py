@@ -4,7 +4,7 @@ The open crowds pay by the hour: Prolific refuses a study below its minimum hour
 and a study-link platform's participants expect the same. A campaign's pay per task is
 checked against that minimum before anything is published, at the time a task really takes
 here (the median of the site's own submissions of that kind and tier, once there are
-PAY_MEASURED_MINIMUM of them) or, before that, the HIT type's estimate.
+PLATFORM_PAY_MEASURED_MINIMUM of them) or, before that, the HIT type's estimate.
 """
 
 from dataclasses import dataclass
@@ -49,7 +49,7 @@ def task_time(*, hit_type: HitType, tier: int) -> TaskTime:
             [hit_type.pk, tier, Assignment.Status.SUBMITTED, MEASURED_WINDOW],
         )
         count, median = cursor.fetchone()
-    if count >= settings.PAY_MEASURED_MINIMUM and median:
+    if count >= settings.PLATFORM_PAY_MEASURED_MINIMUM and median:
         return TaskTime(seconds=max(1, round(median)), measured_on=count)
     return TaskTime(seconds=hit_type.estimated_seconds, measured_on=0)
 
@@ -57,11 +57,9 @@ def task_time(*, hit_type: HitType, tier: int) -> TaskTime:
 def minimum_hourly_cents(*, platform: str, languages=()) -> int:
     """The platform's minimum hourly reward, in minor units: the setting, or Prolific's own
     reward recommendation for the study's audience when it is reachable and higher."""
-    if platform == Campaign.Platform.STUDY_LINK:
-        return settings.STUDY_LINK_MIN_HOURLY_CENTS
+    minimum = _minimum_setting(platform)
     if platform != Campaign.Platform.PROLIFIC:
-        return 0
-    minimum = settings.PROLIFIC_MIN_HOURLY_CENTS
+        return minimum
     try:
         connector = platforms.connector(platform)
         recommended = connector.reward_minimum_cents_per_hour(currency=settings.PROLIFIC_CURRENCY)
@@ -118,6 +116,32 @@ def campaign_pay_check(*, campaign: Campaign) -> Campaign:
     )
     campaign.seconds_per_task, campaign.minimum_hourly_cents = time.seconds, minimum
     return campaign
+
+
+def pay_summary(*, campaign: Campaign) -> dict:
+    """What a campaign's page says of its pay, without asking the platform: the time a task
+    takes now, the hourly rate it gives, and the minimum last checked (or the setting)."""
+    time = task_time(hit_type=campaign.hit_type, tier=campaign.tier)
+    rate = hourly_cents(
+        task_cents=campaign.task_cents or campaign.reward_cents,
+        seconds=time.seconds,
+        tasks_minimum=campaign.tasks_minimum,
+    )
+    minimum = campaign.minimum_hourly_cents or _minimum_setting(campaign.platform)
+    return {
+        "time": time.describe(),
+        "hourly": money(rate, campaign.platform),
+        "minimum": money(minimum, campaign.platform),
+        "fair": rate >= minimum,
+        "session_minutes": session_minutes(seconds=time.seconds, tasks=campaign.tasks_per_session),
+    }
+
+
+def _minimum_setting(platform: str) -> int:
+    return {
+        Campaign.Platform.PROLIFIC: settings.PROLIFIC_MIN_HOURLY_CENTS,
+        Campaign.Platform.STUDY_LINK: settings.STUDY_LINK_MIN_HOURLY_CENTS,
+    }.get(platform, 0)
 
 
 def platform_fee_cents(platform: str, cents: int, max_assignments: int = 1) -> int:

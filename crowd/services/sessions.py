@@ -62,7 +62,7 @@ def session_enter(
     if campaign is not None:
         limit, minimum = campaign.tasks_per_session, campaign.tasks_minimum
     else:
-        limit, minimum = settings.DEMO_SESSION_TASKS, 1
+        limit, minimum = settings.PLATFORM_DEMO_SESSION_TASKS, 1
     try:
         with transaction.atomic():
             worker = worker_from_platform(platform=platform, external_id=worker_id, address=address)

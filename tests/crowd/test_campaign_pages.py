@@ -33,6 +33,9 @@ def test_staff_create_a_draft_campaign_from_the_form(staff_client):
             "kind": HitType.Kind.DESCRIPTION,
             "tier": 1,
             "size": 5,
+            "tasks_per_session": 3,
+            "task_cents": 10,
+            "languages": "es, fr",
             "lifetime_days": 7,
         },
     )
@@ -40,8 +43,10 @@ def test_staff_create_a_draft_campaign_from_the_form(staff_client):
     assert answer.url == reverse("admin:crowd_campaign_change", args=[campaign.pk])
     page = staff_client.get(answer.url).content.decode()
     assert "&lt;b&gt;Batch&lt;/b&gt;" in page and "<b>Batch</b>" not in page
-    assert "3 at 1¢ + 1¢ fee" in page and "6¢ committed" in page
-    assert Campaign.objects.get().platform == "prolific"
+    # Three descriptions wanted, one session of three at 10¢ a task (Prolific's fee 11¢).
+    assert "1 at 30¢ + 11¢ fee: sessions of up to 3 tasks" in page and "41¢ committed" in page
+    assert "$9.00 an hour at 40 seconds a task" in page and "minimum is $8.00" in page
+    assert (campaign.platform, campaign.languages) == ("prolific", ["es", "fr"])
 
 
 def test_the_form_offers_prolific_by_default_and_not_mechanical_turk(staff_client):
@@ -117,11 +122,16 @@ def test_a_prolific_campaign_page_has_no_closure_notice(staff_client):
 
 def test_the_command_creates_a_prolific_campaign_by_default_and_shows_it(capsys):
     make_segment(targets=(3, 3))
-    call_command("campaign", "create", "--kind", "description", "--size", "1")
+    call_command(
+        "campaign", "create", "--kind", "description", "--size", "1", "--task-cents", "9"
+    )
     out = capsys.readouterr().out
     campaign = Campaign.objects.get()
     assert campaign.platform == "prolific"
-    assert f"Created campaign {campaign.pk}" in out and "3 places at 1¢ + 1¢ fee" in out
+    assert f"Created campaign {campaign.pk}" in out
+    # One segment wants three descriptions: one session of three, at 9¢ a task.
+    assert "1 places at 27¢ + 10¢ fee, sessions of up to 3 tasks" in out
+    assert "hourly rate: $8.10 at 40 seconds a task" in out
     with pytest.raises(CommandError, match="No connector is configured for prolific"):
         call_command("campaign", "publish", str(campaign.pk))
 

@@ -26,7 +26,7 @@ from tests.factories import make_mturk_campaign, make_segment, make_staff
 pytestmark = pytest.mark.django_db
 
 
-def campaign_of(size=2, *, platform="prolific", tier=Tier.ONE, targets=(3, 3)):
+def campaign_of(size=2, *, platform="prolific", tier=Tier.ONE, targets=(3, 3), **options):
     for _ in range(size):
         make_segment(targets=targets)
     return crowd.campaign_create(
@@ -37,18 +37,22 @@ def campaign_of(size=2, *, platform="prolific", tier=Tier.ONE, targets=(3, 3)):
         size=size,
         lifetime=timedelta(days=7),
         created_by=make_staff(),
+        **options,
     )
 
 
 def test_a_campaign_takes_hits_that_want_work_and_no_other_campaign_offers():
-    first = campaign_of(2)
+    first = campaign_of(2, tasks_per_session=4, tasks_minimum=2, task_cents=10)
     second = campaign_of(1)
     assert not set(first.postings.values_list("hit", flat=True)) & set(
         second.postings.values_list("hit", flat=True)
     )
-    assert first.places == 6 and first.reward_cents == 1
-    # Prolific's fee on 1¢ is 34% rounded up, 1¢: six places cost 12¢.
-    assert first.cost_cents == 12
+    # Six descriptions wanted in sessions of up to four: two places. The reward pays the
+    # minimum of two tasks (20¢, Prolific's 34% fee 7¢); the other two are bonuses (20¢, 7¢).
+    assert first.tasks_wanted == 6 and first.places == 2
+    assert (first.reward_cents, first.fee_cents) == (20, 7)
+    assert (first.bonus_cents_per_place, first.bonus_fee_cents) == (20, 7)
+    assert first.cost_cents == 2 * (20 + 7 + 20 + 7)
 
 
 def test_a_campaign_with_nothing_to_offer_is_refused():
@@ -72,11 +76,13 @@ def test_a_video_collection_campaign_is_one_posting_with_a_place_per_video():
         tier=Tier.ONE,
         size=12,
         lifetime=timedelta(days=2),
+        tasks_per_session=3,
+        task_cents=60,
     )
     posting = campaign.postings.get()
     assert posting.hit is None and posting.max_assignments == 12
-    # Prolific's fee: 34% of 5¢, rounded up.
-    assert campaign.places == 12 and campaign.fee_cents == 2
+    # Twelve videos in sessions of three; Prolific's fee: 34% of 180¢, rounded up.
+    assert campaign.places == 4 and campaign.fee_cents == 62
 
 
 def test_a_mechanical_turk_campaign_is_refused_with_the_closure_and_nothing_is_stored():
@@ -214,7 +220,7 @@ def test_work_the_platform_shows_submitted_by_that_worker_is_verified_once(mturk
     for _ in range(2):
         expect_read_back(mturk, [("A1", "W1", "HIT0", "Submitted")])
         changed = crowd.campaign_sync(campaign=campaign)
-    assert changed == {"verified": 0, "unverified": 0, "approved_by_platform": 0}
+    assert changed == {"verified": 0, "unverified": 0, "approved_by_platform": 0, "abandoned": 0}
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.SUBMITTED and assignment.verified_at
     campaign.refresh_from_db()

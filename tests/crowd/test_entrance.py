@@ -162,7 +162,7 @@ def test_a_mechanical_turk_worker_does_each_kind_and_is_sent_back_to_submit(clie
 
 @pytest.mark.parametrize("kind", [DESCRIPTION, COLLECTION, ALIGNMENT])
 def test_a_prolific_worker_does_each_kind_in_a_session_and_finishes_it(client, settings, kind):
-    settings.DEMO_SESSION_TASKS = 1
+    settings.PLATFORM_DEMO_SESSION_TASKS = 1
     offer(kind)
     arrival = client.get(URLS[kind], prolific())
     assert arrival.status_code == 200

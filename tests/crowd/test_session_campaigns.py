@@ -77,7 +77,7 @@ def test_prolifics_own_recommended_minimum_wins_when_it_is_higher(prolific, sett
 
 
 def test_the_measured_median_time_replaces_the_estimate_once_there_is_enough(prolific, settings):
-    settings.PAY_MEASURED_MINIMUM = 3
+    settings.PLATFORM_PAY_MEASURED_MINIMUM = 3
     hit_type = HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
     assert crowd.task_time(hit_type=hit_type, tier=Tier.ONE).measured_on == 0
     for n in range(3):

@@ -18,7 +18,7 @@ PID, STUDY, SESSION = "a" * 24, "b" * 24, "c" * 24
 @pytest.fixture
 def demo(settings):
     settings.PLATFORM_DEMO = True
-    settings.DEMO_SESSION_TASKS = 3
+    settings.PLATFORM_DEMO_SESSION_TASKS = 3
     return settings
 
 

@@ -1,11 +1,15 @@
 """Run campaigns from the command line: create, publish, show, read back, expire, extend.
 
-manage.py campaign create --kind description --tier 1 --size 50 --days 7   (on Prolific)
+manage.py campaign create --kind description --tier 1 --size 50 --tasks-per-session 20
+manage.py campaign create --platform studylink --kind description --size 50 --languages es
 manage.py campaign publish 3
 manage.py campaign show 3
 manage.py campaign sync 3
 manage.py campaign expire 3 --reason "Enough descriptions"
 manage.py campaign extend 3 --days 2 --reason "Slow week"
+manage.py campaign link 3 --preset connect        (a study-link campaign's address)
+manage.py campaign confirm 3 export.csv --participant-column "Worker ID" --session-column Session
+manage.py campaign sheets 3 --approvals approvals.csv --bonuses bonuses.csv
 """
 
 from datetime import timedelta
@@ -13,7 +17,7 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError
 
 from crowd import services
-from crowd.campaign_admin import MTURK_NOT_OFFERED, campaign_summary
+from crowd.campaign_admin import MTURK_NOT_OFFERED, ConfirmForm, campaign_summary
 from crowd.models import Campaign, HitType, Tier
 
 
@@ -36,8 +40,49 @@ class Command(BaseCommand):
         create.add_argument("--tier", type=int, choices=Tier.values, default=Tier.ONE)
         create.add_argument("--size", type=int, required=True, help="HITs (or videos) to offer")
         create.add_argument("--days", type=int, default=7, help="how long HITs stay on offer")
+        create.add_argument(
+            "--tasks-per-session",
+            type=int,
+            default=20,
+            help="a place is a session of up to this many tasks (default 20)",
+        )
+        create.add_argument(
+            "--tasks-minimum",
+            type=int,
+            help="tasks before a worker may finish early; the place's reward pays these and "
+            "each further task is a bonus (default: the whole session)",
+        )
+        create.add_argument(
+            "--task-cents",
+            type=int,
+            help="pay per task in cents (default: the least that reaches the platform's "
+            "minimum hourly rate at the time a task takes)",
+        )
+        create.add_argument(
+            "--languages",
+            default="",
+            help="ISO 639-1 codes, comma-separated: the study reaches only participants "
+            "fluent in one of them",
+        )
         for name in ("publish", "show", "sync"):
             actions.add_parser(name).add_argument("campaign", type=int)
+        link = actions.add_parser("link", help="A study-link campaign's address to paste.")
+        link.add_argument("campaign", type=int)
+        link.add_argument("--preset", default="generic", help="generic, connect, sona, …")
+        confirm = actions.add_parser(
+            "confirm", help="Confirm a study-link campaign's sessions from its platform's export."
+        )
+        confirm.add_argument("campaign", type=int)
+        confirm.add_argument("export", help="the platform's export, CSV")
+        confirm.add_argument("--participant-column", required=True)
+        confirm.add_argument("--session-column")
+        confirm.add_argument("--code-column")
+        sheets = actions.add_parser(
+            "sheets", help="Write a study-link campaign's approvals and bonuses files."
+        )
+        sheets.add_argument("campaign", type=int)
+        sheets.add_argument("--approvals", required=True, help="file to write")
+        sheets.add_argument("--bonuses", required=True, help="file to write")
         for name in ("expire", "extend"):
             sub = actions.add_parser(name)
             sub.add_argument("campaign", type=int)
@@ -55,11 +100,17 @@ class Command(BaseCommand):
                     tier=options["tier"],
                     size=options["size"],
                     lifetime=timedelta(days=options["days"]),
+                    tasks_per_session=options["tasks_per_session"],
+                    tasks_minimum=options["tasks_minimum"],
+                    task_cents=options["task_cents"],
+                    languages=options["languages"].split(","),
                 )
                 self.stdout.write(f"Created campaign {campaign.pk}.")
                 self._show(campaign)
                 return
             campaign = self._campaign(options["campaign"])
+            if action in ("link", "confirm", "sheets"):
+                return self._study_link(campaign, action, options)
             if action == "publish":
                 services.campaign_publish(campaign=campaign)
             elif action == "sync":
@@ -81,6 +132,36 @@ class Command(BaseCommand):
         except services.WorkRefused as refusal:
             raise CommandError(str(refusal)) from refusal
 
+    def _study_link(self, campaign, action, options):
+        if action == "link":
+            self.stdout.write(
+                services.study_link_address(campaign=campaign, preset=options["preset"])
+            )
+        elif action == "confirm":
+            try:
+                with open(options["export"], encoding="utf-8-sig") as export:
+                    text = export.read(ConfirmForm.MAX_BYTES + 1)
+            except (OSError, UnicodeDecodeError) as error:
+                raise CommandError(f"Cannot read {options['export']}: {error}") from error
+            if len(text) > ConfirmForm.MAX_BYTES:
+                raise CommandError("The export is larger than 20 MB.")
+            counts = services.study_link_confirm(
+                campaign=campaign,
+                text=text,
+                participant_column=options["participant_column"],
+                session_column=options["session_column"],
+                code_column=options["code_column"],
+            )
+            self.stdout.write(
+                ", ".join(f"{key.replace('_', ' ')}: {n}" for key, n in counts.items())
+            )
+        else:
+            files = services.study_link_sheets(campaign=campaign)
+            for name in ("approvals", "bonuses"):
+                with open(options[name], "w", encoding="utf-8", newline="") as out:
+                    out.write(files[name])
+            self.stdout.write(f"Wrote {options['approvals']} and {options['bonuses']}.")
+
     def _campaign(self, pk):
         campaign = Campaign.objects.filter(pk=pk).select_related("hit_type").first()
         if campaign is None:
@@ -95,7 +176,11 @@ class Command(BaseCommand):
         lines = [
             f"{campaign.pk}: {campaign.name} — {where}, {campaign.get_state_display().lower()}",
             f"  {campaign.hit_type.title}, tier {campaign.tier}: {summary['places']} places at "
-            f"{campaign.reward_cents}¢ + {campaign.fee_cents}¢ fee",
+            f"{campaign.reward_cents}¢ + {campaign.fee_cents}¢ fee, sessions of up to "
+            f"{campaign.tasks_per_session} tasks (finish after {campaign.tasks_minimum}), "
+            f"{campaign.task_cents}¢ a task",
+            f"  hourly rate: {summary['pay']['hourly']} at {summary['pay']['time']} "
+            f"(minimum {summary['pay']['minimum']})",
             f"  platform id: {campaign.external_id or '-'}"
             + (f", completion code {campaign.completion_code}" if campaign.completion_code else ""),
             "  on the platform: "
