@@ -40,6 +40,7 @@ def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
             "text_checks__language_checked",
             "text_checks__reads_as",
             "text_checks__version",
+            "assignment__campaign__languages",
         )
     )
     clusters = {
@@ -53,7 +54,7 @@ def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
     submissions, unchecked = [], []
     for row in rows:
         pk, segment_id, text, language, status, spent, start, end, bleu, pinc = row[:10]
-        words, misspelt, shape, language_checked, reads_as, version = row[10:]
+        words, misspelt, shape, language_checked, reads_as, version, asked = row[10:]
         checks = None
         if version == text_checks.CHECKS_VERSION:
             checks = text_checks.TextChecks(
@@ -81,6 +82,7 @@ def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
                 cluster_bleu=cluster_bleu,
                 cluster_pinc=cluster_pinc,
                 checks=checks,
+                asked=tuple(asked or ()),
             )
         )
     _checks_store(unchecked)

@@ -58,6 +58,8 @@ class Submission:
     cluster_bleu: float | None = None  # mean BLEU of the members of its cluster
     cluster_pinc: float | None = None
     checks: TextChecks | None = None  # computed when missing
+    # The languages the campaign it came through asked for (ISO 639 codes; empty: any).
+    asked: tuple[str, ...] = ()
 
     @property
     def checked(self) -> TextChecks:
@@ -185,6 +187,28 @@ def language_match(submissions: list[Submission]) -> Signal:
     examples, unchecked, seen_as = [], Counter(), Counter()
     for submission in submissions:
         checks = submission.checked
+        asked = {language_code(code) for code in submission.asked}
+        written = language_code(submission.language)
+        if asked and not ({written, checks.reads_as or written} <= asked):
+            # Written (or reading as) a language its study did not ask for.
+            checked += 1
+            mismatched += 1
+            seen_as[checks.reads_as or written] += 1
+            if len(examples) < EXAMPLES:
+                wanted = " or ".join(sorted(language_name(code) for code in asked))
+                examples.append(
+                    {
+                        "id": submission.id,
+                        "note": f"the study asked for {wanted}; declared "
+                        f"{language_name(written)}"
+                        + (
+                            f", reads as {language_name(checks.reads_as)}"
+                            if checks.reads_as
+                            else ""
+                        ),
+                    }
+                )
+            continue
         if not checks.language_checked:
             unchecked[submission.language] += 1
             continue

@@ -117,6 +117,23 @@ def test_a_worker_who_declares_hindi_but_writes_english_is_flagged():
     assert signal.examples[0]["note"] == "declared Hindi, reads as English"
 
 
+def test_work_in_a_language_the_study_did_not_ask_for_is_flagged():
+    found = [submission(t, language="en", asked=("es",)) for t in VARIED[:5]]
+    signal = signals.language_match(found)
+    assert signal.flagged and signal.value == 1.0
+    assert signal.examples[0]["note"] == "the study asked for Spanish; declared English"
+
+
+def test_work_in_the_language_the_study_asked_for_is_not_flagged():
+    spanish = [
+        "Un hombre toca la guitarra en la calle.",
+        "Una mujer corta tomates en la cocina.",
+        "Un perro corre detrás de una pelota.",
+    ]
+    found = [submission(t, language="es", asked=("es",)) for t in spanish]
+    assert signals.language_match(found).value == 0
+
+
 def test_a_language_typed_by_name_or_with_a_region_is_identified():
     found = [
         submission("Un hombre toca la guitarra en la calle.", language="Spanish"),
