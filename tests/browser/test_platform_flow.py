@@ -14,6 +14,7 @@ from collector.models import Description, Segment
 from tests.conftest import wait_for
 from tests.factories import make_segment
 
+# The Mechanical Turk flow runs without a connector, so in demo mode.
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 CLIP = Path(__file__).resolve().parents[2] / "demo" / "clip.webm"
@@ -82,6 +83,7 @@ def hosted_segment(media_root):
         )
 
 
+@pytest.mark.usefixtures("platform_demo")
 def test_a_framed_worker_submits_and_the_platform_gets_the_assignment_without_a_click(
     page, live_server, platform, hosted_segment
 ):

@@ -122,9 +122,7 @@ def test_a_prolific_campaign_page_has_no_closure_notice(staff_client):
 
 def test_the_command_creates_a_prolific_campaign_by_default_and_shows_it(capsys):
     make_segment(targets=(3, 3))
-    call_command(
-        "campaign", "create", "--kind", "description", "--size", "1", "--task-cents", "9"
-    )
+    call_command("campaign", "create", "--kind", "description", "--size", "1", "--task-cents", "9")
     out = capsys.readouterr().out
     campaign = Campaign.objects.get()
     assert campaign.platform == "prolific"
