@@ -44,7 +44,15 @@ from .outbox import (
     platform_actions_send,
     platform_qualification,
 )
-from .pay import campaign_pay_check, money, pay_summary, platform_fee_cents, task_time
+from .pay import (
+    CampaignPlan,
+    campaign_pay_check,
+    campaign_plan,
+    money,
+    pay_summary,
+    platform_fee_cents,
+    task_time,
+)
 from .sessions import (
     SessionProgress,
     session_abandon,
@@ -100,7 +108,9 @@ __all__ = [
     "campaign_expire",
     "campaign_extend",
     "campaign_publish",
+    "CampaignPlan",
     "campaign_pay_check",
+    "campaign_plan",
     "campaign_publish_check",
     "money",
     "pay_summary",

@@ -118,6 +118,74 @@ def campaign_pay_check(*, campaign: Campaign) -> Campaign:
     return campaign
 
 
+@dataclass(frozen=True)
+class CampaignPlan:
+    """What collecting ``tasks`` tasks in sessions would take and cost, before any campaign."""
+
+    tasks: int
+    places: int
+    tasks_per_session: int
+    tasks_minimum: int
+    task_cents: int
+    seconds_per_task: int
+    session_minutes: int
+    hourly_cents: int
+    minimum_hourly_cents: int
+    reward_cents: int  # a place's base
+    fee_cents: int  # on a place's base
+    bonus_cents: int  # a place's largest bonuses
+    bonus_fee_cents: int
+
+    @property
+    def cost_cents(self) -> int:
+        return self.places * (
+            self.reward_cents + self.fee_cents + self.bonus_cents + self.bonus_fee_cents
+        )
+
+
+def campaign_plan(
+    *,
+    platform: str,
+    kind: str,
+    tier: int,
+    tasks: int,
+    tasks_per_session: int,
+    tasks_minimum: int | None = None,
+    task_cents: int | None = None,
+) -> CampaignPlan:
+    """The places, time, hourly rate and cost of ``tasks`` tasks of ``kind`` in ``tier`` on
+    ``platform`` in sessions of ``tasks_per_session`` (the same arithmetic as a campaign's,
+    the platform's minimum taken from its settings, without asking it)."""
+    if tasks < 1 or not 1 <= tasks_per_session <= 200:
+        raise WorkRefused("Plan at least one task, in sessions of 1 to 200 tasks.")
+    tasks_minimum = min(tasks_minimum or tasks_per_session, tasks_per_session)
+    time = task_time(hit_type=HitType.objects.for_kind(kind), tier=tier)
+    minimum = _minimum_setting(platform)
+    if task_cents is None:
+        task_cents = fair_task_cents(
+            hourly_cents=minimum, seconds=time.seconds, tasks_minimum=tasks_minimum
+        )
+    reward = task_cents * tasks_minimum
+    bonus = (tasks_per_session - tasks_minimum) * task_cents
+    return CampaignPlan(
+        tasks=tasks,
+        places=-(-tasks // tasks_per_session),
+        tasks_per_session=tasks_per_session,
+        tasks_minimum=tasks_minimum,
+        task_cents=task_cents,
+        seconds_per_task=time.seconds,
+        session_minutes=session_minutes(seconds=time.seconds, tasks=tasks_per_session),
+        hourly_cents=hourly_cents(
+            task_cents=task_cents, seconds=time.seconds, tasks_minimum=tasks_minimum
+        ),
+        minimum_hourly_cents=minimum,
+        reward_cents=reward,
+        fee_cents=platform_fee_cents(platform, reward),
+        bonus_cents=bonus,
+        bonus_fee_cents=platform_fee_cents(platform, bonus),
+    )
+
+
 def pay_summary(*, campaign: Campaign) -> dict:
     """What a campaign's page says of its pay, without asking the platform: the time a task
     takes now, the hourly rate it gives, and the minimum last checked (or the setting)."""

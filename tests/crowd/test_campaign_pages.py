@@ -149,3 +149,17 @@ def test_the_commands_help_says_prolific_is_the_default_and_mechanical_turk_clos
         call_command("campaign", "create", "--help")
     text = " ".join(capsys.readouterr().out.split())
     assert "default: prolific" in text and "closed to new HITs on 30 September 2026" in text
+
+
+def test_the_command_plans_the_places_rate_and_cost_of_the_work_wanted(capsys):
+    call_command(
+        "campaign", "plan", "--kind", "description", "--tasks", "2000", "--tasks-per-session", "20"
+    )
+    out = capsys.readouterr().out
+    # 20 tasks of 40 s: 14 whole minutes; the least reward reaching $8.00 an hour over them is
+    # 187¢, so 10¢ a task (200¢ a place, Prolific's 34% fee 68¢).
+    assert "2000 tasks: 100 places of up to 20 tasks (finish after 20)" in out
+    assert "pay: 10¢ a task at 40 s a task = $8.57 an hour (minimum $8.00)" in out
+    assert "a place: $2.00 + $0.68 fee" in out
+    assert "cost at most: $268.00" in out
+    assert not Campaign.objects.exists()

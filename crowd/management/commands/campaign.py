@@ -2,6 +2,7 @@
 
 manage.py campaign create --kind description --tier 1 --size 50 --tasks-per-session 20
 manage.py campaign create --platform studylink --kind description --size 50 --languages es
+manage.py campaign plan --kind description --tasks 85550 --tasks-per-session 20
 manage.py campaign publish 3
 manage.py campaign show 3
 manage.py campaign sync 3
@@ -64,6 +65,16 @@ class Command(BaseCommand):
             help="ISO 639-1 codes, comma-separated: the study reaches only participants "
             "fluent in one of them",
         )
+        plan = actions.add_parser(
+            "plan", help="Places, hourly rate and cost of some work, before any campaign."
+        )
+        plan.add_argument("--platform", choices=["prolific", "studylink"], default="prolific")
+        plan.add_argument("--kind", choices=HitType.Kind.values, required=True)
+        plan.add_argument("--tier", type=int, choices=Tier.values, default=Tier.ONE)
+        plan.add_argument("--tasks", type=int, required=True, help="tasks wanted in all")
+        plan.add_argument("--tasks-per-session", type=int, default=20)
+        plan.add_argument("--tasks-minimum", type=int)
+        plan.add_argument("--task-cents", type=int)
         for name in ("publish", "show", "sync"):
             actions.add_parser(name).add_argument("campaign", type=int)
         link = actions.add_parser("link", help="A study-link campaign's address to paste.")
@@ -108,6 +119,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"Created campaign {campaign.pk}.")
                 self._show(campaign)
                 return
+            if action == "plan":
+                return self._plan(options)
             campaign = self._campaign(options["campaign"])
             if action in ("link", "confirm", "sheets"):
                 return self._study_link(campaign, action, options)
@@ -131,6 +144,37 @@ class Command(BaseCommand):
             self._show(campaign)
         except services.WorkRefused as refusal:
             raise CommandError(str(refusal)) from refusal
+
+    def _plan(self, options):
+        plan = services.campaign_plan(
+            platform=options["platform"],
+            kind=options["kind"],
+            tier=options["tier"],
+            tasks=options["tasks"],
+            tasks_per_session=options["tasks_per_session"],
+            tasks_minimum=options["tasks_minimum"],
+            task_cents=options["task_cents"],
+        )
+        platform = options["platform"]
+
+        def money(cents):
+            return services.money(cents, platform)
+
+        self.stdout.write(
+            "\n".join(
+                [
+                    f"{plan.tasks} tasks: {plan.places} places of up to {plan.tasks_per_session} "
+                    f"tasks (finish after {plan.tasks_minimum}), about {plan.session_minutes} "
+                    "minutes a session",
+                    f"pay: {plan.task_cents}¢ a task at {plan.seconds_per_task} s a task = "
+                    f"{money(plan.hourly_cents)} an hour "
+                    f"(minimum {money(plan.minimum_hourly_cents)})",
+                    f"a place: {money(plan.reward_cents)} + {money(plan.fee_cents)} fee, up to "
+                    f"{money(plan.bonus_cents)} + {money(plan.bonus_fee_cents)} fee of bonuses",
+                    f"cost at most: {money(plan.cost_cents)}",
+                ]
+            )
+        )
 
     def _study_link(self, campaign, action, options):
         if action == "link":
