@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from ..models import Assignment, AuditEntry, Campaign, Tier, WorkSession
@@ -121,11 +123,20 @@ def session_done(session: WorkSession) -> int:
 def session_position(assignment: Assignment) -> int:
     """The place of a submitted task in its session, by submission order (1 for the first):
     the session's reward pays the places up to its minimum, bonuses the rest."""
-    return Assignment.objects.filter(
-        session=assignment.session_id,
-        submitted_at__isnull=False,
-        submitted_at__lte=assignment.submitted_at,
-    ).count()
+    earlier = Q(submitted_at__lt=assignment.submitted_at) | Q(
+        submitted_at=assignment.submitted_at, pk__lte=assignment.pk
+    )
+    return Assignment.objects.filter(earlier, session=assignment.session_id).count()
+
+
+def session_positions(assignments):
+    """``session_position`` of many submitted tasks at once: a queryset of them annotated
+    with ``position``, in one query."""
+    return assignments.filter(submitted_at__isnull=False).annotate(
+        position=Window(
+            RowNumber(), partition_by=[F("session_id")], order_by=[F("submitted_at"), F("pk")]
+        )
+    )
 
 
 def session_task(*, session: WorkSession) -> Assignment | None:

@@ -8,12 +8,10 @@ did it (with the verification code it was given, when the export has one), its w
 never paid or accepted.
 """
 
-from django.db.models import Exists, OuterRef
-
-from ..models import Assignment, Campaign, LedgerEntry, WorkSession
+from ..models import Assignment, Campaign, WorkSession
 from ..platforms import entrance_url, studylink
 from .errors import WorkRefused
-from .sessions import session_confirm, session_position
+from .sessions import session_confirm, session_positions
 
 CAMPAIGN_PARAMETER = "campaign"
 
@@ -83,35 +81,32 @@ def study_link_sheets(*, campaign: Campaign) -> dict[str, str]:
     session's minimum), both with each session's verification code."""
     _study_link_check(campaign)
     config = studylink.StudyLinkConfig.from_settings()
-    paid = Assignment.objects.filter(session=OuterRef("pk"), ledger_entry__isnull=False)
-    sessions = (
-        WorkSession.objects.filter(campaign=campaign)
-        .filter(Exists(paid))
-        .select_related("worker")
-        .order_by("pk")
+    tasks = session_positions(Assignment.objects.filter(session__campaign=campaign)).values_list(
+        "session__external_id",
+        "session__worker__external_id",
+        "session__task_minimum",
+        "position",
+        "ledger_entry__amount_cents",
     )
     approvals, bonuses = {}, {}
-    for session in sessions:
-        participant = session.worker.external_id
+    # Positions count every submitted task of a session, so the paid ones are picked out
+    # only once all are numbered.
+    for session_id, participant, minimum, position, cents in _paid_positions(tasks):
         code = studylink.verification_code(
-            session_id=session.external_id, participant_id=participant, config=config
+            session_id=session_id, participant_id=participant, config=config
         )
-        approvals.setdefault(participant, (participant, session.external_id, code))
-        entries = LedgerEntry.objects.filter(assignment__session=session).select_related(
-            "assignment"
-        )
-        extra = sum(
-            entry.amount_cents
-            for entry in entries
-            if session_position(entry.assignment) > session.task_minimum
-        )
-        if extra:
-            row = bonuses.get(participant, (participant, session.external_id, code, 0))
-            bonuses[participant] = (*row[:3], row[3] + extra)
+        approvals.setdefault(participant, (participant, session_id, code))
+        if position > minimum:
+            row = bonuses.get(participant, (participant, session_id, code, 0))
+            bonuses[participant] = (*row[:3], row[3] + cents)
     return {
         "approvals": studylink.approvals_csv(approvals.values()),
         "bonuses": studylink.bonuses_csv(bonuses.values()),
     }
+
+
+def _paid_positions(tasks):
+    return sorted((row for row in tasks if row[4] is not None), key=lambda row: (row[0], row[3]))
 
 
 def _study_link_check(campaign: Campaign) -> None:

@@ -179,3 +179,27 @@ def test_the_approvals_and_bonuses_files_pay_each_session_once(client, published
     assert sheets["bonuses"].splitlines()[1] == f"P1,S1,{code},{amount}"
     # Nothing is sent anywhere: the platform is paid through these files.
     assert not PlatformAction.objects.exists()
+
+
+def test_a_task_past_the_minimum_is_a_bonus_even_when_an_earlier_one_was_rejected(
+    client, published
+):
+    do_session(client, published, "P1", "S1", ["Nice video.", "A dog barks.", "A kid naps."])
+    crowd.study_link_confirm(
+        campaign=published,
+        text=export([["P1", "S1", code_of("P1", "S1")]]),
+        participant_column="worker id",
+        session_column="session",
+        code_column="code",
+    )
+    first, *rest = Description.objects.order_by("pk")
+    staff = make_staff()
+    collector.descriptions_review(
+        description_ids=[first.pk], status="rejected", reviewed_by=staff, reason="Off topic."
+    )
+    collector.descriptions_review(
+        description_ids=[d.pk for d in rest], status="accepted", reviewed_by=staff, reason="Ok."
+    )
+    # The third task submitted is past the minimum of two; the second is within it.
+    amount = f"{published.task_cents / 100:.2f}"
+    assert crowd.study_link_sheets(campaign=published)["bonuses"].splitlines()[1].endswith(amount)
