@@ -11,6 +11,7 @@ from collector import services as collector
 from crowd import platforms
 from crowd import services as crowd
 from crowd.models import Assignment, Campaign, HitType, LedgerEntry, PlatformAction, Tier
+from tests.crowd.prolific_sessions import session_described
 from tests.factories import make_segment, make_staff
 
 pytestmark = pytest.mark.django_db
@@ -77,22 +78,7 @@ def test_participants_work_is_verified_once_the_study_shows_it_submitted(prolifi
 
 def described(prolific, campaign, text="A woman rides a horse."):
     """A participant takes a place, arrives with their ids and describes a segment."""
-    participant, session_id = prolific.participant_joins(campaign.external_id)
-    session = crowd.session_enter(
-        platform="prolific",
-        worker_id=participant,
-        session_id=session_id,
-        listing_id=campaign.external_id,
-        kind=HitType.Kind.DESCRIPTION,
-        tier=Tier.ONE,
-        campaign=campaign,
-        address=None,
-    )
-    assignment = crowd.session_task(session=session)
-    description, _ = collector.description_submit(
-        assignment_id=assignment.pk, worker=assignment.worker, text=text, language="en"
-    )
-    crowd.session_after_submit(session=session)
+    session_id, _, (description,) = session_described(prolific, campaign, [text])
     return description, session_id
 
 

@@ -13,6 +13,7 @@ from collector.models import Description
 from crowd import platforms
 from crowd import services as crowd
 from crowd.models import Assignment, Campaign, HitType, PlatformAction, Tier, Worker, WorkSession
+from tests.crowd.prolific_sessions import session_described
 from tests.crowd.prolific_standin import NotEligible
 from tests.factories import make_segment, make_staff, make_worker
 
@@ -225,24 +226,7 @@ def test_a_returned_session_releases_its_task_at_the_next_read_back(prolific, cl
 
 def session_work(prolific, published, texts):
     """A participant does ``texts`` in one session, submits on Prolific, and it is read back."""
-    participant, session_id = prolific.participant_joins(published.external_id)
-    session = crowd.session_enter(
-        platform="prolific",
-        worker_id=participant,
-        session_id=session_id,
-        listing_id=published.external_id,
-        kind=HitType.Kind.DESCRIPTION,
-        tier=Tier.ONE,
-        campaign=published,
-        address=None,
-    )
-    descriptions = []
-    for text in texts:
-        assignment = crowd.session_task(session=session)
-        description, _ = collector.description_submit(
-            assignment_id=assignment.pk, worker=assignment.worker, text=text, language="en"
-        )
-        descriptions.append(description)
+    session_id, session, descriptions = session_described(prolific, published, texts)
     crowd.session_finish(session=session, early=True)
     prolific.submission_status(session_id, "AWAITING REVIEW")
     crowd.campaign_sync(campaign=published)

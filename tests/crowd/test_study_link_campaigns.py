@@ -110,6 +110,16 @@ def code_of(participant, session):
     )
 
 
+def confirm(published, rows):
+    return crowd.study_link_confirm(
+        campaign=published,
+        text=export(rows),
+        participant_column="worker id",
+        session_column="session",
+        code_column="code",
+    )
+
+
 def test_the_platforms_export_confirms_sessions_whose_codes_verify(client, published):
     do_session(client, published, "P1", "S1", ["A man rides.", "A dog barks."])
     do_session(client, published, "P2", "S2", ["A cat jumps.", "A bird sings."])
@@ -155,13 +165,7 @@ def test_a_malformed_export_confirms_nothing(client, published):
 
 def test_the_approvals_and_bonuses_files_pay_each_session_once(client, published):
     do_session(client, published, "P1", "S1", ["A man rides.", "A dog barks.", "A kid naps."])
-    crowd.study_link_confirm(
-        campaign=published,
-        text=export([["P1", "S1", code_of("P1", "S1")]]),
-        participant_column="worker id",
-        session_column="session",
-        code_column="code",
-    )
+    confirm(published, [["P1", "S1", code_of("P1", "S1")]])
     collector.descriptions_review(
         description_ids=list(Description.objects.values_list("pk", flat=True)),
         status="accepted",
@@ -185,13 +189,7 @@ def test_a_task_past_the_minimum_is_a_bonus_even_when_an_earlier_one_was_rejecte
     client, published
 ):
     do_session(client, published, "P1", "S1", ["Nice video.", "A dog barks.", "A kid naps."])
-    crowd.study_link_confirm(
-        campaign=published,
-        text=export([["P1", "S1", code_of("P1", "S1")]]),
-        participant_column="worker id",
-        session_column="session",
-        code_column="code",
-    )
+    confirm(published, [["P1", "S1", code_of("P1", "S1")]])
     first, *rest = Description.objects.order_by("pk")
     staff = make_staff()
     collector.descriptions_review(
