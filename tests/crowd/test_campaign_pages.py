@@ -1,12 +1,14 @@
 """The campaign pages in the admin and the ``campaign`` command."""
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from crowd import platforms
+from crowd import services as crowd
 from crowd.campaign_admin import MTURK_CLOSED_NOTICE, MTURK_NOT_OFFERED
-from crowd.models import Campaign, HitType
+from crowd.models import Campaign, HitType, WorkSession
 from crowd.platforms.mturk import CLOSURE_MESSAGE
 from tests.crowd.test_campaigns import campaign_of
 from tests.factories import make_mturk_campaign, make_segment, make_staff, make_worker
@@ -163,3 +165,42 @@ def test_the_command_plans_the_places_rate_and_cost_of_the_work_wanted(capsys):
     assert "a place: $2.00 + $0.68 fee" in out
     assert "cost at most: $268.00" in out
     assert not Campaign.objects.exists()
+
+
+def test_a_study_link_campaign_page_gives_the_links_and_confirms_an_uploaded_export(
+    staff_client, client
+):
+    published = crowd.campaign_publish(
+        campaign=campaign_of(1, platform="studylink", tasks_per_session=1)
+    )
+    page = staff_client.get(reverse("admin:crowd_campaign_change", args=[published.pk]))
+    html = page.content.decode()
+    assert f"?campaign={published.external_id}&amp;participant=%SURVEY_CODE%" in html  # SONA
+    assert "Confirm sessions from the platform" in html
+
+    visit = {"participant": "P1", "session": "S1", "campaign": published.external_id}
+    task = client.get(reverse("collector:platform_describe"), visit).content.decode()
+    token = task.split('name="token" value="', 1)[1].split('"', 1)[0]
+    client.post(
+        reverse("collector:platform_describe"),
+        {"token": token, "text": "A man is rowing a boat.", "language": "en"},
+    )
+    export = SimpleUploadedFile("export.csv", b"Participant,Session\nP1,S1\n", "text/csv")
+    answer = staff_client.post(
+        reverse("admin:crowd_campaign_confirm", args=[published.pk]),
+        {"export": export, "participant_column": "participant", "session_column": "session"},
+        follow=True,
+    )
+    assert "1 sessions confirmed (1 tasks)" in answer.content.decode()
+    assert WorkSession.objects.get().assignments.get().verified_at is not None
+
+
+def test_only_staff_who_may_change_campaigns_confirm_an_export(client):
+    published = crowd.campaign_publish(campaign=campaign_of(1, platform="studylink"))
+    client.force_login(make_worker().user)
+    export = SimpleUploadedFile("export.csv", b"Participant,Session\nP1,S1\n", "text/csv")
+    answer = client.post(
+        reverse("admin:crowd_campaign_confirm", args=[published.pk]),
+        {"export": export, "participant_column": "participant", "session_column": "session"},
+    )
+    assert answer.status_code == 302 and "/admin/login/" in answer["Location"]
