@@ -17,7 +17,8 @@ def add_filter_arguments(parser) -> None:
         action="append",
         default=[],
         choices=TIER_CHOICES,
-        help="descriptions written in this tier (unrecorded: imported without one); repeatable",
+        help="descriptions written in this tier (unrecorded: no tier recorded, as in some imported "
+        "corpora); repeatable",
     )
     parser.add_argument(
         "--status",
