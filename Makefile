@@ -12,7 +12,7 @@ export
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paracrowd
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: install database run test lint format bench faults chromium clean
+.PHONY: install database run test lint docs format bench faults chromium clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mkdocs build --strict --quiet --site-dir site
+
+# The documentation (docs/, mkdocs.yml) at http://127.0.0.1:8001/, rebuilt as you edit it.
+docs: install
+	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8001
 
 format: install
 	$(VENV)/bin/ruff check --fix .

@@ -6,8 +6,20 @@ from research.splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRA
 
 
 def add_filter_arguments(parser) -> None:
-    parser.add_argument("--language", action="append", default=[], help="repeatable")
-    parser.add_argument("--tier", action="append", default=[], choices=TIER_CHOICES)
+    parser.add_argument(
+        "--language",
+        action="append",
+        default=[],
+        help="descriptions in this language (a code such as en); repeatable",
+    )
+    parser.add_argument(
+        "--tier",
+        action="append",
+        default=[],
+        choices=TIER_CHOICES,
+        help="descriptions written in this tier (unrecorded: no tier recorded, as in some imported "
+        "corpora); repeatable",
+    )
     parser.add_argument(
         "--status",
         action="append",
@@ -17,7 +29,9 @@ def add_filter_arguments(parser) -> None:
     )
     parser.add_argument("--since", help="created on or after this date (YYYY-MM-DD, UTC)")
     parser.add_argument("--until", help="created on or before this date (YYYY-MM-DD, UTC)")
-    parser.add_argument("--min-cluster-size", default="1", help="descriptions per cluster")
+    parser.add_argument(
+        "--min-cluster-size", default="1", help="fewest descriptions per cluster (default 1)"
+    )
 
 
 def filter_from_options(options: dict) -> CorpusFilter:
@@ -34,7 +48,12 @@ def filter_from_options(options: dict) -> CorpusFilter:
 
 
 def add_split_arguments(parser) -> None:
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help="seed of the split and of the pairs drawn (default %(default)s)",
+    )
     parser.add_argument(
         "--test-fraction",
         type=float,

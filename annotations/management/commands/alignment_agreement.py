@@ -35,12 +35,30 @@ class Command(BaseCommand):
     help = "Agreement between annotators of the same sentence pairs, read from files."
 
     def add_arguments(self, parser):
-        parser.add_argument("files", nargs="+", type=Path)
-        parser.add_argument("--format", choices=["msr", "pharaoh"], default="msr")
+        parser.add_argument(
+            "files", nargs="+", type=Path, help="one file per annotator, at least two"
+        )
+        parser.add_argument(
+            "--format",
+            choices=["msr", "pharaoh"],
+            default="msr",
+            help="msr: MSR RTE alignment files; pharaoh: link files with --source and --target "
+            "(default %(default)s)",
+        )
         parser.add_argument("--source", type=Path, help="tokenised sentences (pharaoh format)")
         parser.add_argument("--target", type=Path, help="tokenised sentences (pharaoh format)")
-        parser.add_argument("--samples", type=int, default=1000, help="Monte Carlo J")
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--samples",
+            type=int,
+            default=1000,
+            help="Monte Carlo samples J per pair and annotator for Ĉ (default %(default)s)",
+        )
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=0,
+            help="seed of the Monte Carlo draws (default %(default)s)",
+        )
         parser.add_argument(
             "--pre-alignment",
             choices=["trained", "none"],

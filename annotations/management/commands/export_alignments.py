@@ -9,9 +9,16 @@ class Command(BaseCommand):
     help = "Export annotated sentence pairs and their alignments to a folder."
 
     def add_arguments(self, parser):
-        parser.add_argument("folder", type=Path)
+        parser.add_argument("folder", type=Path, help="the folder to write into")
         parser.add_argument(
-            "--format", choices=["pharaoh", "naacl", "edinburgh", "multimwa"], default="pharaoh"
+            "--format",
+            choices=["pharaoh", "naacl", "edinburgh", "multimwa"],
+            default="pharaoh",
+            help=(
+                "pharaoh: Pharaoh/Moses links with token files; naacl: NAACL/WPT; edinburgh: "
+                "Edinburgh++ .sure.json and .sure+poss.json; multimwa: MultiMWA TSV "
+                "(default %(default)s)"
+            ),
         )
 
     def handle(self, *args, folder, format, **options):

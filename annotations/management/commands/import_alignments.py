@@ -41,7 +41,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("files", nargs="+", type=Path)
+        parser.add_argument("files", nargs="+", type=Path, help="one file per annotator")
         parser.add_argument(
             "--format",
             choices=["msr", "pharaoh", "naacl", "edinburgh", "multimwa"],
@@ -51,8 +51,16 @@ class Command(BaseCommand):
                 "read too); multimwa: one annotator's TSV file"
             ),
         )
-        parser.add_argument("--source", type=Path)
-        parser.add_argument("--target", type=Path)
+        parser.add_argument(
+            "--source",
+            type=Path,
+            help="pharaoh, naacl: the source sentences, tokenised, one a line",
+        )
+        parser.add_argument(
+            "--target",
+            type=Path,
+            help="pharaoh, naacl: the target sentences, tokenised, one a line",
+        )
         parser.add_argument("--corpus", help="a name keeping this corpus's pair ids apart")
         parser.add_argument("--open-hits", action="store_true", help="offer pairs as HITs")
         parser.add_argument(

@@ -11,21 +11,42 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         defaults = PairFilters()
-        parser.add_argument("--per-cluster", type=int, default=1)
-        parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--language", default="en")
-        parser.add_argument("--no-hits", action="store_true", help="store pairs, offer no HITs")
         parser.add_argument(
-            "--min-length", type=int, default=defaults.min_length, help="tokens, shorter side"
+            "--per-cluster",
+            type=int,
+            default=1,
+            help="pairs drawn from each cluster (default %(default)s)",
         )
         parser.add_argument(
-            "--max-length", type=int, default=defaults.max_length, help="tokens, longer side"
+            "--seed",
+            type=int,
+            default=0,
+            help="seed of the order pairings are tried in (default %(default)s)",
+        )
+        parser.add_argument(
+            "--language", default="en", help="clusters in this language (default %(default)s)"
+        )
+        parser.add_argument("--no-hits", action="store_true", help="store pairs, offer no HITs")
+        parser.add_argument(
+            "--min-length",
+            type=int,
+            default=defaults.min_length,
+            help="fewest tokens of the shorter sentence (default %(default)s)",
+        )
+        parser.add_argument(
+            "--max-length",
+            type=int,
+            default=defaults.max_length,
+            help="most tokens of the longer sentence (default %(default)s)",
         )
         parser.add_argument(
             "--max-ratio",
             type=float,
             default=defaults.max_ratio,
-            help="longest allowed ratio of the longer sentence's length to the shorter's",
+            help=(
+                "longest allowed ratio of the longer sentence's length to the shorter's "
+                "(default %(default)s)"
+            ),
         )
 
     def handle(self, *args, per_cluster, seed, language, no_hits, **options):

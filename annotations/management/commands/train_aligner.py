@@ -11,9 +11,21 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--max-pairs", type=int, default=200_000)
-        parser.add_argument("--iterations", type=int, default=5)
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--max-pairs",
+            type=int,
+            default=200_000,
+            help="most cluster pairings to train on, sampled evenly (default %(default)s)",
+        )
+        parser.add_argument(
+            "--iterations",
+            type=int,
+            default=5,
+            help="training iterations of each model (default %(default)s)",
+        )
+        parser.add_argument(
+            "--seed", type=int, default=0, help="seed of the pairings drawn (default %(default)s)"
+        )
 
     def handle(self, *args, max_pairs, iterations, seed, **options):
         model = aligner_train(max_pairs=max_pairs, seed=seed, iterations=iterations)

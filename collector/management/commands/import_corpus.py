@@ -49,7 +49,12 @@ class Command(BaseCommand):
             action="store_true",
             help="also offer every imported segment for new descriptions in both tiers",
         )
-        parser.add_argument("--batch-size", type=int, default=BATCH_SIZE)
+        parser.add_argument(
+            "--batch-size",
+            type=int,
+            default=BATCH_SIZE,
+            help="rows written per database batch (default %(default)s)",
+        )
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, path, corpus_format, mapping, status, strict, open_hits, **options):

@@ -28,7 +28,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         actions = parser.add_subparsers(dest="action", required=True)
         create = actions.add_parser("create", help="A draft campaign (nothing is published).")
-        create.add_argument("--name", default="")
+        create.add_argument("--name", default="", help="the campaign's name")
         # Mechanical Turk stays a choice so that asking for it says why it is refused.
         create.add_argument(
             "--platform",
@@ -37,10 +37,21 @@ class Command(BaseCommand):
             help=f"where to publish (default: prolific). {MTURK_NOT_OFFERED} Asking for mturk "
             "fails with the reason.",
         )
-        create.add_argument("--kind", choices=HitType.Kind.values, required=True)
-        create.add_argument("--tier", type=int, choices=Tier.values, default=Tier.ONE)
+        create.add_argument(
+            "--kind", choices=HitType.Kind.values, required=True, help="the kind of task"
+        )
+        create.add_argument(
+            "--tier",
+            type=int,
+            choices=Tier.values,
+            default=Tier.ONE,
+            help="the tier of the work; Tier 2 on Prolific admits only the Tier-2 participant "
+            "group (default %(default)s)",
+        )
         create.add_argument("--size", type=int, required=True, help="HITs (or videos) to offer")
-        create.add_argument("--days", type=int, default=7, help="how long HITs stay on offer")
+        create.add_argument(
+            "--days", type=int, default=7, help="how long HITs stay on offer (default %(default)s)"
+        )
         create.add_argument(
             "--tasks-per-session",
             type=int,
@@ -68,38 +79,91 @@ class Command(BaseCommand):
         plan = actions.add_parser(
             "plan", help="Places, hourly rate and cost of some work, before any campaign."
         )
-        plan.add_argument("--platform", choices=["prolific", "studylink"], default="prolific")
-        plan.add_argument("--kind", choices=HitType.Kind.values, required=True)
-        plan.add_argument("--tier", type=int, choices=Tier.values, default=Tier.ONE)
+        plan.add_argument(
+            "--platform",
+            choices=["prolific", "studylink"],
+            default="prolific",
+            help="whose minimum hourly rate and fee apply (default %(default)s)",
+        )
+        plan.add_argument(
+            "--kind", choices=HitType.Kind.values, required=True, help="the kind of task"
+        )
+        plan.add_argument(
+            "--tier",
+            type=int,
+            choices=Tier.values,
+            default=Tier.ONE,
+            help="the tier of the work (default %(default)s)",
+        )
         plan.add_argument("--tasks", type=int, required=True, help="tasks wanted in all")
-        plan.add_argument("--tasks-per-session", type=int, default=20)
-        plan.add_argument("--tasks-minimum", type=int)
-        plan.add_argument("--task-cents", type=int)
-        for name in ("publish", "show", "sync"):
-            actions.add_parser(name).add_argument("campaign", type=int)
+        plan.add_argument(
+            "--tasks-per-session",
+            type=int,
+            default=20,
+            help="a place is a session of up to this many tasks (default %(default)s)",
+        )
+        plan.add_argument(
+            "--tasks-minimum",
+            type=int,
+            help="tasks the place's reward pays; each further task is a bonus "
+            "(default: the whole session)",
+        )
+        plan.add_argument(
+            "--task-cents",
+            type=int,
+            help="pay per task in cents (default: the least that reaches the platform's "
+            "minimum hourly rate)",
+        )
+        for name, summary in (
+            ("publish", "Check the pay and the balance, then publish a draft campaign."),
+            ("show", "A campaign's places, sessions, pay, money and errors."),
+            ("sync", "Read back what the platform says of a campaign's sessions now."),
+        ):
+            actions.add_parser(name, help=summary).add_argument(
+                "campaign", type=int, help="the campaign's id"
+            )
         link = actions.add_parser("link", help="A study-link campaign's address to paste.")
-        link.add_argument("campaign", type=int)
-        link.add_argument("--preset", default="generic", help="generic, connect, sona, …")
+        link.add_argument("campaign", type=int, help="the campaign's id")
+        link.add_argument(
+            "--preset",
+            default="generic",
+            help="the platform's parameter names: generic, connect, sona, microworkers or "
+            "clickworker (default %(default)s)",
+        )
         confirm = actions.add_parser(
             "confirm", help="Confirm a study-link campaign's sessions from its platform's export."
         )
-        confirm.add_argument("campaign", type=int)
+        confirm.add_argument("campaign", type=int, help="the campaign's id")
         confirm.add_argument("export", help="the platform's export, CSV")
-        confirm.add_argument("--participant-column", required=True)
-        confirm.add_argument("--session-column")
-        confirm.add_argument("--code-column")
+        confirm.add_argument(
+            "--participant-column", required=True, help="the export's column of participant ids"
+        )
+        confirm.add_argument(
+            "--session-column",
+            help="the export's column of session ids (leave out when the platform sends none)",
+        )
+        confirm.add_argument(
+            "--code-column", help="the export's column of the verification codes participants typed"
+        )
         sheets = actions.add_parser(
             "sheets", help="Write a study-link campaign's approvals and bonuses files."
         )
-        sheets.add_argument("campaign", type=int)
-        sheets.add_argument("--approvals", required=True, help="file to write")
-        sheets.add_argument("--bonuses", required=True, help="file to write")
-        for name in ("expire", "extend"):
-            sub = actions.add_parser(name)
-            sub.add_argument("campaign", type=int)
-            sub.add_argument("--reason", required=True)
+        sheets.add_argument("campaign", type=int, help="the campaign's id")
+        sheets.add_argument("--approvals", required=True, help="the approvals CSV to write")
+        sheets.add_argument("--bonuses", required=True, help="the bonuses CSV to write")
+        for name, summary in (
+            ("expire", "Stop new workers now; work under way may still be submitted."),
+            (
+                "extend",
+                "Keep a Mechanical Turk campaign's HITs on offer longer (refused since it "
+                "closed; Prolific studies run until full or stopped).",
+            ),
+        ):
+            sub = actions.add_parser(name, help=summary)
+            sub.add_argument("campaign", type=int, help="the campaign's id")
+            sub.add_argument("--reason", required=True, help="why, for the audit log")
             if name == "extend":
-                sub.add_argument("--days", type=int, required=True)
+                sub.add_argument("--days", type=int, required=True, help="days to add")
 
     def handle(self, *args, action, **options):
         try:

@@ -46,14 +46,29 @@ class Command(BaseCommand):
             action="store_true",
             help="also draw the curve with the source as one reference more",
         )
-        parser.add_argument("--folds", type=int, default=5, help="folds fitting the combined score")
-        parser.add_argument("--seed", type=int, default=1)
-        parser.add_argument("--draws", type=int, default=10, help="random draws per count")
+        parser.add_argument(
+            "--folds",
+            type=int,
+            default=5,
+            help="folds fitting the combined score out of fold (default %(default)s)",
+        )
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=1,
+            help="seed of the folds, draws and resamples (default %(default)s)",
+        )
+        parser.add_argument(
+            "--draws",
+            type=int,
+            default=10,
+            help="random draws of references per count, averaged (default %(default)s)",
+        )
         parser.add_argument(
             "--bootstrap",
             type=int,
             default=DEFAULT_RESAMPLES,
-            help="bootstrap resamples for the 95%% intervals (0: none)",
+            help="bootstrap resamples for the 95%% intervals (0: none; default %(default)s)",
         )
         parser.add_argument(
             "--tokenize",

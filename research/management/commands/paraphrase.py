@@ -31,7 +31,11 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", type=Path, help="a jsonl cluster export for the model")
         parser.add_argument("--from-db", action="store_true", help="model the stored corpus")
         add_filter_arguments(parser)
-        parser.add_argument("--target-language", default="en")
+        parser.add_argument(
+            "--target-language",
+            default="en",
+            help="the sentences' language, for tokenising (default %(default)s)",
+        )
         parser.add_argument("--count", type=int, default=1, help="rewrites per sentence")
 
     def handle(

@@ -27,17 +27,40 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--name", help="the batch's name")
         parser.add_argument("--by", help="username of the researcher or staff member asking")
-        parser.add_argument("--language", default="en")
-        parser.add_argument("--judges", type=int, default=2)
+        parser.add_argument(
+            "--language", default="en", help="the items' language (default %(default)s)"
+        )
+        parser.add_argument(
+            "--judges", type=int, default=2, help="judges wanted per item (default %(default)s)"
+        )
         parser.add_argument("--system", default="", help="label of the system rated")
-        parser.add_argument("--show-video", action="store_true")
-        parser.add_argument("--csv", type=Path)
-        parser.add_argument("--corpus", type=int, metavar="N")
-        parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--job", type=int)
-        parser.add_argument("--job-system")
-        parser.add_argument("--export", type=int, metavar="BATCH")
-        parser.add_argument("--output", type=Path)
+        parser.add_argument(
+            "--show-video", action="store_true", help="show judges the video of the item's cluster"
+        )
+        parser.add_argument(
+            "--csv",
+            type=Path,
+            help="items from a CSV with the columns source, candidate[, cluster][, language]",
+        )
+        parser.add_argument(
+            "--corpus",
+            type=int,
+            metavar="N",
+            help="items: N seeded pairs of two descriptions of one cluster",
+        )
+        parser.add_argument(
+            "--seed", type=int, default=0, help="seed of the --corpus draw (default %(default)s)"
+        )
+        parser.add_argument(
+            "--job", type=int, help="items: the outputs of a stored scoring job (with --job-system)"
+        )
+        parser.add_argument("--job-system", help="the system of --job whose outputs are rated")
+        parser.add_argument(
+            "--export", type=int, metavar="BATCH", help="write this batch's ratings as CSV instead"
+        )
+        parser.add_argument(
+            "--output", type=Path, help="--export: the CSV file to write (default: standard output)"
+        )
 
     def handle(self, *args, **options):
         if options["export"] is not None:

@@ -23,12 +23,22 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("pairs", type=Path)
+        parser.add_argument("pairs", type=Path, help="a TSV of source, output[, segment_id]")
         add_filter_arguments(parser)
         add_split_arguments(parser)
         # Default: the site's stored fit (correlate_ratings --store-combined), else the settings.
-        parser.add_argument("--centre", type=float)
-        parser.add_argument("--slope", type=float)
+        parser.add_argument(
+            "--centre",
+            type=float,
+            help="centre of PINC × sigmoid(BLEU) (default: the site's stored fit, else "
+            "COMBINED_SCORE_CENTRE)",
+        )
+        parser.add_argument(
+            "--slope",
+            type=float,
+            help="slope of PINC × sigmoid(BLEU) (default: the site's stored fit, else "
+            "COMBINED_SCORE_SLOPE)",
+        )
         parser.add_argument(
             "--per-pair", type=Path, help="also write each pair's scores to this TSV file"
         )

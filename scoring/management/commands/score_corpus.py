@@ -24,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--local", action="store_true", help="score in this process even if workers run"
         )
-        parser.add_argument("--no-progress", action="store_true")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, local, no_progress, **options):
         segment_ids = sorted(

@@ -30,11 +30,25 @@ class Command(BaseCommand):
     help = "Grid-search the METEOR-style parameters on human ratings, with k-fold CV."
 
     def add_arguments(self, parser):
-        parser.add_argument("ratings", type=Path)
+        parser.add_argument(
+            "ratings",
+            type=Path,
+            help="a ratings CSV as correlate_ratings reads it (its rating, or overall)",
+        )
         parser.add_argument("--table", type=Path, help="a paraphrase table (METEOR format)")
-        parser.add_argument("--language", default="en")
-        parser.add_argument("--folds", type=int, default=5)
-        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument(
+            "--language", default="en", help="the ratings' language (default %(default)s)"
+        )
+        parser.add_argument(
+            "--folds",
+            type=int,
+            default=5,
+            help="cross-validation folds; scores are means over held-out folds "
+            "(default %(default)s)",
+        )
+        parser.add_argument(
+            "--seed", type=int, default=1, help="seed of the folds (default %(default)s)"
+        )
         parser.add_argument(
             "--store",
             action="store_true",
