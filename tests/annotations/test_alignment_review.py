@@ -76,14 +76,14 @@ def test_accepting_pays_once_and_is_audit_logged(pair, admin_user):
     )
     entry = LedgerEntry.objects.get(assignment=alignment.assignment)
     assert entry.created_by == admin_user and entry.reason == "Accepted in review."
-    assert AuditEntry.objects.get(action="accept").details["alignment"] == alignment.pk
+    assert AuditEntry.objects.get(action="accept").details == {"alignments": [alignment.pk]}
     assert review.alignment_review_queue() == []
 
 
 def test_rejecting_needs_a_reason_reopens_the_slot_and_pays_nothing(pair, admin_user):
     alignment = submit(BAD)
 
-    with pytest.raises(crowd.WorkRefused, match="Say why"):
+    with pytest.raises(crowd.WorkRefused, match="Give a reason"):
         review.alignments_review(
             alignment_ids=[alignment.pk], accept=False, reviewer=admin_user, reason=" "
         )
@@ -127,7 +127,7 @@ def test_staff_review_on_the_page_and_workers_cannot_see_it(client, pair, admin_
         {"alignment": bad.pk, "decision": "reject", "reason": ""},
         follow=True,
     )
-    assert "Say why the alignment is rejected" in response.content.decode()
+    assert "Give a reason; the worker sees it." in response.content.decode()
     response = client.post(
         reverse("annotations:review"),
         {"alignment": bad.pk, "decision": "reject", "reason": "<b>Reversed</b>"},
