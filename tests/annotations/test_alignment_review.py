@@ -117,19 +117,19 @@ def test_unreviewed_alignments_are_paid_after_the_delay_unless_flagged(pair):
 def test_staff_review_on_the_page_and_workers_cannot_see_it(client, pair, admin_user):
     bad = submit(BAD)
     client.force_login(bad.worker.user)
-    assert client.get(reverse("annotations:review")).status_code == 302
+    assert client.get(reverse("review_pages:alignments")).status_code == 302
 
     client.force_login(admin_user)
-    page = client.get(reverse("annotations:review")).content.decode()
+    page = client.get(reverse("review_pages:alignments")).content.decode()
     assert f"Alignment {bad.pk} by" in page and "flagged" in page
     response = client.post(
-        reverse("annotations:review"),
+        reverse("review_pages:alignments"),
         {"alignment": bad.pk, "decision": "reject", "reason": ""},
         follow=True,
     )
     assert "Give a reason; the worker sees it." in response.content.decode()
     response = client.post(
-        reverse("annotations:review"),
+        reverse("review_pages:alignments"),
         {"alignment": bad.pk, "decision": "reject", "reason": "<b>Reversed</b>"},
         follow=True,
     )
