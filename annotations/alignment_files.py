@@ -101,6 +101,8 @@ def alignments_import(
                 pair=stored[f"{corpus}:{pair.pair_id}"],
                 annotator=annotator,
                 links=format_pharaoh(pair.alignment),
+                # An imported annotation is someone's finished work, as imported descriptions.
+                status=Alignment.Status.ACCEPTED,
             )
             for annotator, aligned in by_annotator.items()
             for pair in aligned

@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from crowd.models import Offered
+from crowd.models import Offered, Reviewed
 
 
 class AlignerModel(models.Model):
@@ -74,8 +74,11 @@ class SentencePair(Offered):
         return f"{' '.join(self.tokens_a)[:40]} ↔ {' '.join(self.tokens_b)[:40]}"
 
 
-class Alignment(models.Model):
-    """One annotator's links for one pair: a worker's submission, or an imported annotation."""
+class Alignment(Reviewed):
+    """One annotator's links for one pair: a worker's submission, or an imported annotation
+    (accepted as it is imported)."""
+
+    review_noun = "alignments"
 
     pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="alignments")
     assignment = models.OneToOneField(
@@ -116,7 +119,12 @@ class Alignment(models.Model):
                 condition=Q(worker__isnull=False) | ~Q(annotator=""),
                 name="alignment_has_an_annotator",
             ),
+            models.CheckConstraint(
+                condition=~Q(status="pending") | Q(reviewed_at__isnull=True),
+                name="alignment_pending_is_unreviewed",
+            ),
         ]
+        indexes = [models.Index(fields=["status", "created_at"])]
 
     def __str__(self):
         return f"{self.annotator_name} on pair {self.pair_id}"

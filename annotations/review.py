@@ -9,12 +9,10 @@ nobody reviewed are paid after the HIT type's ``auto_accept_after``, as descript
 
 from dataclasses import dataclass
 
-from django.db import transaction
 from django.utils import timezone
 
 from crowd import services as crowd
-from crowd.models import Assignment, AuditEntry, HitType
-from crowd.services import WorkRefused
+from crowd.models import HitType
 from scoring.metrics.alignment import link_counts, parse_pharaoh
 
 from .models import Alignment
@@ -37,10 +35,8 @@ class ReviewItem:
 
 
 def _waiting():
-    """Workers' alignments submitted and neither paid nor rejected."""
-    return Alignment.objects.filter(
-        assignment__status=Assignment.Status.SUBMITTED, assignment__ledger_entry__isnull=True
-    )
+    """Workers' alignments waiting for review (imported ones are accepted as imported)."""
+    return Alignment.objects.pending().filter(assignment__isnull=False)
 
 
 def agreement_with_others(alignment: Alignment, others: list[Alignment]) -> float | None:
@@ -63,7 +59,7 @@ def _items(alignments) -> list[ReviewItem]:
     pairs = {alignment.pair_id for alignment in alignments}
     every = {}
     for other in Alignment.objects.filter(pair_id__in=pairs).exclude(
-        assignment__status=Assignment.Status.REJECTED
+        status=Alignment.Status.REJECTED
     ):
         every.setdefault(other.pair_id, []).append(other)
     items = []
@@ -78,62 +74,32 @@ def alignment_review_queue(*, size: int = QUEUE_SIZE) -> list[ReviewItem]:
     waiting = (
         _waiting()
         .select_related("pair", "worker__user", "assignment")
-        .order_by("assignment__submitted_at", "pk")[:size]
+        .order_by("created_at", "pk")[:size]
     )
     return sorted(_items(waiting), key=lambda item: not item.flagged)
 
 
 def alignments_review(*, alignment_ids: list[int], accept: bool, reviewer, reason: str) -> int:
-    """Accept (pay) or reject alignments still waiting, audit-logged with ``reason``.
-
-    A rejection needs a reason, which the worker's platform also receives; an acceptance
-    without one says "Accepted in review.". Alignments already decided are left alone.
-    Returns how many were decided now.
-    """
-    reason = reason.strip()
-    if not accept and not reason:
-        raise WorkRefused("Say why the alignment is rejected; the worker is told.")
-    reason = reason or "Accepted in review."
-    with transaction.atomic():
-        chosen = list(
-            _waiting()
-            .filter(pk__in=alignment_ids)
-            .select_related("assignment__hit__hit_type")
-            .select_for_update(of=("self",))
-        )
-        assignments = [alignment.assignment for alignment in chosen]
-        if accept:
-            decided = crowd.ledger_pay_assignments(
-                assignments=assignments, reason=reason, created_by=reviewer
-            )
-        else:
-            decided = crowd.assignment_reject(
-                assignment_ids=[a.pk for a in assignments], reason=reason
-            )
-        for alignment in chosen:
-            crowd.audit_record(
-                actor=reviewer,
-                action=AuditEntry.Action.ACCEPT if accept else AuditEntry.Action.REJECT,
-                worker=alignment.worker,
-                reason=reason,
-                details={"alignment": alignment.pk, "assignment": alignment.assignment_id},
-            )
-    return decided
+    """Accept (pay) or reject alignments still waiting through the one review
+    (``crowd.services.review``: a rejection needs a reason, which the worker's platform also
+    receives; an acceptance may go without). Alignments already decided are left alone.
+    Returns how many were decided now."""
+    items = Alignment.objects.filter(pk__in=alignment_ids)
+    decide = crowd.work_accept if accept else crowd.work_reject
+    return len(decide(items=items, reviewer=reviewer, reason=reason).changed)
 
 
 def alignments_auto_pay(*, now=None) -> int:
-    """Pay unflagged alignments nobody reviewed once the HIT type's delay has passed; flagged
-    ones wait for staff. Returns how many were paid; nothing is paid twice."""
+    """Accept and pay unflagged alignments nobody reviewed once the HIT type's delay has
+    passed; flagged ones wait for staff. Returns how many were paid; nothing is paid twice."""
     now = now or timezone.now()
     hit_type = HitType.objects.for_kind(HitType.Kind.ALIGNMENT)
     due = _waiting().filter(
         assignment__verified_at__isnull=False,
-        assignment__submitted_at__lte=now - hit_type.auto_accept_after,
+        created_at__lte=now - hit_type.auto_accept_after,
     )
-    held = [
-        item.alignment.assignment_id for item in _items(due.select_related("pair")) if item.flagged
-    ]
-    return crowd.assignments_auto_pay(kind=HitType.Kind.ALIGNMENT, now=now, hold=held)
+    held = [item.alignment.pk for item in _items(due.select_related("pair")) if item.flagged]
+    return crowd.work_auto_accept(Alignment, kind=HitType.Kind.ALIGNMENT, now=now, hold=held)
 
 
 __all__ = [

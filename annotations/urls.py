@@ -5,7 +5,6 @@ from . import views
 app_name = "annotations"
 urlpatterns = [
     path("align/guidelines/", views.guidelines, name="guidelines"),
-    path("align/review/", views.review_alignments, name="review"),
     path("align/trial/", views.trial, name="trial"),
     path("align/<int:pk>/", views.align, name="align"),
     path("external/align/", views.platform_align, name="platform_align"),

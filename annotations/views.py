@@ -19,41 +19,9 @@ from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 from scoring.metrics.alignment import format_pharaoh, parse_pharaoh
 
-from . import review, services
+from . import services
 from . import trial as trials
 from .models import AgreementReport, SentencePair
-
-
-@staff_member_required
-def review_alignments(request):
-    """Workers' alignments waiting for review, flagged ones (low agreement with the pair's
-    other annotations) first; POST accepts (pays) or rejects one with a reason.
-
-    Security behaviour: staff only; a decision is audit-logged under the staff member's name,
-    and an alignment already decided is left alone."""
-    if request.method == "POST":
-        accept = request.POST.get("decision") == "accept"
-        try:
-            alignment_id = int(request.POST.get("alignment", ""))
-            decided = review.alignments_review(
-                alignment_ids=[alignment_id],
-                accept=accept,
-                reviewer=request.user,
-                reason=request.POST.get("reason", ""),
-            )
-        except ValueError:
-            messages.error(request, "Choose an alignment to review.")
-        except WorkRefused as refusal:
-            messages.error(request, str(refusal))
-        else:
-            verb = "accepted and paid" if accept else "rejected"
-            messages.success(
-                request,
-                f"Alignment {alignment_id} {verb}." if decided else "Already decided; unchanged.",
-            )
-        return redirect("annotations:review")
-    context = {"items": review.alignment_review_queue(), "flag_below": review.FLAG_BELOW_F1}
-    return render(request, "annotations/review.html", context)
 
 
 def guidelines(request):

@@ -72,7 +72,7 @@ class SegmentProposalAdmin(ReadOnlyAdmin):
         "review_link",
     ]
     list_filter = ["status", "tier", "reasons", "created_at"]
-    search_fields = ["youtube_id", "event", "worker__user__username", "review_note"]
+    search_fields = ["youtube_id", "event", "worker__user__username", "review_reason"]
     list_select_related = ["worker__user", "reviewed_by"]
     date_hierarchy = "created_at"
 

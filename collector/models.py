@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from crowd.models import Assignment, Offered, Tier, Worker
+from crowd.models import Assignment, Offered, Reviewed, ReviewedQuerySet, Tier, Worker
 
 
 class Segment(Offered):
@@ -76,22 +76,16 @@ class VideoFile(models.Model):
         return Segment.objects.filter(source=Segment.Source.FILE, video_file=self.file.name)
 
 
-class SegmentProposalQuerySet(models.QuerySet):
-    def pending(self):
-        return self.filter(status=SegmentProposal.Status.PENDING)
-
-
-class SegmentProposal(models.Model):
+class SegmentProposal(Reviewed):
     """A worker's proposed segment of a YouTube video, and the review it got.
 
-    Approval creates the Segment (offered for description) and records the pay for the
+    Acceptance creates the Segment (offered for description) and records the pay for the
     proposer's tier; rejection records the reasons. Never deleted: rejected proposals stay.
     """
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending review"
-        APPROVED = "approved", "Approved"
-        REJECTED = "rejected", "Rejected"
+    review_noun = "proposals"
+    # A proposal enters the corpus only once a person has watched it.
+    review_auto_accept = False
 
     class Reason(models.TextChoices):
         # The study's criteria for a usable segment.
@@ -112,22 +106,14 @@ class SegmentProposal(models.Model):
     time_spent = models.DurationField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    reviewed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    reviewed_at = models.DateTimeField(null=True, blank=True)
     reasons = ArrayField(
         models.CharField(max_length=20, choices=Reason.choices), default=list, blank=True
     )
-    review_note = models.TextField(blank=True)
     # What the proposer earns, in cents at their tier's rate when it was approved; 0 if rejected.
     pay_cents = models.PositiveIntegerField(null=True, blank=True)
     segment = models.OneToOneField(
         Segment, null=True, blank=True, on_delete=models.PROTECT, related_name="proposal"
     )
-
-    objects = SegmentProposalQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -151,7 +137,7 @@ class SegmentProposal(models.Model):
                         segment__isnull=True,
                     )
                     | Q(
-                        status="approved",
+                        status="accepted",
                         reviewed_at__isnull=False,
                         pay_cents__isnull=False,
                         segment__isnull=False,
@@ -163,7 +149,7 @@ class SegmentProposal(models.Model):
                             pay_cents=0,
                             segment__isnull=True,
                         )
-                        & (~Q(reasons=[]) | ~Q(review_note=""))
+                        & (~Q(reasons=[]) | ~Q(review_reason=""))
                     )
                 ),
                 name="proposal_review_recorded",
@@ -186,14 +172,21 @@ class SegmentProposal(models.Model):
         labels = dict(self.Reason.choices)
         return [labels.get(reason, reason) for reason in self.reasons]
 
+    @property
+    def reasons_text(self) -> str:
+        """The ticked reasons as the sentence a rejection without a note gives the worker."""
+        return "; ".join(self.get_reasons_display()) + "." if self.reasons else ""
 
-class Description(models.Model):
+    @property
+    def review_note(self) -> str:
+        """The reviewer's own words, when the reason is not just the ticked reasons."""
+        return "" if self.review_reason == self.reasons_text else self.review_reason
+
+
+class Description(Reviewed):
     """One worker's one-sentence description of a segment; a member of the segment's cluster."""
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending review"
-        ACCEPTED = "accepted", "Accepted"
-        REJECTED = "rejected", "Rejected"
+    review_noun = "descriptions"
 
     segment = models.ForeignKey(Segment, on_delete=models.PROTECT, related_name="descriptions")
     # Imported descriptions have no assignment; collected ones have exactly one.
@@ -209,17 +202,9 @@ class Description(models.Model):
     language = models.CharField(max_length=40)
     comment = models.TextField(blank=True)
     time_spent = models.DurationField(null=True, blank=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     created_at = models.DateTimeField(default=timezone.now)
     # Position within an imported corpus, so that re-running an import changes nothing.
     import_key = models.CharField(max_length=100, blank=True)
-    # The last review: by whom (nobody when accepted automatically), when, and the reason the
-    # worker is shown.
-    reviewed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    reviewed_at = models.DateTimeField(null=True, blank=True)
-    review_reason = models.TextField(blank=True)
 
     class Meta:
         constraints = [
@@ -303,20 +288,17 @@ class ParaphraseSource(Offered):
         return self.text[:60]
 
 
-class ParaphraseQuerySet(models.QuerySet):
+class ParaphraseQuerySet(ReviewedQuerySet):
     def counted(self):
         """Paraphrases that take part in scores and comparisons: all but rejected ones."""
         return self.exclude(status=Paraphrase.Status.REJECTED)
 
 
-class Paraphrase(models.Model):
+class Paraphrase(Reviewed):
     """One worker's paraphrase of a ``ParaphraseSource``, and its PINC against the source once
     a Celery worker has computed it."""
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending review"
-        ACCEPTED = "accepted", "Accepted"
-        REJECTED = "rejected", "Rejected"
+    review_noun = "paraphrases"
 
     source = models.ForeignKey(
         ParaphraseSource, on_delete=models.PROTECT, related_name="paraphrases"
@@ -329,13 +311,7 @@ class Paraphrase(models.Model):
     text = models.TextField()
     language = models.CharField(max_length=40)
     time_spent = models.DurationField(null=True, blank=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     created_at = models.DateTimeField(default=timezone.now)
-    reviewed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    reviewed_at = models.DateTimeField(null=True, blank=True)
-    review_reason = models.TextField(blank=True)
     # PINC (0-100) of the paraphrase against its source; null until scored.
     pinc = models.FloatField(null=True, blank=True)
     pinc_signature = models.CharField(max_length=200, blank=True)

@@ -26,14 +26,6 @@ from .models import Paraphrase, ParaphraseSource
 from .validators import SECOND_SENTENCE, URL
 
 RELATED = ("hit__item__paraphrasesource", "hit__hit_type")
-REVIEW_PAGE = 50
-REVIEW_REASONS = [
-    "Thank you: the same meaning, in new words.",
-    "Does not say what the sentence says.",
-    "Barely changes the sentence.",
-    "Not a complete sentence.",
-    "Not written in the sentence's language.",
-]
 
 
 @worker_required
@@ -195,40 +187,3 @@ def paraphrase_sources(request):
         )[:20],
     }
     return render(request, "collector/paraphrase_sources.html", context)
-
-
-@staff_member_required
-def review_paraphrases(request):
-    """Paraphrases waiting for review, oldest first, each beside its sentence and PINC; POST
-    accepts (pays) or rejects one with a reason the worker sees. Accepted work is final."""
-    if request.method == "POST":
-        accept = request.POST.get("decision") == "accept"
-        try:
-            paraphrase_id = int(request.POST.get("paraphrase", ""))
-            outcome = services.paraphrases_review(
-                paraphrase_ids=[paraphrase_id],
-                status=Paraphrase.Status.ACCEPTED if accept else Paraphrase.Status.REJECTED,
-                reviewed_by=request.user,
-                reason=request.POST.get("reason", "").strip()
-                or ("Accepted in review." if accept else ""),
-            )
-        except ValueError:
-            messages.error(request, "Choose a paraphrase to review.")
-        except services.WorkRefused as refusal:
-            messages.error(request, str(refusal))
-        else:
-            verb = "accepted and paid" if accept else "rejected"
-            if outcome.changed:
-                messages.success(request, f"Paraphrase {paraphrase_id} {verb}.")
-            elif outcome.unverified:
-                messages.error(request, "The crowd platform has not confirmed this work yet.")
-            else:
-                messages.info(request, "Already decided; unchanged.")
-        return redirect("collector:review_paraphrases")
-    waiting = (
-        Paraphrase.objects.filter(status=Paraphrase.Status.PENDING)
-        .select_related("source", "worker__user")
-        .order_by("created_at", "pk")[:REVIEW_PAGE]
-    )
-    context = {"paraphrases": waiting, "reasons": REVIEW_REASONS}
-    return render(request, "collector/paraphrase_review.html", context)

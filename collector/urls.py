@@ -12,6 +12,5 @@ urlpatterns = [
     path("external/collect/", views.platform_collect, name="platform_collect"),
     path("paraphrase/<int:pk>/", paraphrase_views.paraphrase, name="paraphrase"),
     path("paraphrase/sentences/", paraphrase_views.paraphrase_sources, name="paraphrase_sources"),
-    path("paraphrase/review/", paraphrase_views.review_paraphrases, name="review_paraphrases"),
     path("external/paraphrase/", paraphrase_views.platform_paraphrase, name="platform_paraphrase"),
 ]

@@ -22,6 +22,7 @@ urlpatterns = [
     path("scores/", include("scoring.urls")),
     path("review/", include("review.urls")),
     path("review/", include("review.segment_urls")),
+    path("", include("review.page_urls")),
     path("api/", include("research.api_urls")),
     path("research/", include("research.urls")),
     path("", include("annotations.urls")),

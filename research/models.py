@@ -6,7 +6,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from crowd.models import Offered
+from crowd.models import Offered, Reviewed, ReviewedQuerySet
 from paracrowd.reports import Report
 
 from .exports import FORMATS
@@ -163,7 +163,7 @@ RATING_RANGE = (
 )
 
 
-class RatingQuerySet(models.QuerySet):
+class RatingQuerySet(ReviewedQuerySet):
     def counted(self):
         """Ratings that count in the figures: accepted and those waiting for review."""
         return self.exclude(status=Rating.Status.REJECTED)
@@ -174,13 +174,10 @@ class RatingQuerySet(models.QuerySet):
         return self.filter(item__candidate=F("item__source")).exclude(**Rating.COPY)
 
 
-class Rating(models.Model):
+class Rating(Reviewed):
     """One judge's three ratings (1–4, 4 best) of one item, submitted through an assignment."""
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending review"
-        ACCEPTED = "accepted", "Accepted"
-        REJECTED = "rejected", "Rejected"
+    review_noun = "ratings"
 
     DIMENSIONS = ("semantic", "dissimilarity", "overall")
     # A candidate identical to its source keeps the meaning, changes nothing and is no
@@ -195,8 +192,6 @@ class Rating(models.Model):
     semantic = models.PositiveSmallIntegerField()
     dissimilarity = models.PositiveSmallIntegerField()
     overall = models.PositiveSmallIntegerField()
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    review_reason = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = RatingQuerySet.as_manager()
@@ -205,6 +200,10 @@ class Rating(models.Model):
         constraints = [
             models.CheckConstraint(condition=RATING_RANGE, name="rating_values_1_to_4"),
             models.UniqueConstraint(fields=["item", "worker"], name="rating_once_per_worker"),
+            models.CheckConstraint(
+                condition=~Q(status="pending") | Q(reviewed_at__isnull=True),
+                name="rating_pending_is_unreviewed",
+            ),
         ]
         indexes = [models.Index(fields=["status", "created_at"])]
 

@@ -12,8 +12,8 @@ from .paraphrase_sources import (
     paraphrase_sources_from_file,
 )
 from .paraphrases import paraphrase_submit, paraphrases_auto_accept, paraphrases_review
-from .proposals import proposal_approve, proposal_reject, proposal_submit
-from .review import ReviewOutcome
+from .proposals import proposal_approve, proposal_overturn, proposal_reject, proposal_submit
+from .review import ReviewOutcome, submissions_review
 from .segments import segment_create, segment_cut, segments_offer, video_upload
 
 __all__ = [
@@ -29,9 +29,11 @@ __all__ = [
     "paraphrases_auto_accept",
     "paraphrases_review",
     "proposal_approve",
+    "proposal_overturn",
     "proposal_reject",
     "proposal_submit",
     "segment_create",
+    "submissions_review",
     "segment_cut",
     "segments_offer",
     "video_upload",

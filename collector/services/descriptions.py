@@ -8,7 +8,7 @@ from crowd.models import HitType, Worker
 from paracrowd.celery import enqueue, enqueue_many
 
 from ..models import Description
-from .review import ReviewOutcome, submissions_auto_accept, submissions_review
+from .review import ReviewOutcome, submissions_review
 
 # Work queued in the apps that build on this one, by task name.
 SCORE_SEGMENTS = "scoring.tasks.score_segments"
@@ -57,42 +57,37 @@ def description_submit(
 
 def descriptions_review(*, description_ids, status: str, reviewed_by, reason: str) -> ReviewOutcome:
     """Accept or reject descriptions as one admin action, with a reason the worker is shown
-    (``review.submissions_review`` says what is guaranteed).
+    (``crowd.services.review`` says what is guaranteed).
 
     Rejected descriptions are kept, marked, and leave the corpus's scores; rejecting, or
     overturning a rejection, rescores the clusters concerned. Accepted descriptions are final
     and exported as accepted.
     """
-
-    def rescore(changing, status):
-        # Rejecting, or overturning a rejection, changes who is in a cluster; accepting
-        # pending work does not (pending descriptions are scored already).
-        moved = {
-            d.segment_id for d in changing if Description.Status.REJECTED in (status, d.status)
-        }
-        for segment_id in sorted(moved):
-            enqueue(SCORE_SEGMENTS, [segment_id])
-        for worker_id in sorted({d.worker_id for d in changing if d.worker_id is not None}):
-            enqueue(REFRESH_WORKER_SIGNALS, worker_id)
-
     return submissions_review(
         Description,
         ids=description_ids,
         status=status,
         reviewed_by=reviewed_by,
         reason=reason,
-        noun="descriptions",
-        after=rescore,
+        after=description_rescore,
     )
+
+
+def description_rescore(decided, status: str, previous: str) -> None:
+    """What a decision on descriptions changes besides their rows: rejecting, or overturning
+    a rejection, changes who is in a cluster, so the cluster is scored again; accepting
+    pending work does not (pending descriptions are scored already). The workers' review
+    signals are refreshed either way. Pass it as the review services' ``after``."""
+    if Description.Status.REJECTED in (status, previous):
+        for segment_id in sorted({d.segment_id for d in decided}):
+            enqueue(SCORE_SEGMENTS, [segment_id])
+    for worker_id in sorted({d.worker_id for d in decided if d.worker_id is not None}):
+        enqueue(REFRESH_WORKER_SIGNALS, worker_id)
 
 
 def descriptions_auto_accept(*, now=None, batch: int = 1000) -> int:
     """Accept, and pay, collected descriptions nobody reviewed within their HIT type's
     ``auto_accept_after``, as crowd platforms do. Returns how many were accepted."""
-
-    def review(*, ids, **decision):
-        return descriptions_review(description_ids=ids, **decision)
-
-    return submissions_auto_accept(
-        Description, kind=HitType.Kind.DESCRIPTION, review=review, now=now, batch=batch
+    return crowd.work_auto_accept(
+        Description, kind=HitType.Kind.DESCRIPTION, now=now, batch=batch, after=description_rescore
     )

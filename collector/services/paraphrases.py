@@ -12,7 +12,7 @@ from paracrowd.celery import enqueue
 
 from ..models import Paraphrase, ParaphraseSource
 from ..validators import validate_not_a_copy
-from .review import ReviewOutcome, submissions_auto_accept, submissions_review
+from .review import ReviewOutcome, submissions_review
 
 # Scoring builds on this app: its task is queued by name.
 SCORE_PARAPHRASES = "scoring.tasks.score_paraphrases"
@@ -56,7 +56,7 @@ def paraphrase_submit(
 
 def paraphrases_review(*, paraphrase_ids, status: str, reviewed_by, reason: str) -> ReviewOutcome:
     """Accept (and pay) or reject paraphrases, with a reason the worker is shown, as
-    descriptions are reviewed (``review.submissions_review`` says what is guaranteed).
+    descriptions are reviewed (``crowd.services.review`` says what is guaranteed).
     Rejected paraphrases are kept, marked, and leave the comparison with descriptions."""
     return submissions_review(
         Paraphrase,
@@ -64,7 +64,6 @@ def paraphrases_review(*, paraphrase_ids, status: str, reviewed_by, reason: str)
         status=status,
         reviewed_by=reviewed_by,
         reason=reason,
-        noun="paraphrases",
     )
 
 
@@ -72,9 +71,4 @@ def paraphrases_auto_accept(*, now=None, batch: int = 1000) -> int:
     """Accept, and pay, paraphrases nobody reviewed within their HIT type's
     ``auto_accept_after``. Returns how many were accepted."""
 
-    def review(*, ids, **decision):
-        return paraphrases_review(paraphrase_ids=ids, **decision)
-
-    return submissions_auto_accept(
-        Paraphrase, kind=HitType.Kind.PARAPHRASE, review=review, now=now, batch=batch
-    )
+    return crowd.work_auto_accept(Paraphrase, kind=HitType.Kind.PARAPHRASE, now=now, batch=batch)

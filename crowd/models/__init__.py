@@ -2,6 +2,7 @@
 (``campaigns``)."""
 
 from .campaigns import Campaign, CampaignEvent, CampaignHit, PlatformAction, PlatformQualification
+from .review import Reviewed, ReviewedQuerySet, ReviewStatus
 from .sessions import WorkSession, WorkSessionQuerySet
 from .work import (
     ArrivalWindow,
@@ -40,6 +41,9 @@ __all__ = [
     "PlatformAction",
     "PlatformQualification",
     "Qualification",
+    "Reviewed",
+    "ReviewedQuerySet",
+    "ReviewStatus",
     "QualificationQuerySet",
     "Tier",
     "Worker",

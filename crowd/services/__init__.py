@@ -53,6 +53,13 @@ from .pay import (
     platform_fee_cents,
     task_time,
 )
+from .review import (
+    ReviewOutcome,
+    work_accept,
+    work_auto_accept,
+    work_overturn,
+    work_reject,
+)
 from .sessions import (
     SessionProgress,
     session_abandon,
@@ -79,6 +86,11 @@ from .workers import (
 
 __all__ = [
     "ArrivalsExceeded",
+    "ReviewOutcome",
+    "work_accept",
+    "work_auto_accept",
+    "work_overturn",
+    "work_reject",
     "SessionProgress",
     "arrival_count",
     "session_abandon",

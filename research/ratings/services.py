@@ -6,11 +6,8 @@ keeps a worker from rating one item twice (``rating_once_per_worker``) and every
 1–4 (``rating_values_1_to_4``).
 """
 
-from django.db import transaction
-from django.utils import timezone
-
 from crowd import services as crowd
-from crowd.models import Assignment, AuditEntry, HitType, Worker
+from crowd.models import HitType, Worker
 from crowd.services import WorkRefused
 
 from ..models import Rating, RatingItem
@@ -61,12 +58,8 @@ def rating_submit(*, assignment_id: int, worker: Worker, values: dict) -> tuple[
 
 
 def _waiting():
-    """Ratings submitted, neither paid nor rejected."""
-    return Rating.objects.filter(
-        status=Rating.Status.PENDING,
-        assignment__status=Assignment.Status.SUBMITTED,
-        assignment__ledger_entry__isnull=True,
-    )
+    """Ratings waiting for review."""
+    return Rating.objects.pending()
 
 
 def rating_review_queue(*, batch=None, size: int = 50) -> list[Rating]:
@@ -80,56 +73,19 @@ def rating_review_queue(*, batch=None, size: int = 50) -> list[Rating]:
 
 
 def ratings_review(*, rating_ids: list[int], accept: bool, reviewer, reason: str) -> int:
-    """Accept (pay through the ledger) or reject ratings still waiting, audit-logged with
-    ``reason``. A rejection needs a reason (the worker's platform receives it) and reopens the
-    HIT's slot for another judge. Ratings already decided, and ratings a crowd platform has not
-    confirmed yet (for acceptance), are left alone. Returns how many
-    were decided now."""
-    reason = reason.strip()
-    if not accept and not reason:
-        raise WorkRefused("Say why the rating is rejected; the worker is told.")
-    reason = reason or "Accepted in review."
-    with transaction.atomic():
-        chosen = list(
-            _waiting()
-            .filter(pk__in=rating_ids)
-            .select_related("assignment__hit__hit_type")
-            .select_for_update(of=("self",))
-        )
-        if accept:
-            # Work a platform has not confirmed as its worker's is never accepted (nor paid).
-            chosen = [rating for rating in chosen if rating.assignment.verified_at is not None]
-        assignments = [rating.assignment for rating in chosen]
-        if accept:
-            crowd.ledger_pay_assignments(
-                assignments=assignments, reason=reason, created_by=reviewer
-            )
-        else:
-            crowd.assignment_reject(assignment_ids=[a.pk for a in assignments], reason=reason)
-        status = Rating.Status.ACCEPTED if accept else Rating.Status.REJECTED
-        Rating.objects.filter(pk__in=[rating.pk for rating in chosen]).update(
-            status=status, review_reason="" if accept else reason
-        )
-        for rating in chosen:
-            crowd.audit_record(
-                actor=reviewer,
-                action=AuditEntry.Action.ACCEPT if accept else AuditEntry.Action.REJECT,
-                worker=rating.worker,
-                reason=reason,
-                details={"rating": rating.pk, "assignment": rating.assignment_id},
-            )
-    return len(chosen)
+    """Accept (pay through the ledger) or reject ratings still waiting through the one
+    review (``crowd.services.review``): a rejection needs a reason (the worker's platform
+    receives it) and reopens the HIT's slot for another judge. Ratings already decided, and
+    ratings a crowd platform has not confirmed yet (for acceptance), are left alone. Returns
+    how many were decided now."""
+    items = Rating.objects.filter(pk__in=rating_ids)
+    decide = crowd.work_accept if accept else crowd.work_reject
+    return len(decide(items=items, reviewer=reviewer, reason=reason).changed)
 
 
 def ratings_auto_pay(*, now=None) -> int:
-    """Pay the ratings nobody reviewed once the rating HIT type's ``auto_accept_after`` has
-    passed, and mark them accepted; ratings that misrate a copy wait for staff. Nothing is
+    """Accept and pay the ratings nobody reviewed once the rating HIT type's
+    ``auto_accept_after`` has passed; ratings that misrate a copy wait for staff. Nothing is
     paid twice. Returns how many were paid."""
-    now = now or timezone.now()
-    held = _waiting().misrating_copies().values_list("assignment_id", flat=True)
-    with transaction.atomic():
-        paid = crowd.assignments_auto_pay(kind=HitType.Kind.RATING, now=now, hold=list(held))
-        Rating.objects.filter(
-            status=Rating.Status.PENDING, assignment__ledger_entry__isnull=False
-        ).update(status=Rating.Status.ACCEPTED)
-    return paid
+    held = _waiting().misrating_copies().values_list("pk", flat=True)
+    return crowd.work_auto_accept(Rating, kind=HitType.Kind.RATING, now=now, hold=list(held))

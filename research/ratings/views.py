@@ -11,11 +11,9 @@ exported as "<platform>-<our id>", never by username.
 import csv
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
 
 from crowd import entrance
 from crowd import services as crowd
@@ -23,6 +21,7 @@ from crowd.access import own_assignment, worker_required
 from crowd.models import Assignment, HitType
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
+from review.review_pages import ReviewPage
 
 from ..api import system_score_jobs_visible_to
 from ..models import Rating, RatingBatch
@@ -31,7 +30,7 @@ from .batches import rating_batch_create
 from .exports import ratings_csv_rows
 from .forms import RatingBatchForm
 from .selectors import batch_summary, batches_with_progress, system_means
-from .services import rating_review_queue, rating_submit, ratings_review
+from .services import rating_review_queue, rating_submit
 
 RELATED = ("hit__item__ratingitem__batch", "hit__item__ratingitem__segment", "rating")
 KIND = HitType.Kind.RATING
@@ -246,35 +245,27 @@ def batch(request, pk):
     return render(request, "research/rating_batch.html", context)
 
 
-@require_POST
-@staff_member_required
-def batch_review(request, pk):
-    """Accept (pay) or reject one rating of the batch, with a reason for a rejection.
+class RatingReview(ReviewPage):
+    """Accept (pay) or reject one rating of the batch, with a reason for a rejection (the
+    ratings waiting are listed on the batch's page, so this page answers POST only).
 
     Security behaviour: staff only; the decision is audit-logged under the staff member's name,
     and a rating already decided is left alone."""
-    rating_batch = get_object_or_404(RatingBatch, pk=pk)
-    accept = request.POST.get("decision") == "accept"
-    try:
-        rating_id = int(request.POST.get("rating", ""))
-        if not Rating.objects.filter(pk=rating_id, item__batch=rating_batch).exists():
-            raise ValueError
-        decided = ratings_review(
-            rating_ids=[rating_id],
-            accept=accept,
-            reviewer=request.user,
-            reason=request.POST.get("reason", ""),
-        )
-    except ValueError:
-        messages.error(request, "Choose a rating of this batch to review.")
-    except WorkRefused as refusal:
-        messages.error(request, str(refusal))
-    else:
-        verb = "accepted and paid" if accept else "rejected"
-        messages.success(
-            request, f"Rating {rating_id} {verb}." if decided else "Already decided; unchanged."
-        )
-    return redirect(reverse("research:rating_batch", args=[pk]) + "#review-heading")
+
+    model = Rating
+    field = "rating"
+    noun = "rating"
+    choose = "Choose a rating of this batch to review."
+    http_method_names = ["post"]
+
+    def decidable(self, request, pk):
+        return Rating.objects.filter(item__batch=get_object_or_404(RatingBatch, pk=pk))
+
+    def redirect_to(self, pk):
+        return reverse("research:rating_batch", args=[pk]) + "#review-heading"
+
+
+batch_review = RatingReview.as_view()
 
 
 class _Echo:

@@ -76,14 +76,14 @@ def test_accepting_pays_once_and_is_audit_logged(pair, admin_user):
     )
     entry = LedgerEntry.objects.get(assignment=alignment.assignment)
     assert entry.created_by == admin_user and entry.reason == "Accepted in review."
-    assert AuditEntry.objects.get(action="accept").details["alignment"] == alignment.pk
+    assert AuditEntry.objects.get(action="accept").details == {"alignments": [alignment.pk]}
     assert review.alignment_review_queue() == []
 
 
 def test_rejecting_needs_a_reason_reopens_the_slot_and_pays_nothing(pair, admin_user):
     alignment = submit(BAD)
 
-    with pytest.raises(crowd.WorkRefused, match="Say why"):
+    with pytest.raises(crowd.WorkRefused, match="Give a reason"):
         review.alignments_review(
             alignment_ids=[alignment.pk], accept=False, reviewer=admin_user, reason=" "
         )
@@ -117,19 +117,19 @@ def test_unreviewed_alignments_are_paid_after_the_delay_unless_flagged(pair):
 def test_staff_review_on_the_page_and_workers_cannot_see_it(client, pair, admin_user):
     bad = submit(BAD)
     client.force_login(bad.worker.user)
-    assert client.get(reverse("annotations:review")).status_code == 302
+    assert client.get(reverse("review_pages:alignments")).status_code == 302
 
     client.force_login(admin_user)
-    page = client.get(reverse("annotations:review")).content.decode()
+    page = client.get(reverse("review_pages:alignments")).content.decode()
     assert f"Alignment {bad.pk} by" in page and "flagged" in page
     response = client.post(
-        reverse("annotations:review"),
+        reverse("review_pages:alignments"),
         {"alignment": bad.pk, "decision": "reject", "reason": ""},
         follow=True,
     )
-    assert "Say why the alignment is rejected" in response.content.decode()
+    assert "Give a reason; the worker sees it." in response.content.decode()
     response = client.post(
-        reverse("annotations:review"),
+        reverse("review_pages:alignments"),
         {"alignment": bad.pk, "decision": "reject", "reason": "<b>Reversed</b>"},
         follow=True,
     )

@@ -55,7 +55,7 @@ def test_a_careless_alignment_is_flagged_and_rejected_with_a_reason(page, live_s
     expect(page.get_by_text("mean F1 0.00 against 1 other annotation")).to_be_visible()
 
     page.get_by_role("button", name="Reject").click()
-    expect(page.get_by_text("Say why the alignment is rejected")).to_be_visible()
+    expect(page.get_by_text("Give a reason; the worker sees it.")).to_be_visible()
     page.get_by_label("Reason (needed to reject; the worker sees it)").fill(
         "Punctuation linked to a word."
     )

@@ -33,7 +33,7 @@ def paraphrased(text="Someone cuts a tomato into slices.", *, tier=Tier.ONE):
 
 def decide(client, paraphrase, decision, reason=""):
     return client.post(
-        reverse("collector:review_paraphrases"),
+        reverse("review_pages:paraphrases"),
         {"paraphrase": paraphrase.pk, "decision": decision, "reason": reason},
         follow=True,
     )
@@ -120,7 +120,7 @@ def test_platform_work_the_platform_has_not_confirmed_is_never_accepted():
 def test_the_review_page_lists_waiting_paraphrases_with_their_sentence_escaped(client):
     paraphrased('Someone cuts a "tomato" <3 & slices it.')
     client.force_login(make_staff())
-    html = client.get(reverse("collector:review_paraphrases")).content.decode()
+    html = client.get(reverse("review_pages:paraphrases")).content.decode()
     assert SENTENCE in html
     assert "Someone cuts a &quot;tomato&quot; &lt;3 &amp; slices it." in html
     assert "<3 & slices" not in html
@@ -130,7 +130,7 @@ def test_the_review_page_lists_waiting_paraphrases_with_their_sentence_escaped(c
 def test_workers_may_neither_see_nor_decide_reviews(client):
     paraphrase = paraphrased()
     client.force_login(paraphrase.worker.user)
-    page = client.get(reverse("collector:review_paraphrases"))
+    page = client.get(reverse("review_pages:paraphrases"))
     assert page.status_code == 302 and "/admin/login/" in page["Location"]
     decide(client, paraphrase, "accept")
     assert Paraphrase.objects.get().status == Paraphrase.Status.PENDING
@@ -146,4 +146,4 @@ def test_the_review_page_takes_the_same_queries_however_many_wait(
         make_paraphrase(make_worker(), source, f"Someone cuts up tomato {n}.")
     client.force_login(make_staff())
     with django_assert_num_queries(REVIEW_PAGE_QUERIES):
-        assert client.get(reverse("collector:review_paraphrases")).status_code == 200
+        assert client.get(reverse("review_pages:paraphrases")).status_code == 200

@@ -325,7 +325,7 @@ def test_approving_makes_a_segment_offered_for_description_and_records_the_pay()
         (1, description.target_tier1),
         (2, description.target_tier2),
     ]
-    assert (approved.status, approved.reviewed_by, approved.pay_cents) == ("approved", admin, 25)
+    assert (approved.status, approved.reviewed_by, approved.pay_cents) == ("accepted", admin, 25)
     assert approved.reviewed_at is not None
 
 
@@ -363,7 +363,7 @@ def test_rejecting_records_the_reasons_and_keeps_the_proposal():
     rejected.refresh_from_db()
     assert (rejected.status, rejected.reviewed_by, rejected.pay_cents) == ("rejected", admin, 0)
     assert rejected.reasons == ["language", "text"]
-    assert rejected.review_note == "Burned-in captions"
+    assert rejected.review_reason == "Burned-in captions"
     assert rejected.segment is None and not Segment.objects.exists()
 
 
@@ -390,7 +390,7 @@ def test_a_decision_once_made_is_not_reversed():
     approved, rejected = propose(make_worker(), 3, 9), propose(make_worker(), 20, 29)
     services.proposal_approve(proposal_id=approved.pk, reviewer=admin)
     services.proposal_reject(proposal_id=rejected.pk, reviewer=admin, reasons=["text"])
-    with pytest.raises(crowd.WorkRefused, match="already approved by ada"):
+    with pytest.raises(crowd.WorkRefused, match="already accepted by ada"):
         services.proposal_reject(proposal_id=approved.pk, reviewer=admin, reasons=["text"])
     with pytest.raises(crowd.WorkRefused, match="already rejected by ada"):
         services.proposal_approve(proposal_id=rejected.pk, reviewer=admin)
@@ -408,7 +408,7 @@ def test_the_database_wants_a_decision_recorded_in_full():
     proposal = make_proposal()
     with pytest.raises(IntegrityError), transaction.atomic():
         SegmentProposal.objects.filter(pk=proposal.pk).update(
-            status="approved", reviewed_at=timezone.now(), pay_cents=5
+            status="accepted", reviewed_at=timezone.now(), pay_cents=5
         )  # no segment
     with pytest.raises(IntegrityError), transaction.atomic():
         SegmentProposal.objects.filter(pk=proposal.pk).update(

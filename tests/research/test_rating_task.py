@@ -177,7 +177,7 @@ def test_staff_accept_and_pay_a_rating_and_reject_another_which_reopens_its_slot
     staff = make_staff()
     paid, refused = rate_next(make_worker()), rate_next(make_worker())
     assert ratings_review(rating_ids=[paid.pk], accept=True, reviewer=staff, reason="") == 1
-    with pytest.raises(WorkRefused, match="Say why"):
+    with pytest.raises(WorkRefused, match="Give a reason"):
         ratings_review(rating_ids=[refused.pk], accept=False, reviewer=staff, reason=" ")
     ratings_review(rating_ids=[refused.pk], accept=False, reviewer=staff, reason="Random clicks")
     paid.refresh_from_db(), refused.refresh_from_db()

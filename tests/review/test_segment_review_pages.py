@@ -47,7 +47,7 @@ def test_approving_creates_the_segment_and_goes_to_the_next_proposal(client, adm
     response = decide(client, proposal, "approve")
     assert response["Location"] == reverse("segment_review:proposal", args=[following.pk])
     proposal.refresh_from_db()
-    assert (proposal.status, proposal.reviewed_by, proposal.pay_cents) == ("approved", admin, 5)
+    assert (proposal.status, proposal.reviewed_by, proposal.pay_cents) == ("accepted", admin, 5)
     segment = proposal.segment
     assert (segment.youtube_id, segment.start, segment.end) == ("dQw4w9WgXcQ", 12, 18)
     assert segment.hits.count() == 2
@@ -83,7 +83,7 @@ def test_approving_with_reasons_ticked_is_refused(client, admin, proposal):
 def test_a_decided_proposal_shows_the_decision_and_no_form(client, admin, proposal):
     decide(client, proposal, "approve", note="Lovely")
     page = client.get(reverse("segment_review:proposal", args=[proposal.pk])).content.decode()
-    assert "Approved by ada" in page and "Lovely" in page and "$0.05" in page
+    assert "Accepted by ada" in page and "Lovely" in page and "$0.05" in page
     assert 'value="approve"' not in page
     assert "A dog &lt;jumps&gt;" in page and "A dog <jumps>" not in page
 
@@ -187,7 +187,7 @@ def test_worker_cannot_upload_or_cut(client, uploaded):
 def test_every_staff_page_has_exactly_one_h1(client, uploaded, proposal):
     for url in [
         reverse("segment_review:queue"),
-        reverse("segment_review:queue") + "?status=approved",
+        reverse("segment_review:queue") + "?status=accepted",
         reverse("segment_review:proposal", args=[proposal.pk]),
         reverse("segment_review:videos"),
         reverse("segment_review:video", args=[uploaded.pk]),
