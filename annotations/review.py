@@ -15,7 +15,7 @@ from django.utils import timezone
 from crowd import services as crowd
 from crowd.models import Assignment, AuditEntry, HitType
 from crowd.services import WorkRefused
-from scoring.metrics.alignment import link_counts, parse_pharaoh
+from paracrowd_metrics.alignment import link_counts, parse_pharaoh
 
 from .models import Alignment
 
