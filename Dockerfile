@@ -1,7 +1,9 @@
 FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
+# requirements.txt installs the metrics library from ./metrics, so it comes first too.
 COPY requirements.txt .
+COPY metrics metrics
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
 RUN DEBUG=True python manage.py collectstatic --noinput -v0

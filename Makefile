@@ -14,7 +14,8 @@ export REDIS_URL ?= redis://127.0.0.1:6379/0
 
 .PHONY: install database run test lint docs format bench faults chromium clean
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+# metrics/pyproject.toml: the library's own dependencies (requirements.txt installs it).
+$(VENV)/.installed: requirements.txt requirements-dev.txt metrics/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -r requirements-dev.txt

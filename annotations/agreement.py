@@ -9,7 +9,7 @@ what the agreement page shows are the same numbers.
 import math
 from collections import defaultdict
 
-from scoring.metrics.alignment import (
+from paracrowd_metrics.alignment import (
     AnnotatedPair,
     agreement_table,
     parse_pharaoh,

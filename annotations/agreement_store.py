@@ -1,7 +1,7 @@
 """The stored agreement table, kept up to date one sentence pair at a time.
 
 Each annotated pair has a ``PairAgreement`` row holding its share of the sums behind the
-table (``scoring.metrics.alignment.pair_share``); the report holds their exact sum and the
+table (``paracrowd_metrics.alignment.pair_share``); the report holds their exact sum and the
 table computed from it. When a pair gets a new alignment, ``agreement_pair_update`` computes
 that pair's share afresh, replaces its row and moves the sum by (new share − old share): the
 work is one pair's, whatever the size of the corpus, and the table equals a recomputation
@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from scoring.metrics.alignment import (
+from paracrowd_metrics.alignment import (
     AgreementTotals,
     EditModel,
     fit_edit_models,

@@ -19,7 +19,7 @@ from typing import TextIO
 from django.db import transaction
 from django.db.models import Count, Max, Prefetch
 
-from scoring.metrics.alignment import (
+from paracrowd_metrics.alignment import (
     AlignedPair,
     edinburgh_partner,
     format_pharaoh,
@@ -31,7 +31,7 @@ from scoring.metrics.alignment import (
     read_wpt,
     write_naacl,
 )
-from scoring.metrics.alignment.corpora import edinburgh_records, multimwa_line
+from paracrowd_metrics.alignment.corpora import edinburgh_records, multimwa_line
 
 from .models import Alignment, SentencePair
 from .services import pairs_store

@@ -3,7 +3,7 @@
 A pair's tokens are stored once and are what the annotator sees, what the aligner and the
 agreement measures count positions in, and what is exported. Links are kept in the
 Pharaoh/Moses form ("0-0 1-2 3p4", ``p`` for possible), which round-trips exactly through
-``scoring.metrics.alignment``.
+``paracrowd_metrics.alignment``.
 """
 
 from django.db import models
@@ -169,7 +169,7 @@ class PairAgreement(models.Model):
         SentencePair, on_delete=models.CASCADE, primary_key=True, related_name="agreement"
     )
     alignments = models.PositiveIntegerField()
-    share = models.JSONField()  # scoring.metrics.alignment.pair_share
+    share = models.JSONField()  # paracrowd_metrics.alignment.pair_share
     computed_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self):

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from crowd import services as crowd
 from crowd.models import HitType
-from scoring.metrics.alignment import link_counts, parse_pharaoh
+from paracrowd_metrics.alignment import link_counts, parse_pharaoh
 
 from .models import Alignment
 

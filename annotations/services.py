@@ -15,9 +15,9 @@ from crowd import services as crowd
 from crowd.models import HitType, Worker
 from crowd.services import WorkRefused
 from paracrowd.celery import enqueue
-from scoring.metrics import default_tokenize, pinc
-from scoring.metrics.alignment import Aligner, format_pharaoh, parse_pharaoh, train_aligner
-from scoring.metrics.tokens import sentence_units
+from paracrowd_metrics import default_tokenize, pinc
+from paracrowd_metrics.alignment import Aligner, format_pharaoh, parse_pharaoh, train_aligner
+from paracrowd_metrics.tokens import sentence_units
 
 from .models import AlignerModel, Alignment, SentencePair
 

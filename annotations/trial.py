@@ -3,7 +3,7 @@ before they may take alignment HITs.
 
 While the set has pairs, the alignment HIT type requires a qualification
 (``HitType.qualification_required``): a worker earns it by aligning every trial pair with a
-micro-averaged F1 (sure and possible links as ``scoring.metrics.alignment`` defines them,
+micro-averaged F1 (sure and possible links as ``paracrowd_metrics.alignment`` defines them,
 identical word pairs left out) of at least ALIGNMENT_TRIAL_MIN_F1 against the gold, or staff
 grant it by hand. With no trial pair, alignment HITs are open to every worker.
 
@@ -22,7 +22,7 @@ from django.db.models import F
 from crowd import services as crowd
 from crowd.models import Hit, HitType, Qualification, Worker
 from crowd.services import WorkRefused
-from scoring.metrics.alignment import (
+from paracrowd_metrics.alignment import (
     AlignedPair,
     LinkCounts,
     format_pharaoh,

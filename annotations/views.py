@@ -17,7 +17,7 @@ from crowd.access import own_assignment, worker_required
 from crowd.models import Assignment, HitType
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
-from scoring.metrics.alignment import format_pharaoh, parse_pharaoh
+from paracrowd_metrics.alignment import format_pharaoh, parse_pharaoh
 
 from . import services
 from . import trial as trials

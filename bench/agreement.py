@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from bench._database import database_recreate, server_settings
-from scoring.metrics.alignment import (
+from paracrowd_metrics.alignment import (
     AgreementSummary,
     AgreementTotals,
     Alignment,
@@ -56,7 +56,7 @@ from scoring.metrics.alignment import (
     share_totals,
     train_aligner,
 )
-from scoring.metrics.alignment.chance import (
+from paracrowd_metrics.alignment.chance import (
     SampleOverlaps,
     draw_alignments,
     grid_overlaps,
@@ -65,7 +65,7 @@ from scoring.metrics.alignment.chance import (
     sampled_phrase_sets,
     set_overlaps,
 )
-from scoring.metrics.alignment.phrases import phrase_links
+from paracrowd_metrics.alignment.phrases import phrase_links
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "msr-rte06-align"

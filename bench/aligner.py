@@ -33,7 +33,7 @@ from collections import Counter
 from itertools import combinations
 from pathlib import Path
 
-from scoring.metrics.alignment import (
+from paracrowd_metrics.alignment import (
     AlignedPair,
     Alignment,
     corpus_link_counts,
@@ -41,7 +41,7 @@ from scoring.metrics.alignment import (
     read_msr_majority,
     train_aligner,
 )
-from scoring.metrics.alignment.anchors import is_punctuation
+from paracrowd_metrics.alignment.anchors import is_punctuation
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "msr-rte06-align"

@@ -35,10 +35,10 @@ from pathlib import Path  # noqa: E402
 import sacrebleu  # noqa: E402
 
 from bench._msvd import msvd_clusters, msvd_folder, random_clusters  # noqa: E402
-from scoring.metrics import sentence_bleu  # noqa: E402
-from scoring.metrics.meteor import Meteor  # noqa: E402
-from scoring.metrics.ratings import RatingRecord, rated_pairs  # noqa: E402
-from scoring.metrics.ratings_analysis import AnalysisOptions, analyse_ratings  # noqa: E402
+from paracrowd_metrics import sentence_bleu  # noqa: E402
+from paracrowd_metrics.meteor import Meteor  # noqa: E402
+from paracrowd_metrics.ratings import RatingRecord, rated_pairs  # noqa: E402
+from paracrowd_metrics.ratings_analysis import AnalysisOptions, analyse_ratings  # noqa: E402
 
 SEED = 2011
 REFERENCES, HELD_OUT = 40, 10

@@ -31,9 +31,9 @@ import time
 import sacrebleu
 
 from bench._msvd import msvd_clusters, msvd_folder
-from scoring.metrics.meteor import Meteor, MeteorParameters, ParaphraseTable, meteor_tokens
-from scoring.metrics.meteor.extraction import ExtractionSettings, extract_paraphrases
-from scoring.metrics.meteor.matchers import Stemmer, clear_caches
+from paracrowd_metrics.meteor import Meteor, MeteorParameters, ParaphraseTable, meteor_tokens
+from paracrowd_metrics.meteor.extraction import ExtractionSettings, extract_paraphrases
+from paracrowd_metrics.meteor.matchers import Stemmer, clear_caches
 
 SEED = 2010
 TABLE_SIZE = 50_000

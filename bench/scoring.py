@@ -1,7 +1,7 @@
 """Leave-one-out scoring of a whole MSVD-size corpus, against sacrebleu in the same run.
 
 Every description of every cluster gets sentence BLEU against the rest of its cluster and
-its mean PINC against each of them (scoring.metrics.score_clusters). The reference is
+its mean PINC against each of them (paracrowd_metrics.score_clusters). The reference is
 sacrebleu's sentence_bleu on a seeded sample of the same descriptions, timed in this run and
 compared score by score. The same for character BLEU of order 18, for the pairwise
 sentence_bleu(..., tokenize="char"), and for the live path: one new description joining a
@@ -20,7 +20,7 @@ import os
 import sys
 
 # This file shares its name with the scoring package, and Python puts the script's folder
-# first on sys.path; without this, `import scoring.metrics` would import this file.
+# first on sys.path; without this, `import paracrowd_metrics` would import this file.
 sys.path.remove(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -38,8 +38,8 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_char import TokenizerChar
 from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
 
-from scoring.metrics import ClusterIndex, pinc, score_clusters, sentence_bleu
-from scoring.metrics.tokens import sentence_units
+from paracrowd_metrics import ClusterIndex, pinc, score_clusters, sentence_bleu
+from paracrowd_metrics.tokens import sentence_units
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "msvd-s2vt-sents"

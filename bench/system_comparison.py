@@ -6,7 +6,7 @@ bootstrap against a plain resampling loop, both measured in this run.
    the METEOR-style score); now it only checks the request and builds the job's rows
    (SystemScoreRequestSerializer). The reference is the scoring the request used to do.
 2. Comparing three systems with a baseline on 2,000 items (four sentence-level scores, 1,000
-   resamples each): scoring.metrics.significance.paired_bootstrap against the same resampling
+   resamples each): paracrowd_metrics.significance.paired_bootstrap against the same resampling
    written as a Python loop over random.choices, which is also checked to agree.
 
 Sentences come from the MSVD S2VT files in $PARACROWD_DATA or ../shared/data when present,
@@ -34,10 +34,10 @@ import django
 django.setup()
 
 from bench._msvd import msvd_clusters, msvd_folder, random_clusters  # noqa: E402
+from paracrowd_metrics import pinc, sentence_bleu  # noqa: E402
+from paracrowd_metrics.meteor import Meteor  # noqa: E402
+from paracrowd_metrics.significance import paired_bootstrap  # noqa: E402
 from research.serializers import SystemScoreRequestSerializer  # noqa: E402
-from scoring.metrics import pinc, sentence_bleu  # noqa: E402
-from scoring.metrics.meteor import Meteor  # noqa: E402
-from scoring.metrics.significance import paired_bootstrap  # noqa: E402
 
 SEED = 2011
 clock = time.process_time

@@ -9,7 +9,7 @@ from django.conf import global_settings
 from django.core.exceptions import ValidationError
 
 from paracrowd.spreadsheets import FORMULA_STARTS, starts_like_a_formula
-from scoring.metrics import default_tokenize, pinc
+from paracrowd_metrics import default_tokenize, pinc
 
 # Sentence-final marks: Latin, CJK full-width, Devanagari danda, Arabic question mark.
 SENTENCE_END = ".!?。！？।؟"

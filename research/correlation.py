@@ -1,7 +1,7 @@
 """Human ratings against the metrics, as Chen & Dolan (2011, §5.2) measure them: the
 analysis ``correlate_ratings``, the research page and the API share, and its text table.
 
-The input is an iterable of plain rating records (scoring.metrics.ratings.RatingRecord): from
+The input is an iterable of plain rating records (paracrowd_metrics.ratings.RatingRecord): from
 a CSV file (scoring.ratings_file) or from ratings stored in the app.
 """
 
@@ -9,13 +9,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, replace
 
 from paracrowd.charts import Lines, line_chart
-from scoring.metrics import default_tokenize
-from scoring.metrics.ratings import (
+from paracrowd_metrics import default_tokenize
+from paracrowd_metrics.ratings import (
     RatingError,
     RatingRecord,
     rated_pairs,
 )
-from scoring.metrics.ratings_analysis import AnalysisOptions, analyse_ratings, check_enough_pairs
+from paracrowd_metrics.ratings_analysis import AnalysisOptions, analyse_ratings, check_enough_pairs
 from scoring.ratings_file import ratings_from_text
 from scoring.services import meteor_configuration
 
@@ -37,7 +37,7 @@ def ratings_correlate(
     dimension: str | None = None,
     meteor: bool = True,
 ) -> dict:
-    """Table 4 and Figure 4 of the ratings (scoring.metrics.ratings_analysis), as a dict
+    """Table 4 and Figure 4 of the ratings (paracrowd_metrics.ratings_analysis), as a dict
     ready for JSON. ``dimension`` keeps that one dimension only; ``meteor`` adds the
     METEOR-style row with the site's parameters. A ``tokenize`` of "" follows the ratings'
     language. RatingError, naming the record, for anything that cannot be analysed."""

@@ -3,10 +3,10 @@ from pathlib import PurePath
 from django import forms
 from django.utils.http import urlencode
 
-from scoring.metrics.correlation import DEFAULT_RESAMPLES
-from scoring.metrics.ratings import DIMENSIONS, SINGLE, RatingError
-from scoring.metrics.ratings_analysis import AnalysisOptions, reference_counts
-from scoring.metrics.significance import DEFAULT_SAMPLES
+from paracrowd_metrics.correlation import DEFAULT_RESAMPLES
+from paracrowd_metrics.ratings import DIMENSIONS, SINGLE, RatingError
+from paracrowd_metrics.ratings_analysis import AnalysisOptions, reference_counts
+from paracrowd_metrics.significance import DEFAULT_SAMPLES
 from scoring.services import combined_parameters
 
 from .correlation import (

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from scoring.metrics.meteor import ParaphraseTable
+from paracrowd_metrics.meteor import ParaphraseTable
 
 BACKOFF = 0.4
 START, END = "<s>", "</s>"

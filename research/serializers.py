@@ -5,13 +5,13 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from scoring.metrics import TOKENIZERS
-from scoring.metrics.correlation import DEFAULT_RESAMPLES
-from scoring.metrics.ratings import DIMENSIONS as RATING_DIMENSIONS
-from scoring.metrics.ratings import SINGLE as SINGLE_RATING
-from scoring.metrics.ratings import RatingError
-from scoring.metrics.ratings_analysis import AnalysisOptions, reference_counts
-from scoring.metrics.significance import DEFAULT_SAMPLES
+from paracrowd_metrics import TOKENIZERS
+from paracrowd_metrics.correlation import DEFAULT_RESAMPLES
+from paracrowd_metrics.ratings import DIMENSIONS as RATING_DIMENSIONS
+from paracrowd_metrics.ratings import SINGLE as SINGLE_RATING
+from paracrowd_metrics.ratings import RatingError
+from paracrowd_metrics.ratings_analysis import AnalysisOptions, reference_counts
+from paracrowd_metrics.significance import DEFAULT_SAMPLES
 from scoring.services import combined_parameters
 
 from .correlation import (

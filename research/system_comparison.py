@@ -5,13 +5,13 @@ Each system is scored as ``score_system`` scores one (research.system_scoring). 
 own human descriptions make a reference row: for each source any system was scored on, another
 description of its cluster, drawn with the seed, stands as the output, and is left out of the
 references. Every system, and the human row, is compared with the chosen baseline by paired
-bootstrap resampling over the sources both were scored on (scoring.metrics.significance).
+bootstrap resampling over the sources both were scored on (paracrowd_metrics.significance).
 """
 
 import random
 from dataclasses import dataclass
 
-from scoring.metrics.significance import paired_bootstrap
+from paracrowd_metrics.significance import paired_bootstrap
 
 from .selection import CorpusFilter
 from .splits import SplitOptions

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 
-from scoring import metrics
-from scoring.metrics.meteor import Meteor
+import paracrowd_metrics as metrics
+from paracrowd_metrics.meteor import Meteor
 from scoring.services import MeteorConfiguration, meteor_configuration
 
 from .selection import CorpusFilter, video_label

@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 
 from django.conf.locale import LANG_INFO
 
-from scoring.metrics import default_tokenize
+from paracrowd_metrics import default_tokenize
 
 WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 

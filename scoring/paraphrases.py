@@ -8,11 +8,11 @@ from statistics import fmean
 from django.db import transaction
 from django.utils import timezone
 
+import paracrowd_metrics as metrics
 from collector.models import Description, Paraphrase, ParaphraseSource
 from paracrowd.reports import report_compute, report_request
+from paracrowd_metrics.significance import paired_bootstrap
 
-from . import metrics
-from .metrics.significance import paired_bootstrap
 from .models import ParaphraseComparisonReport
 
 BOOTSTRAP_SAMPLES = 1000

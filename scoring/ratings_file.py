@@ -12,8 +12,7 @@ import io
 from pathlib import Path
 
 from collector.selectors import cluster_descriptions
-
-from .metrics.ratings import RatingError, RatingRecord, dimensions_of
+from paracrowd_metrics.ratings import RatingError, RatingRecord, dimensions_of
 
 REFERENCE_SEPARATOR = " ||| "
 

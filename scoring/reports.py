@@ -5,11 +5,11 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Sum
 
+import paracrowd_metrics as metrics
 from collector.models import Description
 from collector.selectors import cluster_descriptions
 from paracrowd.charts import Histogram, bar_chart, histogram
 
-from . import metrics
 from .models import ClusterScore, DescriptionScore
 
 REFERENCE_COUNTS = (1, 2, 4, 8, 16, None)  # None: every other member

@@ -8,12 +8,11 @@ from django.db import transaction
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
+import paracrowd_metrics as metrics
 from collector.models import Description, Segment
 from collector.selectors import cluster_descriptions
 from paracrowd.reports import report_compute, report_request
-
-from . import metrics, reports
-from .metrics.meteor import (
+from paracrowd_metrics.meteor import (
     ENGLISH,
     Meteor,
     MeteorParameters,
@@ -21,7 +20,9 @@ from .metrics.meteor import (
     TableFormatError,
     meteor_signature,
 )
-from .metrics.meteor.matchers import primary_language
+from paracrowd_metrics.meteor.matchers import primary_language
+
+from . import reports
 from .models import (
     ClusterScore,
     CombinedSetting,

@@ -13,8 +13,8 @@ from itertools import islice
 from django.db.models import Avg, Count, F, Q
 
 from collector.selectors import cluster_descriptions
-from scoring.metrics.rating_agreement import RatingAgreement, rating_agreement
-from scoring.metrics.ratings import DIMENSIONS, RatingError, RatingRecord, leave_one_out
+from paracrowd_metrics.rating_agreement import RatingAgreement, rating_agreement
+from paracrowd_metrics.ratings import DIMENSIONS, RatingError, RatingRecord, leave_one_out
 
 from ..models import Rating, RatingBatch, RatingItem
 from ..selection import worker_label

@@ -19,7 +19,7 @@ from annotations.agreement_store import (
     stored_models,
 )
 from annotations.models import AgreementReport, Alignment, PairAgreement, SentencePair
-from scoring.metrics.alignment import AgreementTotals, share_totals
+from paracrowd_metrics.alignment import AgreementTotals, share_totals
 from tests.annotations.test_agreement_pipeline import LINKS, annotate, make_pair
 from tests.conftest import wait_for
 

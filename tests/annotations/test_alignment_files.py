@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotations.models import Alignment, SentencePair
-from scoring.metrics.alignment import parse_pharaoh
+from paracrowd_metrics.alignment import parse_pharaoh
 
 pytestmark = pytest.mark.django_db
 

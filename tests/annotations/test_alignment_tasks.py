@@ -11,7 +11,7 @@ from annotations.models import AlignerModel, Alignment, SentencePair
 from collector import services as collector_services
 from crowd import services as crowd
 from crowd.models import Assignment, HitType, Tier
-from scoring.metrics.alignment import parse_pharaoh
+from paracrowd_metrics.alignment import parse_pharaoh
 from tests.factories import make_segment, make_worker
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from annotations.models import Alignment, SentencePair
 from crowd.services import hits_open
-from scoring.metrics.alignment import parse_pharaoh
+from paracrowd_metrics.alignment import parse_pharaoh
 from tests.factories import make_worker
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

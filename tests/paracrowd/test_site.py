@@ -10,9 +10,9 @@ from collector import services as collector
 from collector.models import VideoFile
 from crowd import services as crowd
 from crowd.models import HitType, Tier
+from paracrowd_metrics.ratings_analysis import AnalysisOptions
 from research import services as research
 from research.correlation import correlation_parameters
-from scoring.metrics.ratings_analysis import AnalysisOptions
 from tests.factories import (
     make_paraphrase_source,
     make_proposal,

@@ -11,10 +11,10 @@ from django.core.management import CommandError, call_command
 from collector import services
 from crowd import services as crowd
 from crowd.models import Tier
+from paracrowd_metrics.testing import simulated_ratings
 from scoring.models import CombinedSetting
 from scoring.services import combined_parameters
 from tests.factories import make_segment, make_worker
-from tests.scoring.metrics.test_ratings_analysis import simulated_pairs
 
 SOURCE = "A man is playing a guitar."
 REFERENCES = ["A man plays the guitar.", "Someone is playing a guitar.", "A guy strums a guitar."]
@@ -58,7 +58,7 @@ def judged(tmp_path):
             "judge": r.judge,
             "references": " ||| ".join(r.references),
         }
-        for r in simulated_pairs()
+        for r in simulated_ratings()
     ]
     columns = ["source", "candidate", "semantic", "dissimilarity", "overall", "judge"]
     return write(tmp_path / "judged.csv", rows, [*columns, "references"])

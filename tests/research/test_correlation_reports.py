@@ -10,15 +10,15 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from paracrowd_metrics.ratings_analysis import AnalysisOptions
+from paracrowd_metrics.testing import simulated_ratings
 from research import services
 from research.correlation import correlation_parameters
 from research.models import CorrelationReport
-from scoring.metrics.ratings_analysis import AnalysisOptions
 from scoring.models import CombinedSetting
 from scoring.services import combined_parameters
 from tests.conftest import wait_for
 from tests.factories import make_researcher, make_staff, make_worker
-from tests.scoring.metrics.test_ratings_analysis import simulated_pairs
 
 
 def ratings_csv(count=40, change=None) -> str:
@@ -26,7 +26,7 @@ def ratings_csv(count=40, change=None) -> str:
     columns = ["source", "candidate", "semantic", "dissimilarity", "overall", "judge"]
     writer = csv.DictWriter(out, fieldnames=[*columns, "references"])
     writer.writeheader()
-    for n, record in enumerate(simulated_pairs(count=count, references=8)):
+    for n, record in enumerate(simulated_ratings(count=count, references=8)):
         row = {
             "source": record.source,
             "candidate": record.candidate,

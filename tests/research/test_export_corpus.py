@@ -14,9 +14,9 @@ from django.core.management import CommandError, call_command
 from annotations.models import Alignment, SentencePair
 from collector.models import Description, Segment
 from crowd.models import AuditEntry, LedgerEntry, Tier, Worker
+from paracrowd_metrics.alignment import parse_pharaoh
 from research.selection import worker_label
 from research.splits import SplitOptions
-from scoring.metrics.alignment import parse_pharaoh
 from scoring.services import segments_score
 from tests.factories import make_description, make_segment, make_worker
 

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotations.models import Alignment, SentencePair
-from scoring.metrics.meteor import ParaphraseTable
+from paracrowd_metrics.meteor import ParaphraseTable
 from tests.factories import make_description, make_segment
 
 SMALL_CORPUS = ["--min-count", "1", "--common-frequency", "1", "--no-progress"]

@@ -6,8 +6,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from paracrowd_metrics.meteor import ParaphraseTable
 from research.paraphraser import TrigramModel, paraphrase
-from scoring.metrics.meteor import ParaphraseTable
 
 
 def words(text: str) -> list[str]:

@@ -10,13 +10,13 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+import paracrowd_metrics as metrics
 from paracrowd.reports import CLAIM_EXPIRES
 from research import services
 from research.models import SystemScoreJob
 from research.splits import SplitOptions, video_key
 from research.system_comparison import HUMAN
 from research.tasks import STALLED_AFTER, sweep_system_score_jobs
-from scoring import metrics
 from tests.conftest import wait_for
 from tests.factories import make_description, make_researcher, make_segment, make_worker
 from tests.research.system_jobs import post_and_run

@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from paracrowd_metrics.meteor import Meteor, MeteorParameters, ParaphraseTable
 from research.splits import SplitOptions
-from scoring.metrics.meteor import Meteor, MeteorParameters, ParaphraseTable
 from scoring.services import meteor_setting_store
 from tests.factories import make_description, make_researcher, make_segment
 from tests.research.system_jobs import only_system

@@ -8,8 +8,8 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+import paracrowd_metrics as metrics
 from research.splits import SplitOptions
-from scoring import metrics
 from tests.factories import make_description, make_researcher, make_segment
 from tests.research.system_jobs import only_system, post_and_run
 

@@ -5,10 +5,10 @@ worked out by hand."""
 import pytest
 from django.urls import reverse
 
+import paracrowd_metrics as metrics
 from collector import services
 from collector.models import Paraphrase
 from crowd.models import Tier
-from scoring import metrics
 from scoring.models import ParaphraseComparisonReport
 from scoring.paraphrases import (
     direct_versus_described,

@@ -7,7 +7,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from scoring.metrics.rating_agreement import (
+from paracrowd_metrics.rating_agreement import (
     judge_pairs,
     judges_pearson,
     krippendorff_ordinal,

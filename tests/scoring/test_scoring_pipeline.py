@@ -7,11 +7,11 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+import paracrowd_metrics as metrics
 from collector import services
 from collector.models import Description
 from crowd import services as crowd
 from crowd.models import Tier
-from scoring import metrics
 from scoring.models import ClusterScore, DescriptionScore
 from scoring.services import segments_score, segments_unscored
 from scoring.tasks import sweep_unscored

@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from scoring.metrics.meteor import ParaphraseTable
+from paracrowd_metrics.meteor import ParaphraseTable
 from scoring.services import meteor_setting_current
 
 REFERENCES = "a guy is cutting a tomato ||| someone slices a tomato"

@@ -12,7 +12,12 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.agreement import annotated_pairs_from, format_rows, table_rows
-from scoring.metrics.alignment import AlignedPair, agreement_table, read_msr_annotator, read_pharaoh
+from paracrowd_metrics.alignment import (
+    AlignedPair,
+    agreement_table,
+    read_msr_annotator,
+    read_pharaoh,
+)
 
 
 def annotator_names(file_names: list[str]) -> list[str]:

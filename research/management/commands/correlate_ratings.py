@@ -7,6 +7,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+import paracrowd_metrics as metrics
+from paracrowd_metrics.correlation import DEFAULT_RESAMPLES
+from paracrowd_metrics.ratings import DIMENSIONS, SINGLE, RatingError
+from paracrowd_metrics.ratings_analysis import AnalysisOptions, reference_counts
 from research.correlation import (
     combined_fit,
     correlation_lines,
@@ -14,10 +18,6 @@ from research.correlation import (
 )
 from research.models import RatingBatch
 from research.ratings.selectors import ratings_from_db
-from scoring import metrics
-from scoring.metrics.correlation import DEFAULT_RESAMPLES
-from scoring.metrics.ratings import DIMENSIONS, SINGLE, RatingError
-from scoring.metrics.ratings_analysis import AnalysisOptions, reference_counts
 from scoring.ratings_file import read_ratings
 from scoring.services import combined_setting_store
 

@@ -4,7 +4,7 @@ Reads the JSON-lines cluster export (``export_corpus --format jsonl``, compresse
 each line only the
 segment's id, the language and the descriptions' texts are used) or, with ``--from-db``, the
 stored corpus under the usual export filters, plus the collected word alignments. Writes a
-gzip table in METEOR 1.5's format. See ``scoring.metrics.meteor.extraction``.
+gzip table in METEOR 1.5's format. See ``paracrowd_metrics.meteor.extraction``.
 """
 
 import gzip
@@ -16,16 +16,16 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from research.management.filter_options import add_filter_arguments, filter_from_options
-from research.selection import FilterError
-from scoring.metrics.alignment import parse_pharaoh
-from scoring.metrics.meteor.extraction import (
+from paracrowd_metrics.alignment import parse_pharaoh
+from paracrowd_metrics.meteor.extraction import (
     AnnotatedPair,
     ExtractionSettings,
     extract_paraphrases,
 )
-from scoring.metrics.meteor.matchers import primary_language
-from scoring.metrics.meteor.table import GZIP_MAGIC
+from paracrowd_metrics.meteor.matchers import primary_language
+from paracrowd_metrics.meteor.table import GZIP_MAGIC
+from research.management.filter_options import add_filter_arguments, filter_from_options
+from research.selection import FilterError
 
 DEFAULTS = ExtractionSettings()
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from paracrowd_metrics.meteor import ParaphraseTable, TableFormatError, meteor_tokens
+from paracrowd_metrics.meteor.matchers import primary_language
 from research.management.commands.extract_paraphrases import read_clusters, stored_clusters
 from research.management.filter_options import add_filter_arguments, filter_from_options
 from research.paraphraser import TrigramModel, paraphrase
 from research.selection import FilterError
-from scoring.metrics.meteor import ParaphraseTable, TableFormatError, meteor_tokens
-from scoring.metrics.meteor.matchers import primary_language
 
 
 def tsv_field(text: str) -> str:

@@ -12,16 +12,16 @@ from pathlib import Path
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring import metrics
-from scoring.metrics.meteor import ENGLISH, ParaphraseTable, TableFormatError
-from scoring.metrics.meteor.tuning import (
+import paracrowd_metrics as metrics
+from paracrowd_metrics.meteor import ENGLISH, ParaphraseTable, TableFormatError
+from paracrowd_metrics.meteor.tuning import (
     Grid,
     RatedPairs,
     cross_validate,
     grid_points,
     held_out_mean,
 )
-from scoring.metrics.ratings import SINGLE, RatingError, leave_one_out
+from paracrowd_metrics.ratings import SINGLE, RatingError, leave_one_out
 from scoring.ratings_file import read_ratings
 from scoring.services import meteor_setting_store
 
