@@ -19,7 +19,6 @@ urlpatterns = [
     path("ratings/", ratings.batches, name="rating_batches"),
     path("ratings/ratings.csv", ratings.ratings_csv, name="ratings_csv"),
     path("ratings/<int:pk>/", ratings.batch, name="rating_batch"),
-    path("ratings/<int:pk>/review/", ratings.batch_review, name="rating_review"),
     path("ratings/<int:pk>/ratings.csv", ratings.ratings_csv, name="rating_batch_csv"),
     path("rate/<int:pk>/", ratings.rate, name="rate"),
     path("external/rate/", ratings.platform_rate, name="platform_rate"),

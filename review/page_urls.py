@@ -10,4 +10,5 @@ app_name = "review_pages"
 urlpatterns = [
     path("paraphrase/review/", review_pages.ParaphraseReview.as_view(), name="paraphrases"),
     path("align/review/", review_pages.AlignmentReview.as_view(), name="alignments"),
+    path("research/ratings/<int:pk>/review/", review_pages.RatingReview.as_view(), name="ratings"),
 ]

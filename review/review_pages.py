@@ -10,7 +10,8 @@ by the templates.
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.views import View
 
@@ -18,6 +19,7 @@ from annotations import review as alignment_review
 from annotations.models import Alignment
 from collector.models import Paraphrase
 from crowd import services as crowd
+from research.models import Rating, RatingBatch
 
 DECISIONS = {
     "accept": (crowd.work_accept, "accepted and paid"),
@@ -129,3 +131,20 @@ class AlignmentReview(ReviewPage):
 
     def redirect_to(self):
         return "review_pages:alignments"
+
+
+class RatingReview(ReviewPage):
+    """Accept (pay) or reject one rating of a batch, with a reason for a rejection (the
+    ratings waiting are listed on the batch's page, so this page answers POST only)."""
+
+    model = Rating
+    field = "rating"
+    noun = "rating"
+    choose = "Choose a rating of this batch to review."
+    http_method_names = ["post"]
+
+    def decidable(self, request, pk):
+        return Rating.objects.filter(item__batch=get_object_or_404(RatingBatch, pk=pk))
+
+    def redirect_to(self, pk):
+        return reverse("research:rating_batch", args=[pk]) + "#review-heading"

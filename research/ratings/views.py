@@ -21,7 +21,6 @@ from crowd.access import own_assignment, worker_required
 from crowd.models import Assignment, HitType
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
-from review.review_pages import ReviewPage
 
 from ..api import system_score_jobs_visible_to
 from ..models import Rating, RatingBatch
@@ -243,29 +242,6 @@ def batch(request, pk):
         "waiting": rating_review_queue(batch=rating_batch) if request.user.is_staff else [],
     }
     return render(request, "research/rating_batch.html", context)
-
-
-class RatingReview(ReviewPage):
-    """Accept (pay) or reject one rating of the batch, with a reason for a rejection (the
-    ratings waiting are listed on the batch's page, so this page answers POST only).
-
-    Security behaviour: staff only; the decision is audit-logged under the staff member's name,
-    and a rating already decided is left alone."""
-
-    model = Rating
-    field = "rating"
-    noun = "rating"
-    choose = "Choose a rating of this batch to review."
-    http_method_names = ["post"]
-
-    def decidable(self, request, pk):
-        return Rating.objects.filter(item__batch=get_object_or_404(RatingBatch, pk=pk))
-
-    def redirect_to(self, pk):
-        return reverse("research:rating_batch", args=[pk]) + "#review-heading"
-
-
-batch_review = RatingReview.as_view()
 
 
 class _Echo:

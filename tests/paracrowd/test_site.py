@@ -138,7 +138,7 @@ def site():
         "annotations:align": {"pk": alignment.pk},
         "research:rate": {"pk": rating.pk},
         "research:rating_batch": {"pk": rating_batch.pk},
-        "research:rating_review": {"pk": rating_batch.pk},
+        "review_pages:ratings": {"pk": rating_batch.pk},
         "research:rating_batch_csv": {"pk": rating_batch.pk},
         "annotations:pair": {"pk": pair.pk},
         "annotations:pair_trial": {"pk": pair.pk},

@@ -207,7 +207,7 @@ def test_ratings_nobody_reviewed_are_paid_and_accepted_after_the_delay_once():
 def test_the_review_page_is_for_staff_and_a_decision_is_made_there(client):
     batch = make_batch()
     rating = rate_next(make_worker())
-    url = reverse("research:rating_review", args=[batch.pk])
+    url = reverse("review_pages:ratings", args=[batch.pk])
     client.force_login(make_worker().user)
     assert client.post(url, {"rating": rating.pk, "decision": "accept"}).status_code == 302
     rating.refresh_from_db()
