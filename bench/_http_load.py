@@ -104,7 +104,7 @@ def process_stat(pid: int) -> list[str]:
 def process_children(pid: int) -> list[int]:
     children = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
+        if entry.name.isdecimal():
             with contextlib.suppress(OSError, IndexError):
                 if int(process_stat(int(entry.name))[1]) == pid:
                     children.append(int(entry.name))

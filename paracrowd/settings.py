@@ -63,7 +63,7 @@ def env_rate(name: str, default: str) -> str:
     """A rate as DRF reads it: a count per second, minute, hour or day ("60/minute")."""
     value = env(name, default)
     count, _, period = value.partition("/")
-    if not count.isdigit() or int(count) < 1 or period not in {"second", "minute", "hour", "day"}:
+    if not count.isdecimal() or int(count) < 1 or period not in {"second", "minute", "hour", "day"}:
         raise ImproperlyConfigured(
             f"{name} must be a count per second, minute, hour or day (60/minute), not {value!r}"
         )

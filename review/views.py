@@ -368,7 +368,7 @@ def audit(request):
     if action in AuditEntry.Action.values:
         entries = entries.filter(action=action)
     worker_id = request.GET.get("worker", "")
-    if worker_id.isdigit():
+    if worker_id.isdecimal() and len(worker_id) < 19:  # a bigint, whatever was typed
         entries = entries.filter(worker_id=int(worker_id))
     page = Paginator(entries, 100).get_page(request.GET.get("page"))
     context = {

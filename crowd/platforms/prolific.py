@@ -454,7 +454,7 @@ def _backoff(response, attempt: int) -> float:
     """Prolific's Retry-After when it gives one in seconds, else exponential backoff."""
     delay = min(2**attempt * 0.5, MAX_BACKOFF_SECONDS)
     retry_after = response.headers.get("Retry-After", "")
-    if retry_after.isdigit():
+    if retry_after.isdecimal():
         delay = min(max(delay, int(retry_after)), MAX_BACKOFF_SECONDS)
     return delay
 

@@ -10,7 +10,7 @@ from paracrowd_metrics.ratings import (
     leave_one_out,
     rated_pairs,
 )
-from paracrowd_metrics.ratings_analysis import AnalysisOptions, analyse_ratings
+from paracrowd_metrics.ratings_analysis import AnalysisOptions, analyse_ratings, reference_counts
 from paracrowd_metrics.testing import simulated_ratings
 
 
@@ -170,3 +170,14 @@ def test_too_few_pairs_for_the_folds_are_refused():
     pairs = rated_pairs(simulated_ratings(count=4), DIMENSIONS)
     with pytest.raises(RatingError, match="4 rated pairs; at least 5"):
         analyse_ratings(pairs, DIMENSIONS, options=AnalysisOptions(folds=5))
+
+
+@pytest.mark.parametrize("text", ["\u00b3", "1,\u00b2", "0", "two", "1.5"])
+def test_reference_counts_refuse_anything_but_whole_counts_and_all(text):
+    # "³" is a digit to str.isdigit() but not a number to int().
+    with pytest.raises(RatingError, match="neither a count above 0 nor 'all'"):
+        reference_counts(text)
+
+
+def test_reference_counts_read_counts_and_all_once_each():
+    assert reference_counts("1, 2,4,all,2") == (1, 2, 4, None)

@@ -57,8 +57,11 @@ def token(db, media_root, wsgi_keeps_the_test_connection):
 
 
 @schema.parametrize()
+# The same generated requests every run: a fuzzing test that fails by chance would make CI a
+# lottery (it found a NUL in a language and a "³" in reference counts that way; both fixed).
 @settings(
     max_examples=25,
+    derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

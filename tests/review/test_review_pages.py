@@ -172,6 +172,9 @@ def test_staff_promote_a_worker_with_a_reason_and_it_is_logged(client, staff, pa
     assert (entry.actor, entry.reason) == (staff, "Good grammar.")
     page = client.get(reverse("review:audit")).content.decode()
     assert "Good grammar." in page
+    # A worker id that is not a whole number the database can hold filters nothing, never 500.
+    for typed in ("\u00b3", "9" * 30, "x"):
+        assert client.get(reverse("review:audit"), {"worker": typed}).status_code == 200
 
 
 def test_a_decision_without_a_reason_changes_nothing_and_says_why(client, staff, paster):

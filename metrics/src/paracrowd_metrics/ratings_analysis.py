@@ -66,7 +66,7 @@ def reference_counts(text: str) -> tuple[int | None, ...]:
         part = part.strip()
         if part == "all":
             counts.append(None)
-        elif part.isdigit() and int(part) > 0:
+        elif part.isdecimal() and int(part) > 0:
             counts.append(int(part))
         else:
             raise RatingError(f"--references: {part!r} is neither a count above 0 nor 'all'")

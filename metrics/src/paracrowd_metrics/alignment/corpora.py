@@ -29,7 +29,7 @@ def _links(text: str, where: str) -> set[Link]:
     found = set()
     for item in text.split():
         i, dash, j = item.partition("-")
-        if not (dash and i.isdigit() and j.isdigit()):
+        if not (dash and i.isdecimal() and j.isdecimal()):
             raise ValueError(f"{where}: not a link 'i-j': {item!r}")
         found.add((int(i), int(j)))
     return found
