@@ -4,74 +4,25 @@ A value that cannot be parsed raises ImproperlyConfigured naming the variable, s
 production fails at start-up instead of silently meaning something else.
 """
 
-import math
-import os
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from .environment import (
+    env,
+    env_bool,
+    env_currency,
+    env_float,
+    env_https_url,
+    env_int,
+    env_list,
+    env_rate,
+    env_url_parameter,
+)
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env(name: str, default: str) -> str:
-    return os.environ.get(name, default)
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    # Exactly the two spellings the README documents, so "yes" or "0" is a typo, not a guess.
-    if value == "True":
-        return True
-    if value == "False":
-        return False
-    raise ImproperlyConfigured(f"{name} must be True or False, not {value!r}")
-
-
-def env_int(name: str, default: int, *, minimum: int = 0, maximum: int | None = None) -> int:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        number = int(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
-    if number < minimum:
-        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {number}")
-    if maximum is not None and number > maximum:
-        raise ImproperlyConfigured(f"{name} must be at most {maximum}, not {number}")
-    return number
-
-
-def env_float(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a number, not {value!r}") from None
-    if not math.isfinite(number):
-        raise ImproperlyConfigured(f"{name} must be a finite number, not {value!r}")
-    return number
-
-
-def env_rate(name: str, default: str) -> str:
-    """A rate as DRF reads it: a count per second, minute, hour or day ("60/minute")."""
-    value = env(name, default)
-    count, _, period = value.partition("/")
-    if not count.isdecimal() or int(count) < 1 or period not in {"second", "minute", "hour", "day"}:
-        raise ImproperlyConfigured(
-            f"{name} must be a count per second, minute, hour or day (60/minute), not {value!r}"
-        )
-    return value
-
-
-def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in env(name, default).split(",") if item.strip()]
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -387,9 +338,7 @@ PROLIFIC_FEE_PERCENT = env_int("PROLIFIC_FEE_PERCENT", 34, minimum=0, maximum=10
 # Prolific's minimum hourly reward in the workspace's currency's minor units ($8.00 an hour;
 # the reward-recommendations endpoint is asked too, when reachable, and the higher one wins).
 PROLIFIC_MIN_HOURLY_CENTS = env_int("PROLIFIC_MIN_HOURLY_CENTS", 800, minimum=1)
-PROLIFIC_CURRENCY = env("PROLIFIC_CURRENCY", "USD")
-if PROLIFIC_CURRENCY not in ("USD", "GBP"):
-    raise ImproperlyConfigured("PROLIFIC_CURRENCY must be USD or GBP.")
+PROLIFIC_CURRENCY = env_currency("PROLIFIC_CURRENCY", "USD", allowed=("USD", "GBP"))
 # Arrivals from a platform this site has no connector for cannot be checked: they are taken
 # (and the page says so) only in demo mode, which DEBUG turns on unless this says otherwise.
 PLATFORM_DEMO = env_bool("PLATFORM_DEMO", DEBUG)
@@ -400,63 +349,7 @@ PLATFORM_DEMO_SESSION_TASKS = env_int("PLATFORM_DEMO_SESSION_TASKS", 5, minimum=
 PLATFORM_PAY_MEASURED_MINIMUM = env_int("PLATFORM_PAY_MEASURED_MINIMUM", 50, minimum=1)
 
 # Study links: the one connector for CloudResearch Connect, SONA, Microworkers, Clickworker and a
-# lab's own panel (crowd.platforms.studylink; docs/operators/study-links.md). This block reads
-# and checks its own settings so that it stands alone.
-
-
-def env_url_parameter(name: str, default: str, *, required: bool = True) -> str:
-    """The name of a query parameter: letters, digits, "_", "." or "-", at most 40 characters
-    (empty allowed when not ``required``: the platform sends no such parameter)."""
-    value = env(name, default)
-    if not value and not required:
-        return value
-    if not (
-        0 < len(value) <= 40 and value.isascii() and all(c.isalnum() or c in "_.-" for c in value)
-    ):
-        raise ImproperlyConfigured(
-            f"{name} must be a URL parameter name (letters, digits, _ . -; at most 40), "
-            f"not {value!r}"
-        )
-    return value
-
-
-def env_https_url(name: str, default: str, *, placeholders: tuple[str, ...] = ()) -> str:
-    """An https URL (http only for this machine, for local testing) that may hold the given
-    ``{placeholders}`` in its path, query or fragment, but nowhere that could change the host
-    the participant is sent to. Empty stays empty (no URL)."""
-    # Imported here so that this block stays self-contained.
-    from urllib.parse import urlsplit
-
-    value = env(name, default)
-    if not value:
-        return value
-    fixed = value
-    for placeholder in placeholders:
-        fixed = fixed.replace("{" + placeholder + "}", "")
-    if "{" in fixed or "}" in fixed:
-        known = ", ".join("{" + placeholder + "}" for placeholder in placeholders) or "none"
-        raise ImproperlyConfigured(
-            f"{name} may hold only these placeholders: {known}; not {value!r}"
-        )
-    if any(c.isspace() or not c.isprintable() for c in value):
-        raise ImproperlyConfigured(f"{name} must be a URL without spaces, not {value!r}")
-    try:
-        parts = urlsplit(value)
-        host = parts.hostname or ""
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} is not a URL: {value!r}") from None
-    if "{" in parts.scheme + parts.netloc or "@" in parts.netloc or not host:
-        raise ImproperlyConfigured(
-            f"{name} must name its host plainly (no placeholder or user name in it): {value!r}"
-        )
-    local = host in {"localhost", "127.0.0.1", "::1"}
-    if parts.scheme != "https" and not (parts.scheme == "http" and local):
-        raise ImproperlyConfigured(
-            f"{name} must start with https:// (http:// only for localhost), not {value!r}"
-        )
-    return value
-
-
+# lab's own panel (crowd.platforms.studylink; docs/operators/study-links.md).
 # The parameters that carry the participant's, the session's and the study's ids to our
 # entrance. STUDY_LINK_SESSION_PARAM empty: the platform sends no session id, and one is
 # derived from the participant and study ids (one session per participant and study).
@@ -488,16 +381,7 @@ if STUDY_LINK_SECRET and len(STUDY_LINK_SECRET) < 32:
 # session reward; the currency the platform pays in (ISO 4217).
 STUDY_LINK_FEE_PERCENT = env_int("STUDY_LINK_FEE_PERCENT", 0, minimum=0, maximum=100)
 STUDY_LINK_MIN_HOURLY_CENTS = env_int("STUDY_LINK_MIN_HOURLY_CENTS", 800, minimum=0)
-STUDY_LINK_CURRENCY = env("STUDY_LINK_CURRENCY", "USD")
-if not (
-    len(STUDY_LINK_CURRENCY) == 3
-    and STUDY_LINK_CURRENCY.isascii()
-    and STUDY_LINK_CURRENCY.isalpha()
-    and STUDY_LINK_CURRENCY.isupper()
-):
-    raise ImproperlyConfigured(
-        f"STUDY_LINK_CURRENCY must be a currency code like USD, not {STUDY_LINK_CURRENCY!r}"
-    )
+STUDY_LINK_CURRENCY = env_currency("STUDY_LINK_CURRENCY", "USD")
 
 # The address workers reach this site at, as the platforms link to it (https, no trailing /).
 PLATFORM_PUBLIC_URL = env("PLATFORM_PUBLIC_URL", "http://localhost:8000").rstrip("/")

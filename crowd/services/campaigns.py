@@ -94,7 +94,7 @@ def campaign_create(
     ):
         raise WorkRefused("The pay per task is a whole number of cents, at least 1.")
     # Read before any row is locked: the platform may be asked for its minimum.
-    hourly_minimum = minimum_hourly_cents(platform=platform, languages=languages)
+    hourly_minimum = minimum_hourly_cents(platform=platform)
     seconds = task_time(hit_type=hit_type, tier=tier).seconds
     with transaction.atomic():
         if kind == HitType.Kind.VIDEO_COLLECTION:

@@ -54,9 +54,9 @@ def task_time(*, hit_type: HitType, tier: int) -> TaskTime:
     return TaskTime(seconds=hit_type.estimated_seconds, measured_on=0)
 
 
-def minimum_hourly_cents(*, platform: str, languages=()) -> int:
+def minimum_hourly_cents(*, platform: str) -> int:
     """The platform's minimum hourly reward, in minor units: the setting, or Prolific's own
-    reward recommendation for the study's audience when it is reachable and higher."""
+    minimum reward recommendation for the workspace when it is reachable and higher."""
     minimum = _minimum_setting(platform)
     if platform != Campaign.Platform.PROLIFIC:
         return minimum
@@ -97,7 +97,7 @@ def campaign_pay_check(*, campaign: Campaign) -> Campaign:
     if campaign.platform == Campaign.Platform.MTURK:
         return campaign
     time = task_time(hit_type=campaign.hit_type, tier=campaign.tier)
-    minimum = minimum_hourly_cents(platform=campaign.platform, languages=campaign.languages)
+    minimum = minimum_hourly_cents(platform=campaign.platform)
     rate = hourly_cents(
         task_cents=campaign.task_cents, seconds=time.seconds, tasks_minimum=campaign.tasks_minimum
     )

@@ -21,7 +21,7 @@ from crowd.platforms.studylink import (
     verification_check,
     verification_code,
 )
-from paracrowd.settings import env_https_url, env_url_parameter
+from paracrowd.environment import env_https_url, env_url_parameter
 
 SECRET = "a-test-secret-that-is-long-enough-0123456789"
 ENTRANCE = "https://paracrowd.example.org/collector/platform/describe/"
