@@ -12,18 +12,26 @@ export
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paracrowd
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: install database run test lint docs format bench faults chromium clean
+.PHONY: install install-run database run test lint docs format bench faults chromium clean
 
+# Running the site needs requirements.txt only; the tests, lint and benchmarks add
+# requirements-dev.txt on top, so `make run` never waits for them.
 # metrics/pyproject.toml: the library's own dependencies (requirements.txt installs it).
-$(VENV)/.installed: requirements.txt requirements-dev.txt metrics/pyproject.toml
+$(VENV)/.installed-run: requirements.txt metrics/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.installed-run requirements-dev.txt
 	$(VENV)/bin/pip install --quiet -r requirements-dev.txt
 	touch $@
 
+install-run: $(VENV)/.installed-run
+
 install: $(VENV)/.installed
 
-database: install
+database: install-run
 	$(PY) bin/create-database
 
 # Debian's Chromium for the browser tests; Playwright drives it, it never downloads a browser.
@@ -52,13 +60,13 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-bench: database
+bench: install database
 	DEBUG=True $(PY) manage.py migrate --noinput
 	for script in bench/[!_]*.py; do echo "== $$script"; DEBUG=True $(PY) $$script || exit 1; done
 
 # The fault suite: its own Redis and Celery workers, a scratch database; fails on any lost or
 # doubled row. FAULTS_ARGS=--quick for a smoke run.
-faults: database
+faults: install database
 	@command -v redis-server >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server)
 	$(PY) faults/suite.py $(FAULTS_ARGS)
 

@@ -423,10 +423,11 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "ParaCrowd research API",
     "DESCRIPTION": (
-        "Read-only access to the corpus for researchers: segments, clusters of descriptions "
-        "with their scores, word alignments, corpus statistics; export jobs; scoring of "
-        "paraphrase systems against the test split. Authenticate with a token "
-        "(`Authorization: Token <key>`) from the researcher page."
+        "The corpus for researchers, read-only: segments, clusters of descriptions with their "
+        "scores, word alignments, direct paraphrases, ratings, corpus statistics. Jobs are "
+        "started by POST and read back by GET: exports, scoring of paraphrase systems against "
+        "the test split, ratings analyses. `/api/` lists every address. Authenticate with a "
+        "token (`Authorization: Token <key>`) from the researcher page."
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,

@@ -1,4 +1,5 @@
-"""The research API: the corpus read-only, export jobs, and jobs scoring paraphrase systems.
+"""The research API: the corpus read-only, export jobs, and jobs scoring paraphrase systems
+(both started by POST).
 
 Security behaviour, for every endpoint here: staff and members of the "researchers" group,
 by token (``Authorization: Token <key>``) or session; anyone else is refused (401 without
@@ -17,6 +18,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import generics, status
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from collector.models import Paraphrase, Segment
@@ -351,6 +353,33 @@ class CorrelationReportDetail(ResearchAPIView, generics.RetrieveAPIView):
 def correlation_reports_visible_to(user):
     reports = CorrelationReport.objects.all()
     return reports if user.is_staff else reports.filter(requested_by=user)
+
+
+# What /api/ lists, in the order a newcomer would read them.
+ROOT_LINKS = (
+    "segments",
+    "clusters",
+    "alignments",
+    "direct-paraphrases",
+    "statistics",
+    "exports",
+    "system-scores",
+    "ratings",
+    "rating-batches",
+    "correlations",
+    "schema",
+    "docs",
+)
+
+
+class Root(ResearchAPIView, APIView):
+    """Where everything is: the address of every endpoint, the schema and its documentation."""
+
+    @extend_schema(responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "name: address")})
+    def get(self, request):
+        return Response(
+            {name: reverse(f"research-api:{name}", request=request) for name in ROOT_LINKS}
+        )
 
 
 def not_found(request, *args, **kwargs):

@@ -7,6 +7,7 @@ from .ratings import api as ratings
 
 app_name = "research-api"
 urlpatterns = [
+    path("", api.Root.as_view(), name="root"),
     path("segments/", api.SegmentList.as_view(), name="segments"),
     path("segments/<int:pk>/", api.SegmentDetail.as_view(), name="segment"),
     path("clusters/", api.ClusterList.as_view(), name="clusters"),

@@ -116,10 +116,13 @@ def researcher_create(*, username: str, password: str, email: str = ""):
 
 
 def researcher_token_reset(*, user) -> Token:
-    """A new API token for ``user``; the old one, if any, stops working at once."""
+    """A new API token for ``user``; the old one, if any, stops working at once. The token's
+    ``replaced`` says whether there was an old one, so the page tells a first token apart."""
     with transaction.atomic():
-        Token.objects.filter(user=user).delete()
-        return Token.objects.create(user=user)
+        replaced, _ = Token.objects.filter(user=user).delete()
+        token = Token.objects.create(user=user)
+    token.replaced = bool(replaced)
+    return token
 
 
 def system_score_job_create(*, user, systems: list[dict], parameters: dict) -> SystemScoreJob:

@@ -130,8 +130,11 @@ def correlation_store_combined(request, pk):
 @require_POST
 def token_reset(request):
     """Issue a new API token; the old one stops working."""
-    services.researcher_token_reset(user=request.user)
-    messages.success(request, "Your new API token is below. The old one no longer works.")
+    token = services.researcher_token_reset(user=request.user)
+    if token.replaced:
+        messages.success(request, "Your new API token is below. The old one no longer works.")
+    else:
+        messages.success(request, "Your API token is below.")
     return redirect(f"{reverse('research:home')}#api-heading")
 
 

@@ -58,7 +58,7 @@ def url(name, *args):
 def test_a_worker_is_refused_and_a_stranger_must_authenticate(client, corpus):
     worker = corpus["worker"]
     client.force_login(worker.user)
-    for name in ("clusters", "segments", "alignments", "statistics", "exports", "schema"):
+    for name in ("root", "clusters", "segments", "alignments", "statistics", "exports", "schema"):
         assert client.get(url(name)).status_code == 403, name
     assert client.post(url("system-scores"), {}, content_type="application/json").status_code == 403
     assert APIClient().get(url("clusters")).status_code == 401
@@ -71,6 +71,15 @@ def test_a_worker_is_refused_and_a_stranger_must_authenticate(client, corpus):
 def test_staff_may_read_the_api_with_their_session(client, admin_user, corpus):
     client.force_login(admin_user)
     assert client.get(url("clusters")).status_code == 200
+
+
+def test_the_root_lists_every_address_and_each_answers(api):
+    links = api.get(url("root")).json()
+
+    assert links["clusters"] == "http://testserver" + url("clusters")
+    assert "schema" in links and "docs" in links
+    for name, address in links.items():
+        assert api.get(address).status_code == 200, name
 
 
 def test_corpus_endpoints_only_read(api, corpus):

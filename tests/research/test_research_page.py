@@ -88,13 +88,23 @@ def test_a_bad_export_request_is_shown_with_its_field(client, researcher):
 
 
 def test_a_researcher_can_replace_their_api_token(client, researcher):
-    client.post(reverse("research:token_reset"))
+    page = client.post(reverse("research:token_reset"), follow=True).content.decode()
     first = Token.objects.get(user=researcher).key
-    client.post(reverse("research:token_reset"))
+    # A first token replaces nothing, so the page does not speak of an old one.
+    assert "Your API token is below." in page and "old one" not in page
+
+    page = client.post(reverse("research:token_reset"), follow=True).content.decode()
     second = Token.objects.get(user=researcher).key
 
     assert first != second
+    assert "The old one no longer works." in page
     assert second in client.get(reverse("research:home")).content.decode()
+
+
+def test_help_texts_are_shown_as_written(client, researcher):
+    # The system-outputs format line: "<TAB>" is text, not an HTML tag the browser drops.
+    page = client.get(reverse("research:home")).content.decode()
+    assert "source&lt;TAB&gt;output[&lt;TAB&gt;segment_id]" in page
 
 
 def test_the_api_docs_page_works_without_the_internet(client, researcher):
