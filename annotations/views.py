@@ -2,8 +2,8 @@
 
 Security behaviour: a worker opens and submits only their own alignment assignments (any other
 id answers 404); the page needs a login and a worker profile, except the platform entrance,
-whose submissions carry a signed token bound to worker and assignment. Agreement pages are
-staff only.
+whose submissions carry a signed token bound to worker and assignment. The agreement table is
+for staff and researchers; a pair's annotations and its trial gold are for staff only.
 """
 
 from django.contrib import messages
@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from crowd import entrance
-from crowd.access import own_assignment, worker_required
+from crowd.access import own_assignment, researcher_required, worker_required
 from crowd.models import Assignment, HitType
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
@@ -215,7 +215,7 @@ def platform_align(request):
     return entrance.enter(request, _AlignmentTask())
 
 
-@staff_member_required
+@researcher_required
 def agreement(request):
     """The corpus agreement table as last computed, with the length plot."""
     report = AgreementReport.objects.filter(pk=1).first()

@@ -1,8 +1,12 @@
-"""Who may open a task page: the decorator and look-up every worker-facing view uses."""
+"""Who may open a page: workers (the decorator and look-up every task page uses) and
+researchers (staff, and members of the "researchers" group: the research pages and the corpus
+measures, which live in apps on both sides of the layers)."""
 
 from functools import cache, wraps
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseForbidden
 
 from paracrowd.compiled_query import CompiledQuery
@@ -24,6 +28,40 @@ def worker_required(view):
         if worker is None:
             return HttpResponseForbidden("This account is not a worker account.")
         return view(request, *args, worker=worker, **kwargs)
+
+    return wrapper
+
+
+RESEARCHERS_GROUP = "researchers"
+
+
+def is_researcher(user) -> bool:
+    return bool(
+        user
+        and user.is_authenticated
+        and user.is_active
+        and (user.is_staff or _in_group(user, RESEARCHERS_GROUP))
+    )
+
+
+def _in_group(user, name: str) -> bool:
+    # The signed-in user of a request comes with their groups' names (crowd.auth_backend).
+    names = getattr(user, "group_names", None)
+    if names is not None:
+        return name in names
+    return user.groups.filter(name=name).exists()
+
+
+def researcher_required(view):
+    """Pages: a visitor who is not logged in is sent to log in; a worker gets 403."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not is_researcher(request.user):
+            raise PermissionDenied("This page is for researchers and staff.")
+        return view(request, *args, **kwargs)
 
     return wrapper
 

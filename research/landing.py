@@ -8,9 +8,8 @@ redirected, and each destination checks access itself.
 
 from django.shortcuts import redirect, render
 
+from crowd.access import is_researcher
 from crowd.models import Worker
-
-from .permissions import is_researcher
 
 
 def landing(request):

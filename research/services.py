@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from crowd.access import RESEARCHERS_GROUP
 from paracrowd.celery import enqueue
 from paracrowd.reports import claimable, report_compute
 from scoring.services import combined_setting_store
@@ -19,7 +20,6 @@ from .correlation import combined_fit, correlation_from_parameters
 from .destinations import Destination
 from .exports import FORMATS, ExportOptions, corpus_export, snapshot
 from .models import CorrelationReport, ExportJob, SystemScoreJob
-from .permissions import RESEARCHERS_GROUP
 from .selection import CorpusFilter
 from .splits import SplitOptions
 from .system_comparison import SystemOutputs, systems_compare

@@ -12,12 +12,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
+from crowd.access import researcher_required
+
 from . import services
 from .api import correlation_reports_visible_to, jobs_visible_to, system_score_jobs_visible_to
 from .correlation import correlation_chart
 from .forms import CorrelationForm, ExportForm, FilterForm, SystemComparisonForm
 from .models import ExportJob
-from .permissions import researcher_required
 from .statistics import corpus_statistics
 
 JOBS_SHOWN = 20

@@ -1,19 +1,21 @@
-"""Score pages for staff: a cluster with its descriptions, and the corpus as a whole.
+"""Score pages for staff and researchers: a cluster with its descriptions, and the corpus as a
+whole.
 
-Security behaviour: staff only (anyone else is sent to the admin login). Workers never see
-other workers' descriptions here (they could copy them); their own scores are on their
-dashboard. Asking for a reference curve is a POST protected by Django's CSRF middleware.
+Security behaviour: staff and researchers only (a visitor is sent to log in, a worker gets
+403). Workers never see other workers' descriptions here (they could copy them); their own
+scores are on their dashboard. Asking for a reference curve is a POST protected by Django's
+CSRF middleware.
 """
 
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from collector.models import Segment
+from crowd.access import researcher_required
 from paracrowd.charts import grouped_bars
 
 from . import paraphrases, reports, services
@@ -21,7 +23,7 @@ from .forms import ReferenceCurveForm
 from .models import ClusterScore, ParaphraseComparisonReport, ReferenceCurveReport
 
 
-@staff_member_required
+@researcher_required
 def cluster(request, segment_id):
     """Every description of one segment, per language, with BLEU, PINC and cluster statistics."""
     segment = get_object_or_404(Segment, pk=segment_id)
@@ -36,7 +38,7 @@ def cluster(request, segment_id):
     return render(request, "scoring/cluster.html", context)
 
 
-@staff_member_required
+@researcher_required
 def corpus(request):
     """Distributions of the scores, and the last computed reference curve of the language and
     comparison of direct paraphrases with descriptions, with their computation times. Never
@@ -84,7 +86,7 @@ def corpus(request):
 
 
 @require_POST
-@staff_member_required
+@researcher_required
 def reference_curve(request):
     """Queue the reference curve for the sample chosen (or queue it again); a sample out of
     bounds is refused with a message and changes nothing."""
@@ -101,7 +103,7 @@ def reference_curve(request):
 
 
 @require_POST
-@staff_member_required
+@researcher_required
 def paraphrase_comparison(request):
     """Queue the comparison of direct paraphrases with descriptions for a language (or queue
     it again); a Celery worker computes it."""

@@ -17,14 +17,13 @@ from django.urls import reverse
 
 from crowd import entrance
 from crowd import services as crowd
-from crowd.access import own_assignment, worker_required
+from crowd.access import own_assignment, researcher_required, worker_required
 from crowd.models import Assignment, HitType
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 
 from ..api import system_score_jobs_visible_to
 from ..models import Rating, RatingBatch
-from ..permissions import researcher_required
 from .batches import rating_batch_create
 from .exports import ratings_csv_rows
 from .forms import RatingBatchForm

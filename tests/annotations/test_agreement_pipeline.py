@@ -9,7 +9,7 @@ from annotations.tasks import refresh_agreement
 from crowd import services as crowd
 from crowd.models import HitType, Tier
 from tests.conftest import wait_for
-from tests.factories import make_worker
+from tests.factories import make_researcher, make_worker
 
 LINKS = ["0-0 1-1 2-2 3-3", "0-0 1-1 2p2 3-3", "0-0 1-1 3-3"]
 
@@ -83,11 +83,16 @@ def test_the_agreement_page_says_when_there_is_nothing_to_compare(client, admin_
 
 
 @pytest.mark.django_db
-def test_workers_cannot_see_agreement_pages(client):
+def test_workers_cannot_see_agreement_pages_and_researchers_only_the_table(client):
     pair = make_pair(4)
     client.force_login(make_worker().user)
-    for url in [reverse("annotations:agreement"), reverse("annotations:pair", args=[pair.pk])]:
-        assert client.get(url).status_code == 302
+    assert client.get(reverse("annotations:agreement")).status_code == 403
+    assert client.get(reverse("annotations:pair", args=[pair.pk])).status_code == 302
+
+    client.force_login(make_researcher())
+    assert client.get(reverse("annotations:agreement")).status_code == 200
+    # Adjudicating a pair's annotations stays with staff.
+    assert client.get(reverse("annotations:pair", args=[pair.pk])).status_code == 302
 
 
 @pytest.mark.django_db

@@ -8,7 +8,7 @@ from crowd import services as crowd
 from crowd.models import Tier
 from scoring.models import ReferenceCurveReport
 from scoring.services import reference_curve_compute, reference_curve_request, segments_score
-from tests.factories import make_segment, make_worker
+from tests.factories import make_researcher, make_segment, make_worker
 
 pytestmark = pytest.mark.django_db
 
@@ -67,11 +67,27 @@ def test_a_bad_sample_size_is_refused_with_a_message_and_changes_nothing(client,
     assert not ReferenceCurveReport.objects.exists()
 
 
-def test_workers_cannot_see_score_pages(client, cluster):
-    client.force_login(make_worker().user)
-    for url in [reverse("scoring:corpus"), reverse("scoring:cluster", args=[cluster.pk])]:
+def test_workers_cannot_see_score_pages_and_visitors_are_sent_to_log_in(client, cluster):
+    urls = [reverse("scoring:corpus"), reverse("scoring:cluster", args=[cluster.pk])]
+    for url in urls:
         response = client.get(url)
-        assert response.status_code == 302 and "/admin/login/" in response["Location"]
+        assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+    client.force_login(make_worker().user)
+    for url in urls:
+        assert client.get(url).status_code == 403
+
+
+def test_researchers_see_the_corpus_measures_from_their_header(client, cluster):
+    client.force_login(make_researcher())
+    page = client.get(reverse("research:home")).content.decode()
+    assert f'href="{reverse("scoring:corpus")}"' in page
+    assert f'href="{reverse("annotations:agreement")}"' in page
+    for url in [
+        reverse("scoring:corpus"),
+        reverse("scoring:cluster", args=[cluster.pk]),
+        reverse("annotations:agreement"),
+    ]:
+        assert client.get(url).status_code == 200, url
 
 
 def test_a_worker_sees_their_own_scores_on_the_dashboard(client, cluster):
