@@ -1,9 +1,40 @@
 """Small server-drawn SVG charts: histograms counted by PostgreSQL, and grouped bars. Any app
 may draw them; the templates are charts/histogram.html and charts/grouped_bars.html."""
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from django.db.models import Count, F, FloatField, Func, IntegerField, Value
+
+# The steps an axis is marked in, times a power of ten: ticks a reader takes in at a glance.
+NICE_STEPS = (1, 2, 2.5, 5, 10)
+
+
+def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
+    """Round values from at or below ``low`` to at or above ``high``, at most ``most`` of them,
+    evenly spaced by 1, 2, 2.5 or 5 times a power of ten (0, 0.25, 0.5 … rather than 0.312424)."""
+    if high <= low:
+        high = low + 1
+    rough = (high - low) / (most - 1)
+    power = 10 ** math.floor(math.log10(rough))
+    step = next(n * power for n in NICE_STEPS if n * power >= rough)
+    first = math.floor(low / step + 1e-9) * step
+    ticks = [first]
+    while ticks[-1] < high - 1e-9 * step:
+        ticks.append(first + len(ticks) * step)
+    # Rounded to the step's decimals, so no float noise (0.30000000000000004) reaches a label.
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) + (1 if step / power == 2.5 else 0)
+    return [round(t, decimals) + 0.0 for t in ticks]
+
+
+def tick_label(value: float, ticks: list[float]) -> str:
+    """``value`` with as many decimals as the ticks need to tell each other apart."""
+    decimals = max((len(f"{t:g}".partition(".")[2]) for t in ticks), default=0)
+    return f"{value:,.{decimals}f}"
+
+
+# Room above the plot for the value axis's title, so it never sits on the top tick.
+PLOT_TOP = 22
 
 
 @dataclass(frozen=True)
@@ -34,7 +65,7 @@ class Histogram:
     width: int = 600
     height: int = 180
     # Room for the count axis on the left and the labels below.
-    left: int = 48
+    left: int = 56
     bottom: int = 34
 
     @property
@@ -65,14 +96,15 @@ def histogram(
 
 
 def bar_chart(title, counts, labels, *, x_label="", y_label="count") -> Histogram:
-    """Bars of ``counts`` above ``labels``, on a count axis marked at 0, half and the top."""
-    tallest = max(counts, default=0) or 1
+    """Bars of ``counts`` above ``labels``, on a count axis marked in round whole numbers."""
+    steps = [t for t in nice_ticks(0, max(counts, default=0) or 1, most=4) if t == int(t)]
+    tallest = steps[-1]
     chart = Histogram(
         title=title, bars=[], total=sum(counts), x_label=x_label, y_label=y_label, ticks=[]
     )
-    plot_height = chart.baseline - 8
-    for value in sorted({0, tallest // 2, tallest}):
-        chart.ticks.append(Tick(f"{value:,}", chart.baseline - plot_height * value / tallest))
+    plot_height = chart.baseline - PLOT_TOP
+    for value in steps:
+        chart.ticks.append(Tick(f"{int(value):,}", chart.baseline - plot_height * value / tallest))
     width = (chart.width - chart.left) / max(len(counts), 1)
     for i, (count, label) in enumerate(zip(counts, labels, strict=True)):
         height = plot_height * count / tallest
@@ -86,18 +118,44 @@ class GroupedBars:
     title: str
     groups: list[tuple[str, list[Bar]]]
     series: list[str]
+    ticks: list[Tick]
+    y_label: str = ""
+    # No value at all: the template says so in words instead of drawing an empty box.
+    empty: bool = False
     width: int = 600
-    height: int = 180
+    height: int = 200
+    left: int = 56
+    bottom: int = 20
+
+    @property
+    def baseline(self) -> float:
+        return self.height - self.bottom
 
 
 def grouped_bars(
-    title, labels, series: dict[str, list[float | None]], *, top=1.0, value_format="{:.3f}"
+    title,
+    labels,
+    series: dict[str, list[float | None]],
+    *,
+    top=1.0,
+    value_format="{:.3f}",
+    y_label="",
 ) -> GroupedBars:
-    """One group of bars per label, one bar per series (values 0..top; None draws nothing)."""
-    chart = GroupedBars(title=title, groups=[], series=list(series))
-    group_width = chart.width / max(len(labels), 1)
+    """One group of bars per label, one bar per series (values 0..top; None draws nothing),
+    on a value axis with round ticks."""
+    values = [v for column in series.values() for v in column if v is not None]
+    steps = nice_ticks(0, top, most=5)
+    top = steps[-1]
+    chart = GroupedBars(
+        title=title, groups=[], series=list(series), ticks=[], y_label=y_label, empty=not values
+    )
+    plot_height = chart.baseline - PLOT_TOP
+    for value in steps:
+        chart.ticks.append(
+            Tick(tick_label(value, steps), chart.baseline - plot_height * value / top)
+        )
+    group_width = (chart.width - chart.left) / max(len(labels), 1)
     bar_width = (group_width - 8) / max(len(series), 1)
-    plot_height = chart.height - 20
     for g, label in enumerate(labels):
         bars = []
         for s, values in enumerate(series.values()):
@@ -108,8 +166,8 @@ def grouped_bars(
                     label=f"{label} {list(series)[s]}: "
                     + ("—" if value is None else value_format.format(value)),
                     count=0,
-                    x=g * group_width + 4 + s * bar_width,
-                    y=plot_height - height,
+                    x=chart.left + g * group_width + 4 + s * bar_width,
+                    y=chart.baseline - height,
                     width=bar_width - 1,
                     height=height,
                 )
@@ -136,9 +194,12 @@ class Lines:
     ticks: list[Tick]
     x_label: str = ""
     y_label: str = ""
+    # The y of value 0 when the axis crosses it (a correlation's sign), else None.
+    zero: float | None = None
+    empty: bool = False
     width: int = 600
     height: int = 220
-    left: int = 48
+    left: int = 56
     bottom: int = 34
 
     @property
@@ -158,18 +219,30 @@ def line_chart(
     value_format="{:.3f}",
 ) -> Lines:
     """One line per series over evenly spaced ``labels``; each value is (y, spread) with the
-    spread drawn as a bar of ± spread (None draws nothing), on an axis from low to high."""
-    top = 8
-    chart = Lines(title=title, series=[], x_labels=[], ticks=[], x_label=x_label, y_label=y_label)
-    plot_height = chart.baseline - top
+    spread drawn as a bar of ± spread (None draws nothing), on an axis from low to high widened
+    to round ticks, with a line at zero when the axis crosses it."""
+    steps = nice_ticks(low, high)
+    low, high = steps[0], steps[-1]
+    chart = Lines(
+        title=title,
+        series=[],
+        x_labels=[],
+        ticks=[],
+        x_label=x_label,
+        y_label=y_label,
+        empty=not any(v is not None for values in series.values() for v, _ in values),
+    )
+    plot_height = chart.baseline - PLOT_TOP
     step = (chart.width - chart.left - 20) / max(len(labels) - 1, 1)
 
     def y_of(value):
         value = min(max(value, low), high)
         return chart.baseline - plot_height * (value - low) / (high - low)
 
-    for value in (low, (low + high) / 2, high):
-        chart.ticks.append(Tick(f"{value:g}", y_of(value)))
+    for value in steps:
+        chart.ticks.append(Tick(tick_label(value, steps), y_of(value)))
+    if low < 0 < high:
+        chart = replace(chart, zero=y_of(0))
     for i, label in enumerate(labels):
         chart.x_labels.append((label, chart.left + 10 + i * step))
     for name, values in series.items():

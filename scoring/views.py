@@ -78,6 +78,7 @@ def corpus(request):
                 "corpus BLEU": [point["corpus_bleu"] for point in curve],
             },
             top=100,
+            y_label="BLEU",
         )
         if curve
         else None,
