@@ -144,11 +144,13 @@ def paraphrase_sources(request):
     """Choose sentences for direct paraphrasing: a seeded sample of accepted descriptions from
     the corpus, or an uploaded file. A refusal names what is wrong (the line, for a file) and
     stores nothing."""
+    # Both forms ask for a language: ids of their own keep each label on its own control.
     corpus_form = ParaphraseCorpusChoiceForm(
-        request.POST if request.POST.get("from") == "corpus" else None
+        request.POST if request.POST.get("from") == "corpus" else None, auto_id="id_corpus_%s"
     )
     upload_form = ParaphraseUploadForm(
-        *((request.POST, request.FILES) if request.POST.get("from") == "file" else ())
+        *((request.POST, request.FILES) if request.POST.get("from") == "file" else ()),
+        auto_id="id_file_%s",
     )
     if request.method == "POST":
         choice = None

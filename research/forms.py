@@ -180,6 +180,12 @@ class SystemComparisonForm(forms.Form):
     tier2_references = forms.BooleanField(required=False, label="Test references from Tier 2 only")
     source_as_reference = forms.BooleanField(required=False, label="Source as a reference")
 
+    def __init__(self, *args, **kwargs):
+        # The research page shows this form beside the export form, whose fields share some
+        # names: ids of their own keep every label pointing at its own control.
+        kwargs.setdefault("auto_id", "id_compare_%s")
+        super().__init__(*args, **kwargs)
+
     def clean(self):
         data = super().clean()
         files = data.get("outputs") or []

@@ -89,3 +89,30 @@ def test_no_page_is_wider_than_the_window_or_logs_an_error(page, site, width):
                 )
                 problems.append(f"{path} is {overflow}px wider than a {width}px window: {widest}")
     assert not problems, "\n".join(problems)
+
+
+def test_radio_buttons_and_checkboxes_sit_beside_the_text_that_names_them(page):
+    make_researcher(username="rita")
+    log_in(page, "rita", then="/research/ratings/")
+    radios = page.get_by_role("radio")
+    assert radios.count() >= 2
+    for n in range(radios.count()):
+        radio = radios.nth(n).bounding_box()
+        # Django puts each radio inside its option's label: it must open that label's line.
+        option = radios.nth(n).get_attribute("id")
+        text = page.locator(f"label[for='{option}']").bounding_box()
+        assert radio["width"] < 40 and radio["x"] - text["x"] < 8
+        assert (
+            text["y"] - 2 <= radio["y"]
+            and radio["y"] + radio["height"] <= text["y"] + text["height"] + 2
+        )
+
+    page.goto("/research/")
+    boxes = page.get_by_role("checkbox")
+    assert boxes.count() >= 2
+    for n in range(boxes.count()):
+        box = boxes.nth(n)
+        mark = box.bounding_box()
+        label = page.locator(f"label[for='{box.get_attribute('id')}']").bounding_box()
+        assert 0 <= label["x"] - (mark["x"] + mark["width"]) < 24
+        assert abs((label["y"] + label["height"] / 2) - (mark["y"] + mark["height"] / 2)) < 12

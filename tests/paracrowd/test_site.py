@@ -1,5 +1,6 @@
 """Whole-site checks: every page each kind of user can open has one <h1> and labelled controls."""
 
+from collections import Counter
 from html.parser import HTMLParser
 
 import pytest
@@ -44,10 +45,12 @@ def url_names(patterns=None, namespace=""):
 
 
 class PageChecker(HTMLParser):
-    """Counts <h1>s and finds form controls no label names."""
+    """Counts <h1>s and finds form controls no label names, and ids used twice (a label's
+    ``for`` then names only the first control)."""
 
     def __init__(self):
         super().__init__()
+        self.ids = Counter()
         self.h1s = 0
         self.label_for = set()
         self.open_labels = 0
@@ -55,6 +58,8 @@ class PageChecker(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids[attrs["id"]] += 1
         if tag == "h1":
             self.h1s += 1
         elif tag == "label":
@@ -86,6 +91,7 @@ class PageChecker(HTMLParser):
         for control, control_id, wrapped, named in self.controls:
             if not (wrapped or named or (control_id and control_id in self.label_for)):
                 found.append(f"{control} has no label")
+        found += [f"id {name!r} is used {n} times" for name, n in self.ids.items() if n > 1]
         return found
 
 
