@@ -18,7 +18,6 @@ class ReleaseForm(forms.Form):
         choices=[(name, f"{name}: {FORMATS[name].description}") for name in RELEASE_FORMATS[1:]],
         widget=forms.CheckboxSelectMultiple,
         label="Formats besides parquet",
-        help_text="parquet is in every release: it is what datasets.load_dataset reads",
     )
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=DEFAULT_SEED)
     test_fraction = forms.FloatField(
