@@ -39,9 +39,12 @@ def release_create(
     if not options.filter.descriptions().exists():
         raise ReleaseError(f"nothing to release: no description is {options.filter.describe()}")
     with transaction.atomic():
-        # Numbers are handed out one at a time (reading is not blocked).
+        # Numbers are handed out one at a time, until this transaction ends; a release being
+        # written (its row locked for minutes) does not hold anyone up.
         with connection.cursor() as cursor:
-            cursor.execute(f"LOCK TABLE {Release._meta.db_table} IN EXCLUSIVE MODE")
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", ["research.release"]
+            )
         number = (Release.objects.aggregate(last=Max("number"))["last"] or 0) + 1
         output = output.rstrip("/") or output if output else None  # one name per place
         folder = "" if output else f"{RELEASES_FOLDER}/{number}"

@@ -161,3 +161,25 @@ def test_the_sweep_queues_releases_whose_message_was_lost(live_worker, media_roo
     assert sweep_releases() == 1
     wait_for(lambda: finished(1))
     assert Release.objects.get().state == "done"
+
+
+@pytest.mark.django_db
+def test_the_database_refuses_to_change_or_delete_a_release_once_made(media_root):
+    from django.db import IntegrityError, transaction
+
+    from research.models import ReleaseDescription
+
+    make_corpus()
+    release = services.release_create(user=None, options=ReleaseOptions(), queue=False)
+    services.release_run(release_id=release.pk)
+
+    for change in (
+        lambda: Release.objects.filter(pk=release.pk).update(error="edited"),
+        lambda: Release.objects.filter(pk=release.pk).delete(),
+        lambda: ReleaseDescription.objects.filter(release=release).update(split="test"),
+        lambda: ReleaseDescription.objects.filter(release=release).delete(),
+    ):
+        with pytest.raises(IntegrityError, match="never changes"), transaction.atomic():
+            change()
+    assert Release.objects.get().error == ""
+    assert set(ReleaseDescription.objects.values_list("split", flat=True)) == {"train"}
