@@ -52,6 +52,10 @@ class SplitCount:
     segment_ids: list[int] = field(default_factory=list)
     languages: Counter = field(default_factory=Counter)
 
+    def selection(self, corpus_filter: CorpusFilter) -> SplitFilter:
+        """``corpus_filter``'s descriptions in this split."""
+        return SplitFilter(**vars(corpus_filter), segment_ids=tuple(self.segment_ids))
+
 
 def split_counts(options: ReleaseOptions) -> dict[str, SplitCount]:
     """The selected descriptions by side of the split (drawn by video, as every export does),
@@ -94,9 +98,9 @@ def release_write(*, release, destination: RecordingDestination, previous) -> di
         suffix = PurePosixPath(FORMATS[name].file_name).suffix
         for side, count in sides.items():
             file = f"{name}/{side}{suffix}"
-            part = SplitFilter(**vars(options.filter), segment_ids=tuple(count.segment_ids))
             report = corpus_export(
-                destination=destination.inside(file), options=options.export(name, part)
+                destination=destination.inside(file),
+                options=options.export(name, count.selection(options.filter)),
             )
             about[file] = {
                 "format": name,
@@ -161,8 +165,8 @@ def _record_descriptions(release, options: ReleaseOptions, sides: dict[str, Spli
     table = ReleaseDescription._meta.db_table
     with connection.cursor() as cursor:
         for side, count in sides.items():
-            part = SplitFilter(**vars(options.filter), segment_ids=tuple(count.segment_ids))
-            sql, params = part.descriptions().values("id").query.sql_with_params()
+            selected = count.selection(options.filter).descriptions().values("id")
+            sql, params = selected.query.sql_with_params()
             cursor.execute(
                 f"INSERT INTO {table} (release_id, description_id, split) "  # noqa: S608
                 f"SELECT %s, selected.id, %s FROM ({sql}) AS selected",

@@ -183,3 +183,19 @@ def test_the_database_refuses_to_change_or_delete_a_release_once_made(media_root
             change()
     assert Release.objects.get().error == ""
     assert set(ReleaseDescription.objects.values_list("split", flat=True)) == {"train"}
+
+
+@pytest.mark.django_db
+def test_the_admin_shows_releases_to_read_and_offers_no_change(client, media_root):
+    from django.contrib.auth import get_user_model
+
+    make_corpus()
+    release = services.release_create(user=None, options=ReleaseOptions(), queue=False)
+    services.release_run(release_id=release.pk)
+    client.force_login(get_user_model().objects.create_superuser("root", password="x" * 12))
+
+    page = client.get(reverse("admin:research_release_change", args=[release.pk]))
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    assert (
+        client.post(reverse("admin:research_release_delete", args=[release.pk])).status_code == 403
+    )
