@@ -2,6 +2,7 @@
 ``manage.py release`` in its own process), never changed afterwards."""
 
 import logging
+from pathlib import Path
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -46,7 +47,9 @@ def release_create(
                 "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", ["research.release"]
             )
         number = (Release.objects.aggregate(last=Max("number"))["last"] or 0) + 1
-        output = output.rstrip("/") or output if output else None  # one name per place
+        if output:  # one name per place: a folder's absolute path, a URL without a final /
+            is_url = output.startswith("s3://")
+            output = output.rstrip("/") or output if is_url else str(Path(output).resolve())
         folder = "" if output else f"{RELEASES_FOLDER}/{number}"
         destination = Destination.for_url(output) if output else Destination.in_storage(folder)
         there = Release.objects.filter(location=destination.location).first()
