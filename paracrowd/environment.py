@@ -78,6 +78,18 @@ def env_currency(name: str, default: str, *, allowed: tuple[str, ...] = ()) -> s
     return value
 
 
+def env_licence(name: str, default: str) -> str:
+    """A licence identifier as Hugging Face dataset cards take it (``cc-by-4.0``, ``odc-by``,
+    ``other``): lowercase letters, digits, ".", "+" and "-"; empty stays empty (none set)."""
+    value = env(name, default)
+    allowed = set("abcdefghijklmnopqrstuvwxyz0123456789.+-")
+    if value and not (len(value) <= 64 and set(value) <= allowed and value[0].isalnum()):
+        raise ImproperlyConfigured(
+            f"{name} must be a licence identifier such as cc-by-4.0 (lowercase), not {value!r}"
+        )
+    return value
+
+
 def env_url_parameter(name: str, default: str, *, required: bool = True) -> str:
     """The name of a query parameter: letters, digits, "_", "." or "-", at most 40 characters
     (empty allowed when not ``required``: the platform sends no such parameter)."""

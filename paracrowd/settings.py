@@ -17,6 +17,7 @@ from .environment import (
     env_float,
     env_https_url,
     env_int,
+    env_licence,
     env_list,
     env_rate,
     env_url_parameter,
@@ -229,6 +230,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "queue-stalled-exports": {
         "task": "research.tasks.sweep_export_jobs",
+        "schedule": timedelta(minutes=5),
+    },
+    "queue-stalled-releases": {
+        "task": "research.tasks.sweep_releases",
         "schedule": timedelta(minutes=5),
     },
     "queue-stalled-system-scores": {
@@ -448,6 +453,12 @@ SPECTACULAR_SETTINGS = {
 # the researcher page write to the default storage (MEDIA_ROOT or MEDIA_S3_BUCKET).
 EXPORT_S3_ENDPOINT_URL = env("EXPORT_S3_ENDPOINT_URL", "")
 EXPORT_S3_REGION = env("EXPORT_S3_REGION", "")
+# Releases (manage.py release, the research page): the licence each release's dataset card
+# declares (a Hugging Face licence identifier: cc-by-4.0, cc-by-sa-4.0, odc-by, other, ...)
+# and how to cite the corpus. The site decides them, not whoever makes a release; no release
+# is made until the licence is set.
+RELEASE_LICENSE = env_licence("RELEASE_LICENSE", "")
+RELEASE_CITATION = env("RELEASE_CITATION", "")
 # Scoring researchers' systems: PINC × sigmoid((BLEU − centre) × slope). Set them to what
 # `manage.py fit_combined_metric` prints for your ratings.
 COMBINED_SCORE_CENTRE = env_float("COMBINED_SCORE_CENTRE", 40.0)

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import CorrelationReport, ExportJob, Rating, RatingBatch, SystemScoreJob
+from .models import CorrelationReport, ExportJob, Rating, RatingBatch, Release, SystemScoreJob
 
 
 @admin.register(ExportJob)
@@ -24,6 +24,37 @@ class ExportJobAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # researchers start exports from their page or the API
+
+
+@admin.register(Release)
+class ReleaseAdmin(admin.ModelAdmin):
+    """Releases, to read: they are made with ``manage.py release`` or on the research page,
+    and a release once made never changes (the database refuses it)."""
+
+    list_display = ["number", "state", "created_by", "created_at", "finished_at"]
+    list_filter = ["state", "created_at"]
+    readonly_fields = [
+        "number",
+        "state",
+        "created_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "parameters",
+        "folder",
+        "location",
+        "manifest",
+        "error",
+    ]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(SystemScoreJob)

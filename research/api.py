@@ -233,6 +233,22 @@ class ExportJobDetail(ResearchAPIView, generics.RetrieveAPIView):
         return jobs_visible_to(self.request.user)
 
 
+def stored_file_response(stored: str | None):
+    """A file of the default storage as a download: redirected to a short-lived S3 link when
+    the storage is S3, else sent from local storage; 404 when ``stored`` is None or missing."""
+    if stored is None:
+        raise Http404
+    if getattr(default_storage, "bucket_name", None):
+        return HttpResponseRedirect(default_storage.url(stored))
+    if not default_storage.exists(stored):
+        raise Http404
+    return FileResponse(
+        default_storage.open(stored, "rb"),
+        as_attachment=True,
+        filename=stored.rsplit("/", 1)[-1],
+    )
+
+
 def jobs_visible_to(user):
     jobs = ExportJob.objects.all()
     return jobs if user.is_staff else jobs.filter(requested_by=user)
@@ -251,18 +267,7 @@ class ExportFile(ResearchAPIView, APIView):
     )
     def get(self, request, pk, name):
         job = jobs_visible_to(request.user).filter(pk=pk).first()
-        stored = services.export_file_name(job, name) if job else None
-        if stored is None:
-            raise Http404
-        if getattr(default_storage, "bucket_name", None):
-            return HttpResponseRedirect(default_storage.url(stored))
-        if not default_storage.exists(stored):
-            raise Http404
-        return FileResponse(
-            default_storage.open(stored, "rb"),
-            as_attachment=True,
-            filename=name.rsplit("/", 1)[-1],
-        )
+        return stored_file_response(services.export_file_name(job, name) if job else None)
 
 
 class SystemScoreJobList(ResearchAPIView, generics.ListAPIView):

@@ -49,6 +49,24 @@ class Destination:
             return cls(f"s3://{bucket}/{key}", s3_client=client)
         return cls(default_storage.path(prefix))
 
+    def holds_files(self) -> bool:
+        """Whether anything is written here already: a file or a folder that is not empty, or
+        on S3 an object at the key or under it as a prefix."""
+        if not self.is_s3:
+            where = Path(self.location)
+            return where.is_file() or (where.is_dir() and any(where.iterdir()))
+        bucket, _, key = self.location.removeprefix("s3://").partition("/")
+        key = key.rstrip("/")
+
+        def first_key(prefix: str) -> str | None:
+            found = self.s3_client.list_objects_v2(Bucket=bucket, Prefix=prefix, MaxKeys=1)
+            return next((item["Key"] for item in found.get("Contents", [])), None)
+
+        # The key itself, when it exists, comes first of all the keys it begins.
+        return first_key(f"{key}/" if key else "") is not None or (
+            bool(key) and first_key(key) == key
+        )
+
     def inside(self, name: str) -> "Destination":
         """The destination of one file in this folder."""
         return Destination(self.path(name), s3_client=self.s3_client)

@@ -237,3 +237,80 @@ class CorrelationReport(Report):
 
     def __str__(self):
         return f"correlation of {self.name} ({self.state})"
+
+
+class Release(models.Model):
+    """A numbered, immutable release of the corpus (research.releases): its files, written once
+    to ``location`` by a Celery worker (or by ``manage.py release``), and its manifest. Numbers
+    are handed out one at a time and never reused; a release that failed keeps its number and
+    is never offered for download. Every researcher sees every release."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    number = models.PositiveIntegerField(unique=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    # Null when made from the command line without --by.
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="releases",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # ReleaseOptions.as_dict(): the formats, the filter and the split.
+    parameters = models.JSONField()
+    # The default storage's folder of the files (downloads go through the site), or empty when
+    # the files went to a path or URL given to the command.
+    folder = models.CharField(max_length=200, blank=True)
+    # Where the files are: the storage folder's path or URL, or the command's --output.
+    location = models.CharField(max_length=1000, unique=True)
+    manifest = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(number__gte=1), name="release_number_from_1"),
+            models.CheckConstraint(
+                condition=Q(state__in=["queued", "running", "done", "failed"]),
+                name="release_known_state",
+            ),
+            models.CheckConstraint(
+                condition=~Q(state="done") | Q(manifest__isnull=False, finished_at__isnull=False),
+                name="release_done_has_manifest",
+            ),
+        ]
+
+    def __str__(self):
+        return f"release {self.number} ({self.state})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in (self.State.DONE, self.State.FAILED)
+
+    @property
+    def file_names(self) -> list[str]:
+        """The release's files, relative to its folder: the manifest's, then the manifest."""
+        if self.state != self.State.DONE:
+            return []
+        return [file["path"] for file in self.manifest["files"]] + ["manifest.json"]
+
+
+class ReleaseDescription(models.Model):
+    """Which descriptions a release holds, and in which split: what the next release's changes
+    are counted against. Written with the release, never changed."""
+
+    pk = models.CompositePrimaryKey("release_id", "description_id")
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="+")
+    # Not a foreign key: what a release held is kept when a description is deleted later.
+    description_id = models.BigIntegerField()
+    split = models.CharField(max_length=5)
+
+    def __str__(self):
+        return f"description {self.description_id} in {self.split} of release {self.release_id}"

@@ -6,6 +6,7 @@ from celery import shared_task
 
 from . import services
 from .ratings.services import ratings_auto_pay
+from .releases import services as releases
 
 # A queued job nobody picked up for this long lost its message: queue it again.
 STALLED_AFTER = timedelta(minutes=5)
@@ -60,4 +61,19 @@ def sweep_correlation_reports() -> int:
     stalled = services.correlation_reports_stalled(older_than=STALLED_AFTER)
     for report_id in stalled:
         run_correlation_report.delay(report_id)
+    return len(stalled)
+
+
+@shared_task(acks_late=True)
+def run_release(release_id: int) -> bool:
+    """Write one release (safe twice: a held or finished release is left alone)."""
+    return releases.release_run(release_id=release_id) is not None
+
+
+@shared_task
+def sweep_releases() -> int:
+    """Periodic: queue again the releases whose message was lost (say, Redis was down)."""
+    stalled = releases.releases_stalled(older_than=STALLED_AFTER)
+    for release_id in stalled:
+        run_release.delay(release_id)
     return len(stalled)

@@ -8,6 +8,8 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("exports/", views.export_start, name="export_start"),
     path("comparisons/", views.comparison_start, name="comparison_start"),
+    path("releases/", views.release_start, name="release_start"),
+    path("releases/<int:number>/<path:name>", views.release_file, name="release_file"),
     path("correlations/", views.correlations, name="correlations"),
     path("correlations/<int:pk>/", views.correlation, name="correlation"),
     path(

@@ -5,6 +5,7 @@ logged in is sent to log in, a worker gets 403. A researcher sees their own expo
 scoring jobs and API token; staff see every job.
 """
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,10 +16,18 @@ from rest_framework.authtoken.models import Token
 from crowd.access import researcher_required
 
 from . import services
-from .api import correlation_reports_visible_to, jobs_visible_to, system_score_jobs_visible_to
+from .api import (
+    correlation_reports_visible_to,
+    jobs_visible_to,
+    stored_file_response,
+    system_score_jobs_visible_to,
+)
 from .correlation import correlation_chart
 from .forms import CorrelationForm, ExportForm, FilterForm, SystemComparisonForm
-from .models import ExportJob
+from .models import ExportJob, Release
+from .releases import services as releases
+from .releases.forms import ReleaseForm
+from .releases.options import ReleaseError
 from .statistics import corpus_statistics
 
 JOBS_SHOWN = 20
@@ -60,6 +69,33 @@ def export_start(request):
     )
     messages.success(request, f"Export {job.pk} ({job.format}) is queued.")
     return redirect(f"{reverse('research:home')}?{filters.query_string()}#exports-heading")
+
+
+@researcher_required
+@require_POST
+def release_start(request):
+    """Number the next release of the filtered corpus and queue its writing; the page lists
+    it, and its files once they are written. Refused with the reason (nothing recorded) when
+    the site has no licence set or nothing is selected."""
+    filters, release = FilterForm(request.POST), ReleaseForm(request.POST)
+    if not (filters.is_valid() and release.is_valid()):
+        return _page(request, filters, ExportForm(), release=release, status=400)
+    try:
+        made = releases.release_create(
+            user=request.user, options=release.options(filters.corpus_filter())
+        )
+    except ReleaseError as error:
+        release.add_error(None, f"No release made: {error}.")
+        return _page(request, filters, ExportForm(), release=release, status=400)
+    messages.success(request, f"Release {made.number} is queued.")
+    return redirect(f"{reverse('research:home')}?{filters.query_string()}#releases-heading")
+
+
+@researcher_required
+def release_file(request, number, name):
+    """One file of a finished release (every researcher may download every release)."""
+    release = get_object_or_404(Release, number=number)
+    return stored_file_response(releases.release_file_name(release, name))
 
 
 @researcher_required
@@ -139,7 +175,7 @@ def token_reset(request):
     return redirect(f"{reverse('research:home')}#api-heading")
 
 
-def _page(request, filters, export, *, comparison=None, status=200):
+def _page(request, filters, export, *, comparison=None, release=None, status=200):
     corpus_filter = filters.corpus_filter()
     jobs = jobs_visible_to(request.user).select_related("requested_by").order_by("-id")
     jobs = list(jobs[:JOBS_SHOWN])
@@ -157,5 +193,10 @@ def _page(request, filters, export, *, comparison=None, status=200):
         "comparison": comparison or SystemComparisonForm(),
         "comparisons": comparisons,
         "comparisons_pending": any(job.is_pending for job in comparisons),
+        "release_form": release or ReleaseForm(),
+        "releases": list(
+            Release.objects.select_related("created_by").order_by("-number")[:JOBS_SHOWN]
+        ),
+        "release_licence": settings.RELEASE_LICENSE,
     }
     return render(request, "research/home.html", context, status=status)

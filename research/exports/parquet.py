@@ -322,14 +322,16 @@ def _csv_batches(pipe):
         )
 
 
-def dataset_card(options, names: dict[str, str], splits: dict[str, _SplitWriter]) -> str:
-    """The Hugging Face dataset card: YAML metadata (configs, features, splits), then prose."""
+def dataset_card(options, names: dict[str, str], splits: dict, *, metadata=(), sections=()) -> str:
+    """The Hugging Face dataset card: YAML metadata (configs, features, splits), then prose.
+    ``splits``: each split's ``rows`` and ``languages`` (a Counter); ``metadata``: more YAML
+    lines, ``sections``: more prose lines (a release adds its licence, citation, changes)."""
     total = sum(writer.rows for writer in splits.values())
     languages = Counter()
     for writer in splits.values():
         languages.update(writer.languages)
     q = json.dumps  # a JSON string is a valid YAML scalar, whatever it holds
-    lines = ["---", "pretty_name: ParaCrowd video descriptions"]
+    lines = ["---", "pretty_name: ParaCrowd video descriptions", *metadata]
     if languages:
         lines.append("language:")
         lines += [f"- {q(code)}" for code in sorted(languages)]
@@ -392,6 +394,7 @@ def dataset_card(options, names: dict[str, str], splits: dict[str, _SplitWriter]
         'corpus = load_dataset("path/to/this/folder")',
         "```",
         "",
+        *sections,
     ]
     return "\n".join(lines)
 

@@ -39,6 +39,7 @@ def test_there_are_no_pending_migrations():
         ({"LOGIN_FAILURE_LIMIT": "0"}, "LOGIN_FAILURE_LIMIT must be at least 1"),
         ({"SECURE_SSL_REDIRECT": "on"}, "SECURE_SSL_REDIRECT must be True or False"),
         ({"SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto"}, "SECURE_PROXY_SSL_HEADER must be"),
+        ({"RELEASE_LICENSE": "CC BY 4.0"}, "RELEASE_LICENSE must be a licence identifier"),
     ],
 )
 def test_a_bad_setting_stops_start_up_with_a_message_naming_it(env, message):

@@ -96,8 +96,9 @@ class PageChecker(HTMLParser):
 
 
 @pytest.fixture
-def site():
+def site(settings):
     """One of each kind of user, and an object behind every page that needs one."""
+    settings.RELEASE_LICENSE = "cc-by-4.0"  # so that the research page shows the release form
     worker = make_worker(tier=Tier.TWO)
     segment = make_segment()
     for text in ("A man is playing a guitar.", "A man plays the guitar."):
@@ -157,6 +158,7 @@ def site():
         "password_reset_confirm": {"uidb64": "MQ", "token": "set-password"},
         "research:correlation": {"pk": analysis.pk},
         "research:correlation_store_combined": {"pk": analysis.pk},
+        "research:release_file": {"number": 1, "name": "README.md"},
     }
     users = {
         "anonymous": None,

@@ -1,0 +1,201 @@
+"""Releases on the research page: researchers and staff make them (a Celery worker writes
+them), everyone of them sees and downloads them; nobody else does."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from research.models import Release
+from research.releases import services
+from research.releases.options import ReleaseOptions
+from research.tasks import STALLED_AFTER, sweep_releases
+from tests.conftest import wait_for
+from tests.factories import make_description, make_researcher, make_segment, make_staff, make_worker
+
+
+@pytest.fixture(autouse=True)
+def site_licence(settings):
+    settings.RELEASE_LICENSE = "cc-by-sa-4.0"
+    settings.RELEASE_CITATION = "Our paper, 2026."
+
+
+def make_corpus():
+    for video in ("pageAAAAAAA", "pageBBBBBBB"):
+        segment = make_segment(youtube_id=video)
+        make_description(segment, f"{video} is shown.")
+        make_description(segment, f"{video} plays.")
+
+
+def finished(number):
+    release = Release.objects.filter(number=number).first()
+    return release if release and release.is_finished else None
+
+
+def download(client, link) -> bytes:
+    response = client.get(link)
+    assert response.status_code == 200
+    return b"".join(response.streaming_content)
+
+
+def test_a_researcher_makes_a_release_on_the_page_and_everyone_of_them_downloads_it(
+    client, live_worker, media_root
+):
+    make_corpus()
+    researcher = make_researcher()
+    client.force_login(researcher)
+
+    response = client.post(
+        reverse("research:release_start"),
+        {
+            "language": "en",
+            "release-formats": ["msvd-json"],
+            "release-seed": "0",
+            "release-test_fraction": "0",
+            "release-dev_fraction": "0",
+        },
+    )
+
+    assert response.status_code == 302 and "language=en" in response["Location"]
+    wait_for(lambda: finished(1))
+    release = Release.objects.get()
+    assert (release.state, release.created_by, release.folder) == ("done", researcher, "releases/1")
+    assert release.manifest["filter"]["language"] == ["en"]
+    assert release.file_names == [
+        "README.md",
+        "data/train-00000.parquet",
+        "msvd-json/train.json",
+        "manifest.json",
+    ]
+    # Another researcher sees it listed, with its files to download.
+    client.force_login(make_researcher())
+    page = client.get(reverse("research:home")).content.decode()
+    link = reverse("research:release_file", args=[1, "manifest.json"])
+    assert 'id="releases"' in page and f'href="{link}"' in page and "cc-by-sa-4.0" in page
+    assert json.loads(download(client, link)) == release.manifest
+    card = download(client, reverse("research:release_file", args=[1, "README.md"])).decode()
+    assert 'license: "cc-by-sa-4.0"' in card and "Our paper, 2026." in card
+    assert str(media_root) not in page
+    # Only the release's own files: nothing else in the storage is reachable through it.
+    (media_root / "releases" / "1" / "other.txt").write_text("not part of it")
+    for name in ("other.txt", "../1/manifest.json", "missing.json"):
+        response = client.get(reverse("research:release_file", args=[1, name]))
+        assert response.status_code == 404, name
+    assert client.get(reverse("research:release_file", args=[2, "README.md"])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_workers_are_refused_and_visitors_sent_to_log_in(client, media_root):
+    make_corpus()
+    services.release_create(user=make_staff(), options=ReleaseOptions(), queue=False)
+    services.release_run(release_id=Release.objects.get().pk)
+    start = reverse("research:release_start")
+    file = reverse("research:release_file", args=[1, "manifest.json"])
+
+    assert client.post(start).status_code == 302 and client.get(file).status_code == 302
+    client.force_login(make_worker().user)
+    assert client.post(start, {"release-seed": "0"}).status_code == 403
+    assert client.get(file).status_code == 403
+    assert Release.objects.count() == 1
+    client.force_login(make_staff())
+    assert client.get(file).status_code == 200
+
+
+@pytest.mark.django_db
+def test_bad_release_requests_are_shown_with_the_reason_and_nothing_is_made(
+    client, media_root, settings
+):
+    make_corpus()
+    client.force_login(make_researcher())
+    start = reverse("research:release_start")
+    good = {"release-seed": "0", "release-test_fraction": "0.1", "release-dev_fraction": "0"}
+
+    response = client.post(start, {**good, "release-formats": ["pharaoh"]})
+    assert response.status_code == 400
+    assert "Select a valid choice. pharaoh is not one of" in response.content.decode()
+    response = client.post(start, {**good, "release-dev_fraction": "0.95"})
+    assert response.status_code == 400
+    assert "test_fraction and dev_fraction together must stay below 1" in response.content.decode()
+    response = client.post(start, {**good, "language": "xx"})
+    assert response.status_code == 400
+    assert "No release made: nothing to release" in response.content.decode()
+    settings.RELEASE_LICENSE = ""
+    response = client.post(start, good)
+    assert response.status_code == 400 and "RELEASE_LICENSE" in response.content.decode()
+    assert 'id="no-release-licence"' in client.get(reverse("research:home")).content.decode()
+    assert not Release.objects.exists()
+
+
+@pytest.mark.django_db
+def test_running_a_release_twice_writes_it_once_and_leaves_it_done(media_root):
+    make_corpus()
+    release = services.release_create(user=None, options=ReleaseOptions(), queue=False)
+
+    assert services.release_run(release_id=release.pk) is not None
+    written = (media_root / "releases" / "1" / "manifest.json").read_bytes()
+    assert services.release_run(release_id=release.pk) is None
+    release.refresh_from_db()
+    assert release.state == "done"
+    assert (media_root / "releases" / "1" / "manifest.json").read_bytes() == written
+
+
+@pytest.mark.django_db
+def test_a_release_whose_place_was_written_to_meanwhile_fails_and_keeps_its_number(media_root):
+    make_corpus()
+    release = services.release_create(user=None, options=ReleaseOptions(), queue=False)
+    (media_root / "releases" / "1").mkdir(parents=True)
+    (media_root / "releases" / "1" / "someone.txt").write_text("else")
+
+    assert services.release_run(release_id=release.pk) is None
+    release.refresh_from_db()
+    assert release.state == "failed" and "was written to" in release.error
+    assert release.file_names == []
+    assert services.release_create(user=None, options=ReleaseOptions(), queue=False).number == 2
+
+
+def test_the_sweep_queues_releases_whose_message_was_lost(live_worker, media_root):
+    make_corpus()
+    release = services.release_create(user=None, options=ReleaseOptions(), queue=False)
+    Release.objects.filter(pk=release.pk).update(created_at=release.created_at - 2 * STALLED_AFTER)
+
+    assert sweep_releases() == 1
+    wait_for(lambda: finished(1))
+    assert Release.objects.get().state == "done"
+
+
+@pytest.mark.django_db
+def test_the_database_refuses_to_change_or_delete_a_release_once_made(media_root):
+    from django.db import IntegrityError, transaction
+
+    from research.models import ReleaseDescription
+
+    make_corpus()
+    release = services.release_create(user=None, options=ReleaseOptions(), queue=False)
+    services.release_run(release_id=release.pk)
+
+    for change in (
+        lambda: Release.objects.filter(pk=release.pk).update(error="edited"),
+        lambda: Release.objects.filter(pk=release.pk).delete(),
+        lambda: ReleaseDescription.objects.filter(release=release).update(split="test"),
+        lambda: ReleaseDescription.objects.filter(release=release).delete(),
+    ):
+        with pytest.raises(IntegrityError, match="never changes"), transaction.atomic():
+            change()
+    assert Release.objects.get().error == ""
+    assert set(ReleaseDescription.objects.values_list("split", flat=True)) == {"train"}
+
+
+@pytest.mark.django_db
+def test_the_admin_shows_releases_to_read_and_offers_no_change(client, media_root):
+    from django.contrib.auth import get_user_model
+
+    make_corpus()
+    release = services.release_create(user=None, options=ReleaseOptions(), queue=False)
+    services.release_run(release_id=release.pk)
+    client.force_login(get_user_model().objects.create_superuser("root", password="x" * 12))
+
+    page = client.get(reverse("admin:research_release_change", args=[release.pk]))
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    assert (
+        client.post(reverse("admin:research_release_delete", args=[release.pk])).status_code == 403
+    )
