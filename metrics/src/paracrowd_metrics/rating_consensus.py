@@ -195,13 +195,15 @@ def pairs_with_consensus(
 
 def reliability_table(
     reliabilities: Mapping[str, Mapping[Hashable, JudgeReliability]],
+    *,
+    order_by: str | None = None,
 ) -> list[dict]:
-    """One JSON-ready row per judge, least reliable first (on the first dimension): the
-    judge, how many ratings, and the reliability in each dimension."""
+    """One JSON-ready row per judge, least reliable first on ``order_by`` (default: the
+    first dimension): the judge, how many ratings, and the reliability in each dimension."""
     dimensions = list(reliabilities)
     if not dimensions:
         return []
-    first = reliabilities[dimensions[0]]
+    first = reliabilities[order_by or dimensions[0]]
     order = sorted(first, key=lambda judge: (first[judge].reliability, str(judge)))
     return [
         {
