@@ -177,3 +177,22 @@ def test_the_research_export_writes_the_consensus_in_the_alignments_format(
     # The research export names workers by their export label, never a username.
     annotators = [row.split("\t")[0] for row in (tmp_path / "annotator-weights.tsv").open()]
     assert f"local-{good.worker_id}" in annotators and str(good.worker) not in annotators
+
+
+@pytest.mark.parametrize("pairs", [1, 3])
+def test_the_review_page_takes_the_same_queries_however_many_pairs_it_shows(
+    client, django_assert_num_queries, pairs
+):
+    for number in range(pairs):
+        pair = store_pair(f"task:{number}")
+        Hit.objects.filter(item_id=pair.item_id).update(max_assignments=3)
+    for _ in range(3):
+        worker = make_worker()
+        for _ in range(pairs):
+            submit(worker, GOOD)
+    client.force_login(make_staff())
+    # The user, the waiting alignments, every alignment of their pairs, the agreement table,
+    # the trial answers.
+    with django_assert_num_queries(5):
+        page = client.get(reverse("review_pages:alignments")).content.decode()
+    assert page.count('class="consensus"') == 3 * pairs
