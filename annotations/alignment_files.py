@@ -6,6 +6,9 @@ by spaces), ``pairs.txt`` (the pair ids), and for each k, ``alignment-k.pharaoh`
 ``alignment-k.naacl``, ``alignment-k.tsv`` (MultiMWA) or the Edinburgh++ pair
 ``alignment-k.sure.json`` and ``alignment-k.sure+poss.json``, holding every pair's k-th
 annotation (empty where a pair has fewer), with ``annotators-k.txt`` naming who made each.
+Beside them, the weighted consensus of each pair's annotations (``annotations.consensus``)
+in the same format (``consensus.pharaoh``, ...), its links' confidences
+(``consensus-confidence.txt``) and the annotators' weights (``annotator-weights.tsv``).
 """
 
 import json
@@ -33,6 +36,7 @@ from paracrowd_metrics.alignment import (
 )
 from paracrowd_metrics.alignment.corpora import edinburgh_records, multimwa_line
 
+from .consensus import AnnotatorWeights, confidence_line, weights_rows
 from .models import Alignment, SentencePair
 from .services import pairs_store
 
@@ -129,6 +133,7 @@ def alignments_export(
     ``open_file(name)`` gives a text file to write ``name`` to (a folder, or an S3 prefix).
     Pairs are read and written a chunk at a time, so memory stays flat at any size.
     ``annotator_name(alignment)`` is what the ``annotators-k.txt`` files call each annotator.
+    The consensus leaves out rejected alignments, whether or not they are exported.
     """
     if alignments is None:
         alignments = Alignment.objects.all()
@@ -149,6 +154,10 @@ def alignments_export(
     names = ["source.txt", "target.txt", "pairs.txt"]
     names += [f"annotators-{k}.txt" for k in range(1, slots + 1)]
     names += [f"alignment-{k}.{suffix}" for k in range(1, slots + 1) for suffix in suffixes]
+    names += [f"consensus.{suffix}" for suffix in suffixes]
+    names += ["consensus-confidence.txt", "annotator-weights.tsv"]
+    weights = AnnotatorWeights.read()
+    annotators = {}
     written = 0
     with ExitStack() as stack:
         files = {name: stack.enter_context(open_file(name)) for name in names}
@@ -166,7 +175,14 @@ def alignments_export(
                     _line(annotator_name(annotation) if annotation else "")
                 )
                 links = parse_pharaoh(annotation.links if annotation else "")
-                _write_links(files, k + 1, format, written, pair, links)
+                _write_links(files, f"alignment-{k + 1}", format, written, pair, links)
+            consensus = weights.consensus(pair.selected)
+            _write_links(files, "consensus", format, written, pair, consensus.alignment)
+            files["consensus-confidence.txt"].write(_line(confidence_line(consensus)))
+            annotators.update((annotator_name(a), a) for a in pair.selected)
+        files["annotator-weights.tsv"].write("annotator\tweight\tagreement_f1\ttrial_f1\n")
+        for row in weights_rows(weights, annotators.values(), annotator_name):
+            files["annotator-weights.tsv"].write("\t".join(row) + "\n")
         if format == "edinburgh":
             for name in names:
                 if name.endswith(".json"):
@@ -182,25 +198,26 @@ EXPORT_SUFFIXES = {
 }
 
 
-def _write_links(files, k: int, format: str, number: int, pair: SentencePair, links) -> None:
-    """One pair's k-th annotation in ``format``; Edinburgh++ and MultiMWA carry the tokens
-    and the pair's id (its import key, corpus:id, or its own key) on every record."""
+def _write_links(files, stem: str, format: str, number: int, pair: SentencePair, links) -> None:
+    """One pair's links in ``format``, to the file(s) named ``stem`` ("alignment-k",
+    "consensus"); Edinburgh++ and MultiMWA carry the tokens and the pair's id (its import key,
+    corpus:id, or its own key) on every record."""
     if format == "naacl":
-        files[f"alignment-{k}.naacl"].write(write_naacl({number: links}))
+        files[f"{stem}.naacl"].write(write_naacl({number: links}))
         return
     if format == "pharaoh":
-        files[f"alignment-{k}.pharaoh"].write(_line(format_pharaoh(links)))
+        files[f"{stem}.pharaoh"].write(_line(format_pharaoh(links)))
         return
     pair_id = pair.import_key or str(pair.pk)
     aligned = AlignedPair(pair_id, tuple(pair.tokens_a), tuple(pair.tokens_b), links)
     if format == "multimwa":
-        files[f"alignment-{k}.tsv"].write(multimwa_line(aligned))
+        files[f"{stem}.tsv"].write(multimwa_line(aligned))
         return
     separator = "\n" if number == 1 else ",\n"
     for suffix, record in zip(
         EXPORT_SUFFIXES["edinburgh"], edinburgh_records(aligned), strict=True
     ):
-        files[f"alignment-{k}.{suffix}"].write(separator + json.dumps(record, ensure_ascii=False))
+        files[f"{stem}.{suffix}"].write(separator + json.dumps(record, ensure_ascii=False))
 
 
 def folder_files(folder: Path) -> Callable[[str], AbstractContextManager[TextIO]]:

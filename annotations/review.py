@@ -7,7 +7,7 @@ the other annotations of the same pair; one whose mean F1 with them is below
 nobody reviewed are paid after the HIT type's ``auto_accept_after``, as descriptions are.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.utils import timezone
 
@@ -15,6 +15,7 @@ from crowd import services as crowd
 from crowd.models import HitType
 from paracrowd_metrics.alignment import link_counts, parse_pharaoh
 
+from .consensus import AnnotatorWeights, ConsensusRow, consensus_rows
 from .models import Alignment
 
 # Mean F1 against the pair's other annotations (identical words included) below which an
@@ -28,6 +29,9 @@ class ReviewItem:
     alignment: Alignment
     others: int  # other annotations of the pair it was compared with
     agreement_f1: float | None  # mean F1 against them; None with nobody to compare
+    # The pair's weighted consensus beside this alignment's links (empty with nobody to
+    # compare), for the reviewer to adjudicate.
+    consensus: list[ConsensusRow] = field(default_factory=list)
 
     @property
     def flagged(self) -> bool:
@@ -54,29 +58,42 @@ def agreement_with_others(alignment: Alignment, others: list[Alignment]) -> floa
     return sum(scores) / len(scores)
 
 
-def _items(alignments) -> list[ReviewItem]:
+def _items(alignments, *, with_consensus: bool = False) -> list[ReviewItem]:
     alignments = list(alignments)
     pairs = {alignment.pair_id for alignment in alignments}
     every = {}
-    for other in Alignment.objects.filter(pair_id__in=pairs).exclude(
-        status=Alignment.Status.REJECTED
+    for other in (
+        Alignment.objects.filter(pair_id__in=pairs)
+        .exclude(status=Alignment.Status.REJECTED)
+        .select_related("worker__user")
     ):
         every.setdefault(other.pair_id, []).append(other)
+    weights = None
+    if with_consensus:
+        workers = {a.worker_id for group in every.values() for a in group if a.worker_id}
+        weights = AnnotatorWeights.read(worker_ids=workers)
     items = []
     for alignment in alignments:
-        others = [a for a in every.get(alignment.pair_id, []) if a.pk != alignment.pk]
-        items.append(ReviewItem(alignment, len(others), agreement_with_others(alignment, others)))
+        pair_alignments = every.get(alignment.pair_id, [])
+        others = [a for a in pair_alignments if a.pk != alignment.pk]
+        consensus = []
+        if weights is not None and others:
+            consensus = consensus_rows(weights.consensus(pair_alignments), alignment)
+        items.append(
+            ReviewItem(alignment, len(others), agreement_with_others(alignment, others), consensus)
+        )
     return items
 
 
 def alignment_review_queue(*, size: int = QUEUE_SIZE) -> list[ReviewItem]:
-    """The oldest ``size`` alignments waiting for review, flagged ones first."""
+    """The oldest ``size`` alignments waiting for review, flagged ones first, each with its
+    pair's weighted consensus."""
     waiting = (
         _waiting()
         .select_related("pair", "worker__user", "assignment")
         .order_by("created_at", "pk")[:size]
     )
-    return sorted(_items(waiting), key=lambda item: not item.flagged)
+    return sorted(_items(waiting, with_consensus=True), key=lambda item: not item.flagged)
 
 
 def alignments_review(*, alignment_ids: list[int], accept: bool, reviewer, reason: str) -> int:

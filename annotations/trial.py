@@ -147,6 +147,18 @@ def trial_answers(*, worker: Worker) -> list[TrialAnswer]:
     return list(TrialAnswer.objects.filter(worker=worker).select_related("pair").order_by("pk"))
 
 
+def trial_f1_by_worker(*, worker_ids=None) -> dict[int, float]:
+    """Each worker's micro-averaged F1 over their answers to the current trial set (of the
+    workers of ``worker_ids``, or of everyone who answered)."""
+    answers = TrialAnswer.objects.filter(pair__is_trial=True)
+    if worker_ids is not None:
+        answers = answers.filter(worker_id__in=list(worker_ids))
+    counts = {}
+    for worker_id, answer in answers.values_list("worker_id", "counts"):
+        counts.setdefault(worker_id, []).append(answer)
+    return {worker_id: _f1(answered) for worker_id, answered in counts.items()}
+
+
 def _f1(counts: list[dict]) -> float:
     return sum((LinkCounts(**c) for c in counts), LinkCounts()).f1
 

@@ -10,6 +10,11 @@ from dataclasses import asdict, replace
 
 from paracrowd.charts import Lines, line_chart
 from paracrowd_metrics import default_tokenize
+from paracrowd_metrics.rating_consensus import (
+    METHODS,
+    pairs_with_consensus,
+    reliability_table,
+)
 from paracrowd_metrics.ratings import (
     RatingError,
     RatingRecord,
@@ -36,14 +41,21 @@ def ratings_correlate(
     options: AnalysisOptions,
     dimension: str | None = None,
     meteor: bool = True,
+    consensus: str = "mean",
 ) -> dict:
     """Table 4 and Figure 4 of the ratings (paracrowd_metrics.ratings_analysis), as a dict
     ready for JSON. ``dimension`` keeps that one dimension only; ``meteor`` adds the
     METEOR-style row with the site's parameters. A ``tokenize`` of "" follows the ratings'
-    language. RatingError, naming the record, for anything that cannot be analysed."""
+    language. ``consensus`` is how one pair's judges are combined: their ``mean``, or the
+    ``dawid-skene`` estimate weighting each judge by their reliability (which is then in the
+    result, per judge). RatingError, naming the record, for anything that cannot be
+    analysed."""
     records = list(records)
     dimensions = _kept_dimensions(dimensions, dimension)
     pairs = rated_pairs(records, dimensions)
+    reliabilities = None
+    if _judges_weighted(records, consensus):
+        pairs, reliabilities = pairs_with_consensus(pairs, dimensions)
     language = records[0].language if records else ""
     if not options.tokenize:
         options = replace(options, tokenize=default_tokenize(language or None))
@@ -59,11 +71,50 @@ def ratings_correlate(
         primary=dimension,
     )
     result["language"] = language
+    result["consensus"] = consensus
+    if reliabilities is not None:
+        result["judge_reliability"] = reliability_table(reliabilities)
     if configuration is not None:
         result["meteor_signature"] = configuration.signature(
             language or configuration.language, "var"
         )
     return result
+
+
+def _judges_weighted(records: Sequence[RatingRecord], consensus: str) -> bool:
+    """Whether the judges are to be weighted (Dawid–Skene) rather than averaged. RatingError
+    for an unknown method, or, when weighting, a record that does not say who rated."""
+    if consensus not in METHODS:
+        raise RatingError(f"no consensus {consensus!r}; choose {' or '.join(METHODS)}")
+    if consensus == "mean":
+        return False
+    unnamed = next((record for record in records if not record.judge), None)
+    if unnamed is not None:
+        raise RatingError(
+            f"{unnamed.where or 'a rating'}: no judge named; weighting judges by their "
+            "reliability needs to know who gave each rating"
+        )
+    return True
+
+
+def consensus_lines(result: dict) -> list[str]:
+    """How the judges were combined, and each judge's reliability when they were weighted."""
+    rows = result.get("judge_reliability")
+    if not rows:
+        return []
+    dimensions = list(rows[0]["reliability"])
+    lines = [
+        "",
+        "Judges weighted by reliability (Dawid–Skene): the chance a judge's rating is the "
+        "item's true one",
+        f"{'judge':<24}{'ratings':>8}" + "".join(f"{d:>15}" for d in dimensions),
+    ]
+    for row in rows:
+        lines.append(
+            f"{row['judge']:<24}{row['ratings']:>8}"
+            + "".join(f"{row['reliability'][d]:>15.3f}" for d in dimensions)
+        )
+    return lines
 
 
 def _kept_dimensions(dimensions: Sequence[str], dimension: str | None) -> tuple[str, ...]:

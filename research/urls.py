@@ -22,6 +22,9 @@ urlpatterns = [
     path("ratings/ratings.csv", ratings.ratings_csv, name="ratings_csv"),
     path("ratings/<int:pk>/", ratings.batch, name="rating_batch"),
     path("ratings/<int:pk>/ratings.csv", ratings.ratings_csv, name="rating_batch_csv"),
+    path(
+        "ratings/<int:pk>/consensus.csv", ratings.consensus_csv, name="rating_batch_consensus_csv"
+    ),
     path("rate/<int:pk>/", ratings.rate, name="rate"),
     path("external/rate/", ratings.platform_rate, name="platform_rate"),
 ]

@@ -25,6 +25,7 @@ from paracrowd.charts import grouped_bars
 from ..api import system_score_jobs_visible_to
 from ..models import Rating, RatingBatch
 from .batches import rating_batch_create
+from .consensus import batch_consensus, consensus_csv_rows, with_texts
 from .exports import ratings_csv_rows
 from .forms import RatingBatchForm
 from .selectors import batch_summary, batches_with_progress, system_means
@@ -219,8 +220,9 @@ def batches(request):
 
 @researcher_required
 def batch(request, pk):
-    """One batch: progress, mean ratings and agreement between judges per dimension, and (for
-    staff) the ratings waiting for review."""
+    """One batch: progress, mean ratings and agreement between judges per dimension, the
+    judges' reliability and the items' consensus (Dawid–Skene), and (for staff) the ratings
+    waiting for review."""
     rating_batch = get_object_or_404(RatingBatch, pk=pk)
     summary = batch_summary(rating_batch)
     chart = None
@@ -233,9 +235,12 @@ def batch(request, pk):
                 "Krippendorff α": [summary.agreement[d].alpha for d in Rating.DIMENSIONS],
             },
         )
+    consensus = batch_consensus(rating_batch)
     context = {
         "batch": rating_batch,
         "summary": summary,
+        "consensus": consensus,
+        "departing": with_texts(consensus.departing()) if consensus else [],
         "rows": [(d, summary.means[d], summary.agreement[d]) for d in Rating.DIMENSIONS],
         "chart": chart,
         "waiting": rating_review_queue(batch=rating_batch) if request.user.is_staff else [],
@@ -250,13 +255,24 @@ class _Echo:
         return value
 
 
+def _csv_response(rows, name: str) -> StreamingHttpResponse:
+    writer = csv.writer(_Echo())
+    lines = (writer.writerow(row) for row in rows)
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@researcher_required
+def consensus_csv(request, pk):
+    """Batch ``pk``'s items with each dimension's plain mean and Dawid–Skene consensus."""
+    rating_batch = get_object_or_404(RatingBatch, pk=pk)
+    return _csv_response(consensus_csv_rows(rating_batch), f"consensus-batch-{pk}.csv")
+
+
 @researcher_required
 def ratings_csv(request, pk=None):
     """The ratings (of batch ``pk``, or of every batch) as CSV, one row per rating, streamed."""
     rating_batch = get_object_or_404(RatingBatch, pk=pk) if pk is not None else None
-    writer = csv.writer(_Echo())
-    lines = (writer.writerow(row) for row in ratings_csv_rows(rating_batch))
     name = f"ratings-batch-{pk}.csv" if pk is not None else "ratings.csv"
-    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    return _csv_response(ratings_csv_rows(rating_batch), name)

@@ -280,3 +280,32 @@ def test_unknown_clusters_and_mixed_languages_are_refused(tmp_path):
 def test_bad_options_are_refused(tmp_path, args, message):
     with pytest.raises(CommandError, match=message):
         run(single_rating_file(tmp_path), *QUICK, *args)
+
+
+@pytest.mark.django_db
+def test_dawid_skene_consensus_weights_the_judges_and_reports_their_reliability(judged):
+    mean = json.loads(run(judged, "--json", *QUICK))
+    weighted = json.loads(run(judged, "--json", "--consensus", "dawid-skene", *QUICK))
+    assert mean["consensus"] == "mean" and "judge_reliability" not in mean
+    assert weighted["consensus"] == "dawid-skene"
+    assert weighted["pairs"] == mean["pairs"] and weighted["ratings"] == mean["ratings"]
+    rows = weighted["judge_reliability"]
+    assert len(rows) == 2 and set(rows[0]["reliability"]) == {
+        "semantic",
+        "dissimilarity",
+        "overall",
+    }
+    assert all(0 < value < 1 for row in rows for value in row["reliability"].values())
+    # The ratings correlated are the consensus, not the mean: the table's figures move.
+    assert weighted["table"] != mean["table"]
+    text = run(judged, "--consensus", "dawid-skene", *QUICK)
+    assert "Judges weighted by reliability (Dawid–Skene)" in text
+    assert rows[0]["judge"] in text
+
+
+@pytest.mark.django_db
+def test_dawid_skene_consensus_needs_to_know_who_rated(tmp_path):
+    with pytest.raises(CommandError, match="no judge named; weighting judges"):
+        run(single_rating_file(tmp_path), "--consensus", "dawid-skene", *QUICK)
+    with pytest.raises(CommandError, match="invalid choice: 'median'"):
+        run(single_rating_file(tmp_path), "--consensus", "median", *QUICK)

@@ -116,6 +116,19 @@ def test_the_command_reads_the_apps_ratings_and_reports_the_judges(rated):
     assert judges["cells"]["semantic"]["pearson"] > 0.5
 
 
+def test_the_apps_judges_can_be_weighted_by_their_reliability(rated):
+    batch, _ = rated
+    result = json.loads(
+        run(
+            *("--from-db", "--batch", batch.pk, "--json", "--consensus", "dawid-skene"),
+            *("--references", "1,all", "--folds", "3", "--bootstrap", "0", "--no-meteor"),
+        )
+    )
+    assert result["consensus"] == "dawid-skene" and result["pairs"] == len(CANDIDATES)
+    judges = {row["judge"] for row in result["judge_reliability"]}
+    assert len(judges) == 2 and all(judge.startswith("local-") for judge in judges)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

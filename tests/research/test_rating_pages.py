@@ -230,7 +230,7 @@ def test_rating_tasks_behind_a_qualification_are_closed_to_workers_without_it(cl
 
 
 # The session is read from the cache (paracrowd.sessions), so it costs no query here.
-BATCH_PAGE_QUERIES = 5
+BATCH_PAGE_QUERIES = 7  # and two for the consensus: the ratings, the items shown
 
 
 @pytest.mark.parametrize("judges", [1, 3])

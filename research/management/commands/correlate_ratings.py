@@ -9,10 +9,12 @@ from django.core.management.base import BaseCommand, CommandError
 
 import paracrowd_metrics as metrics
 from paracrowd_metrics.correlation import DEFAULT_RESAMPLES
+from paracrowd_metrics.rating_consensus import METHODS
 from paracrowd_metrics.ratings import DIMENSIONS, SINGLE, RatingError
 from paracrowd_metrics.ratings_analysis import AnalysisOptions, reference_counts
 from research.correlation import (
     combined_fit,
+    consensus_lines,
     correlation_lines,
     ratings_correlate,
 )
@@ -80,6 +82,14 @@ class Command(BaseCommand):
             choices=[*DIMENSIONS, SINGLE],
             help="analyse this rating dimension only (and draw its curve)",
         )
+        parser.add_argument(
+            "--consensus",
+            choices=METHODS,
+            default="mean",
+            help="how one pair's judges are combined: their mean, or dawid-skene, weighting "
+            "each judge by their estimated reliability (needs the judge column; default "
+            "%(default)s)",
+        )
         parser.add_argument("--no-meteor", action="store_true", help="leave out METEOR-style")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(
@@ -107,6 +117,7 @@ class Command(BaseCommand):
                 options=analysis,
                 dimension=options["dimension"],
                 meteor=not options["no_meteor"],
+                consensus=options["consensus"],
             )
         except RatingError as error:
             raise CommandError(str(error)) from None
@@ -117,7 +128,7 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))
         else:
-            for line in correlation_lines(result):
+            for line in correlation_lines(result) + consensus_lines(result):
                 self.stdout.write(line)
 
     def _records(self, options):

@@ -25,6 +25,12 @@ from .agreement_totals import (
 from .aligner import Aligner, train_aligner
 from .brockett import BrockettAgreement, brockett_fleiss_kappa
 from .chance import EditModel, fit_edit_model
+from .consensus import (
+    ConsensusAlignment,
+    ConsensusLink,
+    annotator_weights,
+    consensus_alignment,
+)
 from .corpora import (
     edinburgh_partner,
     read_edinburgh,
@@ -72,6 +78,8 @@ __all__ = [
     "AnnotatedPair",
     "BrockettAgreement",
     "ChanceCorrected",
+    "ConsensusAlignment",
+    "ConsensusLink",
     "EditModel",
     "LengthBin",
     "Link",
@@ -82,6 +90,7 @@ __all__ = [
     "PrecisionRecall",
     "aer",
     "agreement_table",
+    "annotator_weights",
     "corpus_totals",
     "pair_share",
     "pair_totals",
@@ -91,6 +100,7 @@ __all__ = [
     "c_hat",
     "chance_corrected",
     "cohen_kappa",
+    "consensus_alignment",
     "corpus_link_counts",
     "edinburgh_partner",
     "extract_phrase_pairs",
