@@ -147,6 +147,7 @@ def site(settings):
         "research:rating_batch": {"pk": rating_batch.pk},
         "review_pages:ratings": {"pk": rating_batch.pk},
         "research:rating_batch_csv": {"pk": rating_batch.pk},
+        "research:rating_batch_consensus_csv": {"pk": rating_batch.pk},
         "annotations:pair": {"pk": pair.pk},
         "annotations:pair_trial": {"pk": pair.pk},
         "scoring:cluster": {"segment_id": segment.pk},
