@@ -204,8 +204,7 @@ def format_brockett(brockett: dict | None) -> list[str]:
         "published κ",
         f"  {brockett['items']} items in the {brockett['sentence_pairs']} sentence pairs aligned "
         f"by all of {', '.join(brockett['annotators'])}",
-        "  Items by agreement, labelled sure, possible, aligned to NULL or not linked "
-        "(Table 1):",
+        "  Items by agreement, labelled sure, possible, aligned to NULL or not linked (Table 1):",
     ]
     lines += [f"  {row['label']:<16}{row['items']:>8}" for row in brockett["agreeing"]]
     null_apart = brockett.get("kappa_null_apart")
