@@ -231,15 +231,20 @@ def annotated_pairs_from(
     tokens = {}
     notes = []
     for annotator, pairs in aligned_pairs_by_annotator.items():
+        # A file may use one id for several pairs (MultiMWA's test file does): the n-th pair
+        # with an id is "id#n" from the second on, so none overwrites another.
+        seen = defaultdict(int)
         for pair in pairs:
-            known = tokens.setdefault(pair.pair_id, (pair.source, pair.target))
+            seen[pair.pair_id] += 1
+            pid = (
+                pair.pair_id if seen[pair.pair_id] == 1 else f"{pair.pair_id}#{seen[pair.pair_id]}"
+            )
+            known = tokens.setdefault(pid, (pair.source, pair.target))
             if (len(known[0]), len(known[1])) != (len(pair.source), len(pair.target)):
-                raise ValueError(
-                    f"pair {pair.pair_id}: {annotator} has a different number of words"
-                )
+                raise ValueError(f"pair {pid}: {annotator} has a different number of words")
             if known != (pair.source, pair.target):
-                notes.append(f"pair {pair.pair_id}: {annotator} spells some words differently")
-            by_id[pair.pair_id][annotator] = pair.alignment
+                notes.append(f"pair {pid}: {annotator} spells some words differently")
+            by_id[pid][annotator] = pair.alignment
     shared = {pid: alignments for pid, alignments in by_id.items() if len(alignments) > 1}
     aligner = None
     if pre_alignment == "trained":

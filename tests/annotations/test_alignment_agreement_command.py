@@ -127,3 +127,16 @@ def test_on_the_rte2_test_files_it_prints_the_reports_items_and_agreement_counts
         "23",
     )
     assert "Brockett's Fleiss' κ over link items (Brockett 2007): 0.729" in text
+
+
+def test_a_pair_id_used_twice_in_a_file_is_two_pairs_not_one_overwritten(tmp_path):
+    text = (
+        "# sentence pair 1\nA man cooks .\nNULL ({ / / }) A ({ 1 / / }) man ({ 2 / / })\n"
+        "# sentence pair 1\nIt rains .\nNULL ({ / / }) rain ({ 2 / / }) falls ({ / / })\n"
+    )
+    for name in "AB":
+        (tmp_path / f"reused_{name}.align.txt").write_text(text)
+
+    out = run(*(str(tmp_path / f"reused_{name}.align.txt") for name in "AB"))
+
+    assert "2 sentence pairs, 2 annotators" in out
