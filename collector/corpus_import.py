@@ -18,7 +18,7 @@ lock is what guards it.
 """
 
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
@@ -98,25 +98,25 @@ def corpus_import(
     return loader.report
 
 
-class _staging_table:
-    """A temporary table of this connection for the rows read, dropped however the load ends."""
-
-    def __enter__(self):
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP TABLE IF EXISTS {STAGED}")
-            cursor.execute(
-                f"CREATE TEMPORARY TABLE {STAGED} ("
-                " position bigint PRIMARY KEY, segment_id bigint NOT NULL, worker_id bigint,"
-                " text text NOT NULL, language text NOT NULL, tier smallint,"
-                " time_spent interval, import_key text NOT NULL, added boolean NOT NULL"
-                " DEFAULT false)"
-            )
-
-    def __exit__(self, *exc_info):
-        if connection.needs_rollback:
-            return  # a failed transaction drops nothing; the rollback (or session) ends the table
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP TABLE IF EXISTS {STAGED}")
+@contextmanager
+def _staging_table():
+    """A temporary table of this connection for the rows read, dropped however the load ends
+    (after a failed transaction its rollback, or the end of the session, drops it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {STAGED}")
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {STAGED} ("
+            " position bigint PRIMARY KEY, segment_id bigint NOT NULL, worker_id bigint,"
+            " text text NOT NULL, language text NOT NULL, tier smallint,"
+            " time_spent interval, import_key text NOT NULL, added boolean NOT NULL"
+            " DEFAULT false)"
+        )
+    try:
+        yield
+    finally:
+        if not connection.needs_rollback:
+            with connection.cursor() as cursor:
+                cursor.execute(f"DROP TABLE IF EXISTS {STAGED}")
 
 
 def _batches(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
