@@ -17,6 +17,7 @@ neither double nor drop a description. No unique constraint can say "at most n c
 lock is what guards it.
 """
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -192,8 +193,14 @@ class _CorpusLoader:
         }
 
     def resolve_workers(self, external_ids: set[str]) -> None:
-        """The bulk form of ``services.worker_from_platform(platform="import", ...)``."""
+        """The bulk form of ``services.worker_from_platform(platform="import", ...)``; the
+        site's own workers, as its exports name them, are themselves."""
         wanted = external_ids - self.worker_ids.keys()
+        if not wanted:
+            return
+        found = site_workers(wanted)
+        wanted -= found.keys()
+        self.worker_ids |= found
         if not wanted:
             return
         found = self.stored_workers(wanted)
@@ -343,6 +350,31 @@ class _CorpusLoader:
                 )
                 for _, segment_id, worker_id, text, language, tier, time_spent, import_key in rows
             )
+
+
+# How the research exports name a worker of the site: "<platform>-<our id>" (an imported
+# corpus's workers keep their own ids, and come back as the import workers they are).
+SITE_WORKER_LABEL = re.compile(
+    "({})-([0-9]{{1,18}})".format(
+        "|".join(p for p in Worker.Platform.values if p != Worker.Platform.IMPORT)
+    )
+)
+
+
+def site_workers(labels: set[str]) -> dict[str, int]:
+    """The labels that name an existing worker of the site, with that worker's id, so that
+    re-importing an export matches the descriptions by the same worker."""
+    named = {
+        label: (match[1], int(match[2]))
+        for label in labels
+        if (match := SITE_WORKER_LABEL.fullmatch(label))
+    }
+    if not named:
+        return {}
+    existing = set(
+        Worker.objects.filter(pk__in={pk for _, pk in named.values()}).values_list("platform", "pk")
+    )
+    return {label: pk for label, (platform, pk) in named.items() if (platform, pk) in existing}
 
 
 def segment_key(record: DescriptionRecord) -> SegmentKey:

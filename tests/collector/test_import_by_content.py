@@ -14,6 +14,7 @@ from django.db import connection
 from collector.corpus_formats import read_corpus
 from collector.corpus_import import corpus_import
 from collector.models import Description, Segment
+from tests.factories import make_segment, make_worker
 
 DATA = Path(__file__).parents[1] / "data"
 JSON_FILE = DATA / "msvd_json_tiny.json"
@@ -47,6 +48,31 @@ def test_reimporting_the_products_own_msvd_json_export_adds_nothing(tmp_path):
 
     assert f"Descriptions: 0 added, {exported} already present" in output
     assert "Rows refused: 0" in output
+    assert Description.objects.count() == stored
+
+
+@pytest.mark.django_db
+def test_reimporting_an_msvd_csv_export_of_the_sites_own_workers_adds_nothing(tmp_path):
+    segment = make_segment()
+    for text in ["A man cooks.", "A man cooks.", "Someone is cooking."]:
+        Description.objects.create(
+            segment=segment,
+            worker=make_worker(),
+            tier=1,
+            text=text,
+            language="en",
+            status=Description.Status.ACCEPTED,
+        )
+    run(CSV_FILE, "msvd-csv")
+    stored = Description.objects.count()
+    export = tmp_path / "corpus.csv"
+    call_command(
+        "export_corpus", str(export), "--format", "msvd-csv", "--no-progress", stdout=StringIO()
+    )
+
+    output = run(export, "msvd-csv")
+
+    assert "Descriptions: 0 added" in output and "Workers: " not in output
     assert Description.objects.count() == stored
 
 
