@@ -105,6 +105,7 @@ def test_an_uploaded_file_is_analysed_by_a_celery_worker_and_shown(client, live_
     assert page.count("<h1") == 1
     for text in ["Judge A vs. B", "PINC where BLEU &gt; 60", "out of fold", "<svg", "polyline"]:
         assert text in page
+    assert "read from the data" in page  # the page states no scale: it says it guessed one
     assert "semantic, with the source" in page
     # Only staff may change the site's combined score.
     assert "site's combined score</button>" not in page
