@@ -87,6 +87,7 @@ def brockett_rows(brockett) -> dict | None:
         "sentence_pairs": brockett.sentence_pairs,
         "items": brockett.items,
         "kappa": brockett.kappa,
+        "kappa_null_apart": brockett.kappa_null_apart,
         "agreeing": [
             {
                 "label": _agreeing_label(size, annotators),
@@ -193,17 +194,23 @@ def format_rows(rows: dict) -> str:
 
 
 def format_brockett(brockett: dict | None) -> list[str]:
-    """Brockett's κ section of the printed table."""
+    """Brockett's κ section of the printed table, each figure with the labelling it uses."""
     if brockett is None:
         return []
     lines = [
         "",
         f"Brockett's Fleiss' κ over link items (Brockett 2007): {brockett['kappa']:.3f}",
+        "  labelled sure, possible or none: a link to NULL counts as no link, as in the "
+        "published κ",
         f"  {brockett['items']} items in the {brockett['sentence_pairs']} sentence pairs aligned "
         f"by all of {', '.join(brockett['annotators'])}",
+        "  Items by agreement, labelled sure, possible, aligned to NULL or not linked (Table 1):",
     ]
     lines += [f"  {row['label']:<16}{row['items']:>8}" for row in brockett["agreeing"]]
-    lines.append("  Cohen's κ on the same items:")
+    null_apart = brockett.get("kappa_null_apart")
+    if null_apart is not None:
+        lines.append(f"  Fleiss' κ with NULL kept apart (four categories): {null_apart:.3f}")
+    lines.append("  Cohen's κ on the same items (sure, possible or none):")
     lines += [f"  {row['label']:<16}{row['kappa']:>8.3f}" for row in brockett["pairwise"]]
     return lines
 
@@ -224,15 +231,20 @@ def annotated_pairs_from(
     tokens = {}
     notes = []
     for annotator, pairs in aligned_pairs_by_annotator.items():
+        # A file may use one id for several pairs (MultiMWA's test file does): the n-th pair
+        # with an id is "id#n" from the second on, so none overwrites another.
+        seen = defaultdict(int)
         for pair in pairs:
-            known = tokens.setdefault(pair.pair_id, (pair.source, pair.target))
+            seen[pair.pair_id] += 1
+            pid = (
+                pair.pair_id if seen[pair.pair_id] == 1 else f"{pair.pair_id}#{seen[pair.pair_id]}"
+            )
+            known = tokens.setdefault(pid, (pair.source, pair.target))
             if (len(known[0]), len(known[1])) != (len(pair.source), len(pair.target)):
-                raise ValueError(
-                    f"pair {pair.pair_id}: {annotator} has a different number of words"
-                )
+                raise ValueError(f"pair {pid}: {annotator} has a different number of words")
             if known != (pair.source, pair.target):
-                notes.append(f"pair {pair.pair_id}: {annotator} spells some words differently")
-            by_id[pair.pair_id][annotator] = pair.alignment
+                notes.append(f"pair {pid}: {annotator} spells some words differently")
+            by_id[pid][annotator] = pair.alignment
     shared = {pid: alignments for pid, alignments in by_id.items() if len(alignments) > 1}
     aligner = None
     if pre_alignment == "trained":

@@ -14,12 +14,12 @@ in the same format (``consensus.pharaoh``, ...), its links' confidences
 import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 from typing import TextIO
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Max, Prefetch
 
 from paracrowd_metrics.alignment import (
@@ -38,7 +38,10 @@ from paracrowd_metrics.alignment.corpora import edinburgh_records, multimwa_line
 
 from .consensus import AnnotatorWeights, confidence_line, weights_rows
 from .models import Alignment, SentencePair
-from .services import pairs_store
+from .services import import_identity, imported_pair, pairs_store
+
+# pg_advisory_xact_lock key held while an import compares its alignments with the stored ones.
+ALIGNMENT_IMPORT_LOCK = 0x616C69676E  # "align"
 
 
 @dataclass
@@ -46,6 +49,10 @@ class ImportReport:
     pairs: int = 0
     alignments_new: int = 0
     alignments_present: int = 0
+    # Ids the files use for more than one pair of sentences (each pair is kept), and what
+    # was not stored, each with why: nothing is dropped without saying so.
+    reused_ids: list[str] = field(default_factory=list)
+    not_stored: list[str] = field(default_factory=list)
 
 
 def read_annotator_file(path: Path, format: str, source=None, target=None) -> list[AlignedPair]:
@@ -83,39 +90,69 @@ def read_annotator_file(path: Path, format: str, source=None, target=None) -> li
 def alignments_import(
     by_annotator: dict[str, list[AlignedPair]], *, corpus: str, open_hits: bool = False
 ) -> ImportReport:
-    """Store annotators' alignments of shared sentence pairs; re-running adds nothing."""
+    """Store annotators' alignments of shared sentence pairs; re-running adds nothing.
+
+    A pair is known by its id and its sentences, so a file that uses one id for two different
+    sentence pairs keeps both. An annotator's second alignment of the same pair in the files,
+    and an alignment that differs from the one already stored for that annotator, are not
+    stored and are listed in the report. The comparison with what is stored runs under a lock,
+    so two imports at once store each alignment once.
+    """
     report = ImportReport()
-    pairs = {}
-    for aligned in by_annotator.values():
+    pairs: dict[tuple[str, str], SentencePair] = {}
+    wanted: dict[tuple[tuple[str, str], str], str] = {}  # (pair, annotator) → links
+    sentences_by_id: dict[str, set[str]] = {}
+    for annotator, aligned in by_annotator.items():
         for pair in aligned:
-            pairs.setdefault(
-                pair.pair_id,
-                SentencePair(
-                    origin=SentencePair.Origin.IMPORT,
-                    import_key=f"{corpus}:{pair.pair_id}",
-                    tokens_a=list(pair.source),
-                    tokens_b=list(pair.target),
-                ),
-            )
+            sentence_pair = imported_pair(corpus, pair.pair_id, pair.source, pair.target)
+            identity = import_identity(sentence_pair)
+            pairs.setdefault(identity, sentence_pair)
+            sentences_by_id.setdefault(pair.pair_id, set()).add(identity[1])
+            links = format_pharaoh(pair.alignment)
+            known = wanted.setdefault((identity, annotator), links)
+            if known != links:
+                report.not_stored.append(
+                    f"pair {pair.pair_id} ({annotator}): aligned again in the files with "
+                    "other links; the first alignment is kept"
+                )
+    report.reused_ids = sorted(
+        pid for pid, contents in sentences_by_id.items() if len(contents) > 1
+    )
     with transaction.atomic():
-        stored = {p.import_key: p for p in pairs_store(list(pairs.values()), open_hits=open_hits)}
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ALIGNMENT_IMPORT_LOCK])
+        stored = {
+            import_identity(p): p for p in pairs_store(list(pairs.values()), open_hits=open_hits)
+        }
         report.pairs = len(stored)
-        rows = [
-            Alignment(
-                pair=stored[f"{corpus}:{pair.pair_id}"],
-                annotator=annotator,
-                links=format_pharaoh(pair.alignment),
+        present = {
+            (pair_id, annotator): links
+            for pair_id, annotator, links in Alignment.objects.filter(
+                pair__in=stored.values(), annotator__in=list(by_annotator)
+            ).values_list("pair_id", "annotator", "links")
+        }
+        rows = []
+        for (identity, annotator), links in wanted.items():
+            pair = stored[identity]
+            if (pair.pk, annotator) not in present:
                 # An imported annotation is someone's finished work, as imported descriptions.
-                status=Alignment.Status.ACCEPTED,
-            )
-            for annotator, aligned in by_annotator.items()
-            for pair in aligned
-        ]
-        before = Alignment.objects.filter(pair__in=stored.values()).count()
-        Alignment.objects.bulk_create(rows, ignore_conflicts=True, batch_size=2000)
-        after = Alignment.objects.filter(pair__in=stored.values()).count()
-    report.alignments_new = after - before
-    report.alignments_present = len(rows) - report.alignments_new
+                rows.append(
+                    Alignment(
+                        pair=pair,
+                        annotator=annotator,
+                        links=links,
+                        status=Alignment.Status.ACCEPTED,
+                    )
+                )
+                continue
+            report.alignments_present += 1
+            if present[pair.pk, annotator] != links:
+                report.not_stored.append(
+                    f"pair {identity[0].removeprefix(corpus + ':')} ({annotator}): already "
+                    "stored with other links; the stored alignment is kept"
+                )
+        Alignment.objects.bulk_create(rows, batch_size=2000)
+    report.alignments_new = len(rows)
     return report
 
 

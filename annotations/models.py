@@ -6,6 +6,9 @@ Pharaoh/Moses form ("0-0 1-2 3p4", ``p`` for possible), which round-trips exactl
 ``paracrowd_metrics.alignment``.
 """
 
+import hashlib
+import json
+
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -27,6 +30,12 @@ class AlignerModel(models.Model):
         return f"aligner of {self.trained_at:%Y-%m-%d %H:%M} ({self.training_pairs} pairs)"
 
 
+def pair_content(tokens_a, tokens_b) -> str:
+    """What tells an imported pair's sentences apart from another's under the same id."""
+    sentences = json.dumps([list(tokens_a), list(tokens_b)], ensure_ascii=False)
+    return hashlib.sha256(sentences.encode("utf-8")).hexdigest()
+
+
 class SentencePair(Offered):
     class Origin(models.TextChoices):
         CLUSTER = "cluster", "Two descriptions of one cluster"
@@ -45,6 +54,9 @@ class SentencePair(Offered):
     pre_alignment = models.TextField(blank=True)
     aligner = models.ForeignKey(AlignerModel, null=True, blank=True, on_delete=models.SET_NULL)
     import_key = models.CharField(max_length=200, blank=True)
+    # The imported pair's sentences as a digest (``pair_content``): a corpus may use one id for
+    # different sentence pairs (MultiMWA's test file does), and each is a pair of its own.
+    import_content = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     # A trial pair tests annotators before they may take alignment HITs: its gold alignment
     # (Pharaoh form, made by staff or imported) is what their answer is scored against.
@@ -62,7 +74,9 @@ class SentencePair(Offered):
                 name="pair_once_per_descriptions",
             ),
             models.UniqueConstraint(
-                fields=["import_key"], condition=~Q(import_key=""), name="pair_import_once"
+                fields=["import_key", "import_content"],
+                condition=~Q(import_key=""),
+                name="pair_import_once_per_sentences",
             ),
             models.CheckConstraint(
                 condition=Q(origin="import") | Q(description_a__lt=models.F("description_b")),

@@ -19,7 +19,7 @@ from paracrowd_metrics import default_tokenize, pinc
 from paracrowd_metrics.alignment import Aligner, format_pharaoh, parse_pharaoh, train_aligner
 from paracrowd_metrics.tokens import sentence_units
 
-from .models import AlignerModel, Alignment, SentencePair
+from .models import AlignerModel, Alignment, SentencePair, pair_content
 
 # A pair of near-copies teaches nothing about paraphrase: below this PINC both ways, skip it.
 NEAR_IDENTICAL_PINC = 10.0
@@ -169,10 +169,33 @@ def pairs_store(pairs: list[SentencePair], *, open_hits: bool) -> list[SentenceP
     return stored
 
 
+def imported_pair(corpus: str, pair_id: str, tokens_a, tokens_b) -> SentencePair:
+    """An imported sentence pair, known by its corpus, its id there and its sentences."""
+    return SentencePair(
+        origin=SentencePair.Origin.IMPORT,
+        import_key=f"{corpus}:{pair_id}",
+        import_content=pair_content(tokens_a, tokens_b),
+        tokens_a=list(tokens_a),
+        tokens_b=list(tokens_b),
+    )
+
+
+def import_identity(pair: SentencePair) -> tuple[str, str]:
+    """What tells imported pairs apart: the id in their corpus and their sentences."""
+    return (pair.import_key, pair.import_content)
+
+
 def _stored(pairs):
-    keys = {p.import_key for p in pairs if p.import_key}
+    identities = {import_identity(p) for p in pairs if p.import_key}
     descriptions = {(p.description_a_id, p.description_b_id) for p in pairs if p.description_a_id}
-    found = list(SentencePair.objects.filter(import_key__in=keys)) if keys else []
+    found = []
+    if identities:
+        keys = {key for key, _ in identities}
+        found = [
+            pair
+            for pair in SentencePair.objects.filter(import_key__in=keys)
+            if import_identity(pair) in identities
+        ]
     if descriptions:
         firsts = {a for a, _ in descriptions}
         found += [

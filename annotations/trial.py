@@ -31,7 +31,7 @@ from paracrowd_metrics.alignment import (
 )
 
 from .models import SentencePair, TrialAnswer
-from .services import links_parse, pairs_store
+from .services import import_identity, imported_pair, links_parse, pairs_store
 
 
 @dataclass(frozen=True)
@@ -103,20 +103,12 @@ def trial_pair_unmark(*, pair_id: int) -> SentencePair:
 def trial_pairs_import(aligned: list[AlignedPair], *, corpus: str) -> int:
     """Store imported pairs as trial pairs, each with its alignment as gold; re-running only
     refreshes the gold. Returns how many trial pairs were stored or updated."""
-    pairs = [
-        SentencePair(
-            origin=SentencePair.Origin.IMPORT,
-            import_key=f"{corpus}:{pair.pair_id}",
-            tokens_a=list(pair.source),
-            tokens_b=list(pair.target),
-        )
-        for pair in aligned
-    ]
+    pairs = [imported_pair(corpus, pair.pair_id, pair.source, pair.target) for pair in aligned]
     with transaction.atomic():
-        stored = {p.import_key: p for p in pairs_store(pairs, open_hits=False)}
-        for pair in aligned:
+        stored = {import_identity(p): p for p in pairs_store(pairs, open_hits=False)}
+        for pair, sentence_pair in zip(aligned, pairs, strict=True):
             trial_pair_mark(
-                pair_id=stored[f"{corpus}:{pair.pair_id}"].pk,
+                pair_id=stored[import_identity(sentence_pair)].pk,
                 gold_links=format_pharaoh(pair.alignment),
             )
     return len(stored)

@@ -203,14 +203,12 @@ class Description(Reviewed):
     comment = models.TextField(blank=True)
     time_spent = models.DurationField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
-    # Position within an imported corpus, so that re-running an import changes nothing.
+    # Where an imported description came from (format, file, line). Imports match descriptions
+    # by content (collector.corpus_import), so two files may share a name.
     import_key = models.CharField(max_length=100, blank=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(
-                fields=["import_key"], condition=~Q(import_key=""), name="description_import_once"
-            ),
             models.CheckConstraint(
                 condition=~Q(status="pending") | Q(reviewed_at__isnull=True),
                 name="description_pending_is_unreviewed",

@@ -18,7 +18,9 @@ from paracrowd_metrics.rating_consensus import (
 from paracrowd_metrics.ratings import (
     RatingError,
     RatingRecord,
+    RatingScale,
     rated_pairs,
+    scale_of,
 )
 from paracrowd_metrics.ratings_analysis import AnalysisOptions, analyse_ratings, check_enough_pairs
 from scoring.ratings_file import ratings_from_text
@@ -42,20 +44,25 @@ def ratings_correlate(
     dimension: str | None = None,
     meteor: bool = True,
     consensus: str = "mean",
+    scale: RatingScale | None = None,
 ) -> dict:
     """Table 4 and Figure 4 of the ratings (paracrowd_metrics.ratings_analysis), as a dict
     ready for JSON. ``dimension`` keeps that one dimension only; ``meteor`` adds the
     METEOR-style row with the site's parameters. A ``tokenize`` of "" follows the ratings'
     language. ``consensus`` is how one pair's judges are combined: their ``mean``, or the
     ``dawid-skene`` estimate weighting each judge by their reliability (which is then in the
-    result, per judge). RatingError, naming the record, for anything that cannot be
-    analysed."""
+    result, per judge). ``scale`` is checked on every rating; without it the scale is read from
+    the data (the result says which). RatingError, naming the record, for anything that cannot
+    be analysed."""
     records = list(records)
     dimensions = _kept_dimensions(dimensions, dimension)
-    pairs = rated_pairs(records, dimensions)
+    pairs = rated_pairs(records, dimensions, scale=scale)
     reliabilities = None
     if _judges_weighted(records, consensus):
-        pairs, reliabilities = pairs_with_consensus(pairs, dimensions)
+        try:
+            pairs, reliabilities = pairs_with_consensus(pairs, dimensions)
+        except ValueError as error:
+            raise RatingError(str(error)) from None
     language = records[0].language if records else ""
     if not options.tokenize:
         options = replace(options, tokenize=default_tokenize(language or None))
@@ -71,6 +78,7 @@ def ratings_correlate(
         primary=dimension,
     )
     result["language"] = language
+    result["scale"] = (scale or scale_of(pairs)).as_dict()
     result["consensus"] = consensus
     if reliabilities is not None:
         result["judge_reliability"] = reliability_table(reliabilities)
@@ -142,10 +150,12 @@ def correlation_lines(result: dict) -> list[str]:
     """The result as a text table: Table 4 (Pearson with its 95% interval, then Spearman),
     the fitted combined score, and the reference curves."""
     dimensions = result["dimensions"]
+    judges = f"{result['judges']} judge(s)" if result["judges"] else "no judge column"
     lines = [
-        f"{result['pairs']} rated pairs, {result['ratings']} ratings by {result['judges']} "
-        f"judge(s); tokenize {result['options']['tokenize']}; "
+        f"{result['pairs']} rated pairs, {result['ratings']} ratings by {judges}; "
+        f"tokenize {result['options']['tokenize']}; "
         f"{result['options']['resamples']} bootstrap resamples (95% intervals)",
+        *_scale_lines(result.get("scale")),
         "",
         "Pearson r [95% interval]",
         f"{'':<36}" + "".join(f"{d:<26}" for d in dimensions),
@@ -183,6 +193,18 @@ def correlation_lines(result: dict) -> list[str]:
     if result.get("meteor_signature"):
         lines += ["", f"METEOR signature: {result['meteor_signature']}"]
     return lines
+
+
+def _scale_lines(scale: dict | None) -> list[str]:
+    if scale is None:
+        return []
+    stated = RatingScale(scale["lowest"], scale["highest"])
+    if scale["stated"]:
+        return [f"Ratings on the scale {stated}."]
+    return [
+        f"Ratings on {stated}, read from the data (its lowest and highest ratings rounded "
+        "out); state the scale with --scale if it is another. Pearson's r does not depend on it."
+    ]
 
 
 def correlation_parameters(

@@ -6,7 +6,9 @@ import pytest
 
 from paracrowd_metrics.alignment import Alignment, brockett_fleiss_kappa, fleiss_kappa
 from paracrowd_metrics.alignment.brockett import (
+    NONE,
     NOT_LINKED,
+    NULL_TOKEN_ITEM,
     NULL_WORD,
     POSSIBLE,
     SURE,
@@ -29,45 +31,69 @@ ANNOTATIONS = {
 def test_items_are_every_linked_word_pair_and_every_hypothesis_word_someone_left_unlinked():
     items = brockett_items(ANNOTATIONS.values(), len(HYPOTHESIS))
 
-    # (hypothesis position, text position); NULL items only for hypothesis words 1 and 2.
-    assert items == [(0, 0), (1, NULL_WORD), (1, 1), (2, NULL_WORD), (2, 1), (3, 2), (4, 4)]
+    # (hypothesis position, text position); NULL items only for hypothesis words 1 and 2,
+    # and the hypothesis's NULL token, which nobody links, first.
+    assert items == [
+        NULL_TOKEN_ITEM, (0, 0), (1, NULL_WORD), (1, 1), (2, NULL_WORD), (2, 1), (3, 2), (4, 4)
+    ]  # fmt: skip
 
 
 def test_each_annotator_calls_an_item_sure_possible_unlinked_or_not_linked():
     items = brockett_items(ANNOTATIONS.values(), len(HYPOTHESIS))
 
     assert brockett_labels(ANNOTATIONS["B"], items) == [
-        SURE, NOT_LINKED, POSSIBLE, NOT_LINKED, POSSIBLE, SURE, SURE
+        UNLINKED, SURE, NOT_LINKED, POSSIBLE, NOT_LINKED, POSSIBLE, SURE, SURE
     ]  # fmt: skip
     assert brockett_labels(ANNOTATIONS["C"], items) == [
-        SURE, UNLINKED, NOT_LINKED, UNLINKED, NOT_LINKED, SURE, SURE
+        UNLINKED, SURE, UNLINKED, NOT_LINKED, UNLINKED, NOT_LINKED, SURE, SURE
     ]  # fmt: skip
 
 
-def test_kappa_is_fleiss_over_the_four_categories_with_identical_words_kept():
+def test_kappa_is_fleiss_over_sure_possible_none_with_identical_words_kept():
+    result = brockett_fleiss_kappa([(TEXT, HYPOTHESIS, ANNOTATIONS)])
+
+    # Columns: sure, possible, none (aligned to NULL is no link).
+    table = [
+        [0, 0, 3],  # the NULL token
+        [3, 0, 0],  # Smith-Smith, identical yet counted
+        [1, 1, 1],  # went-visited
+        [0, 0, 3],  # went-NULL
+        [0, 1, 2],  # to-visited
+        [0, 0, 3],  # to-NULL
+        [3, 0, 0],  # Paris-Paris
+        [3, 0, 0],  # .-.
+    ]
+    assert result.kappa == pytest.approx(fleiss_kappa(table))
+    assert result.items == 8 and result.sentence_pairs == 1
+
+
+def test_agreement_counts_keep_aligned_to_null_apart_from_not_linked():
     result = brockett_fleiss_kappa([(TEXT, HYPOTHESIS, ANNOTATIONS)])
 
     # Columns: sure, possible, null, not linked.
     table = [
-        [3, 0, 0, 0],  # Smith-Smith, identical yet counted
+        [0, 0, 3, 0],  # the NULL token
+        [3, 0, 0, 0],  # Smith-Smith
         [1, 1, 0, 1],  # went-visited
-        [0, 0, 1, 2],  # went-NULL
+        [0, 0, 1, 2],  # went-NULL: all three "none" for κ, but only two agree here
         [0, 1, 0, 2],  # to-visited
         [0, 0, 2, 1],  # to-NULL
         [3, 0, 0, 0],  # Paris-Paris
         [3, 0, 0, 0],  # .-.
     ]
-    assert result.kappa == pytest.approx(fleiss_kappa(table))
-    assert result.items == 7 and result.sentence_pairs == 1
-    assert result.agreeing == {3: 3, 2: 3, 1: 1}
-    assert (result.all_agree, result.none_agree) == (3, 1)
-    assert result.categories == {SURE: 10, POSSIBLE: 2, UNLINKED: 3, NOT_LINKED: 6}
+    assert result.agreeing == {3: 4, 2: 3, 1: 1}
+    assert (result.all_agree, result.none_agree) == (4, 1)
+    assert result.categories == {SURE: 10, POSSIBLE: 2, UNLINKED: 6, NOT_LINKED: 6}
+    assert result.kappa_null_apart == pytest.approx(fleiss_kappa(table))
 
 
 def test_cohens_kappa_per_pair_is_computed_on_the_same_items():
     result = brockett_fleiss_kappa([(TEXT, HYPOTHESIS, ANNOTATIONS)])
     items = brockett_items(ANNOTATIONS.values(), len(HYPOTHESIS))
-    a, c = (brockett_labels(ANNOTATIONS[name], items) for name in "AC")
+    a, c = (
+        [NONE if label in (UNLINKED, NOT_LINKED) else label for label in labels]
+        for labels in (brockett_labels(ANNOTATIONS[name], items) for name in "AC")
+    )
 
     assert set(result.pairwise) == {("A", "B"), ("A", "C"), ("B", "C")}
     assert result.pairwise["A", "C"] == pytest.approx(cohen_kappa(a, c))
@@ -89,8 +115,8 @@ def test_null_items_can_be_on_the_source_side():
         null_side="source",
     )
 
-    # Items: a-x (both sure) and b-NULL (both unlinked): perfect agreement.
-    assert result.items == 2 and result.kappa == pytest.approx(1.0)
+    # Items: a-x (both sure), b-NULL (both unlinked) and the NULL token: perfect agreement.
+    assert result.items == 3 and result.kappa == pytest.approx(1.0)
 
 
 def test_no_shared_pair_gives_no_items_and_no_kappa():

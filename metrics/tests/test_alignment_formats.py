@@ -148,3 +148,11 @@ def test_msr_majority_vote_sure_links_exclude_the_possible_ones():
     assert second.pair_id == "2"
     assert (52, 3) in second.alignment.possible_only
     assert (32, 0) in second.alignment.sure
+
+
+def test_msr_annotator_reader_refuses_text_words_aligned_to_null(tmp_path):
+    path = tmp_path / "pairs_A.align.txt"
+    path.write_text("# sentence pair 1\nA dog .\nNULL ({ 1 / / }) dog ({ 2 / / }) . ({ 3 / / })\n")
+
+    with pytest.raises(ValueError, match="text words aligned to NULL"):
+        read_msr_annotator(path)

@@ -133,3 +133,9 @@ def test_the_weighted_consensus_recovers_true_ratings_better_than_the_mean():
     assert max(estimate.judges[j].reliability for j in clickers) < min(
         estimate.judges[j].reliability for j in honest
     )
+
+
+def test_ratings_on_a_continuous_scale_are_refused_not_made_into_hundreds_of_categories():
+    ratings = [(item, judge, item / 10 + judge / 100) for item in range(30) for judge in range(2)]
+    with pytest.raises(ValueError, match="60 different rating values"):
+        dawid_skene(ratings)

@@ -5,10 +5,14 @@ import pytest
 
 from paracrowd_metrics import fit_combined, pinc, sentence_bleu
 from paracrowd_metrics.ratings import (
+    SITE_SCALE,
     RatingError,
     RatingRecord,
+    RatingScale,
     leave_one_out,
+    parse_scale,
     rated_pairs,
+    scale_of,
 )
 from paracrowd_metrics.ratings_analysis import AnalysisOptions, analyse_ratings, reference_counts
 from paracrowd_metrics.testing import simulated_ratings
@@ -38,8 +42,9 @@ def test_judges_ratings_of_one_pair_are_averaged_and_kept():
 @pytest.mark.parametrize(
     "records, message",
     [
-        ([record("a dog", "5", where="r.csv:2")], "r.csv:2: rating '5' is outside 1–4"),
-        ([record("a dog", "0.5", where="r.csv:2")], "outside 1–4"),
+        ([record("a dog", "5", where="r.csv:2")], "r.csv:2: rating '5' is outside the scale 1–4"),
+        ([record("a dog", "0.5", where="r.csv:2")], "outside the scale 1–4"),
+        ([record("a dog", "nan", where="r.csv:2")], "is not a number"),
         ([record("a dog", "good", where="r.csv:2")], "is not a number"),
         ([record("a dog", "", where="r.csv:2")], "is not a number"),
         ([record("a dog", "2", references=["a dog"], where="r.csv:3")], "r.csv:3: no references"),
@@ -57,7 +62,7 @@ def test_judges_ratings_of_one_pair_are_averaged_and_kept():
 )
 def test_bad_ratings_are_refused_naming_the_record(records, message):
     with pytest.raises(RatingError, match=message):
-        rated_pairs(records, ["rating"])
+        rated_pairs(records, ["rating"], scale=SITE_SCALE)
 
 
 DIMENSIONS = ("semantic", "dissimilarity", "overall")
@@ -181,3 +186,36 @@ def test_reference_counts_refuse_anything_but_whole_counts_and_all(text):
 
 def test_reference_counts_read_counts_and_all_once_each():
     assert reference_counts("1, 2,4,all,2") == (1, 2, 4, None)
+
+
+def test_any_numeric_scale_is_taken_and_read_from_the_data_when_not_stated():
+    records = [record("a dog runs", "0.4", "A"), record("a cat sits", "4.8", "A")]
+
+    pairs = rated_pairs(records, ["rating"])
+
+    assert [pair.ratings["rating"] for pair in pairs] == [0.4, 4.8]
+    assert scale_of(pairs) == RatingScale(0.0, 5.0, stated=False)
+    assert rated_pairs(records, ["rating"], scale=parse_scale("0-5"))
+
+
+@pytest.mark.parametrize(
+    "text, scale",
+    [("0-5", RatingScale(0, 5)), ("1–4", RatingScale(1, 4)), ("-3:3", RatingScale(-3, 3))],
+)
+def test_a_stated_scale_reads_as_lowest_and_highest(text, scale):
+    assert parse_scale(text) == scale
+
+
+@pytest.mark.parametrize("text", ["5", "5-0", "a-b", "1-1"])
+def test_a_scale_that_is_no_range_is_refused(text):
+    with pytest.raises(RatingError, match="scale"):
+        parse_scale(text)
+
+
+def test_rows_without_a_judge_are_averaged_but_are_not_judges():
+    records = [record("a dog runs", "4"), record("a dog runs", "2")]
+
+    (pair,) = rated_pairs(records, ["rating"])
+
+    assert pair.ratings == {"rating": 3.0}
+    assert pair.judges == {} and pair.unnamed == [{"rating": 4.0}, {"rating": 2.0}]

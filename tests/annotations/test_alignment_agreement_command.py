@@ -8,6 +8,8 @@ from django.core.management import CommandError, call_command
 
 DATA = Path(__file__).parents[1] / "data" / "alignments"
 MSR_FILES = [str(DATA / f"pairs_{name}.align.txt") for name in "ABC"]
+# Brockett's RTE-2 files sit beside the checkout when they are there at all.
+RTE2 = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "msr-rte06-align" / "orig"
 
 
 def run(*args) -> str:
@@ -34,16 +36,17 @@ def test_it_prints_brocketts_kappa_with_the_item_counts_and_pairwise_kappas():
     text = run(*MSR_FILES)
 
     assert "Brockett's Fleiss' κ over link items (Brockett 2007)" in text
-    # C aligned pair 1 only. Its items: six links, and "a" of the hypothesis, which C left
-    # unlinked; A marked strums-plays possible where B and C marked it sure.
-    assert "7 items in the 1 sentence pairs aligned by all of A, B, C" in text
+    # C aligned pair 1 only. Its items: six links, "a" of the hypothesis, which C left
+    # unlinked, and the NULL token; A marked strums-plays possible where B and C marked it sure.
+    assert "8 items in the 1 sentence pairs aligned by all of A, B, C" in text
+    assert "a link to NULL counts as no link, as in the published κ" in text
     counts = {
         " ".join(line.split()[:-1]): line.split()[-1] for line in text.splitlines() if line.strip()
     }
-    assert counts["all 3 agree"] == "4"
+    assert counts["all 3 agree"] == "5"
     assert counts["2 of 3 agree"] == "3"
     assert counts["no two agree"] == "0"
-    assert "Cohen's κ on the same items:" in text and "B – C" in text
+    assert "Cohen's κ on the same items (sure, possible or none):" in text and "B – C" in text
 
 
 def test_it_compares_the_pre_aligner_with_each_annotator_and_the_majority():
@@ -103,3 +106,37 @@ def test_a_file_with_different_word_counts_is_refused(tmp_path):
     )
     with pytest.raises(CommandError, match="different number of words"):
         run(MSR_FILES[0], str(other))
+
+
+@pytest.mark.skipif(not RTE2.is_dir(), reason="shared MSR RTE-2 data not present")
+def test_on_the_rte2_test_files_it_prints_the_reports_items_and_agreement_counts():
+    files = [str(RTE2 / f"RTE2_test_{name}.align.txt") for name in "ABC"]
+    out = StringIO()
+    call_command(
+        "alignment_agreement", *files, "--samples", "1", "--pre-alignment", "none", stdout=out
+    )
+    text = out.getvalue()
+
+    assert "11438 items in the 800 sentence pairs aligned by all of A, B, C" in text
+    counts = {
+        " ".join(line.split()[:-1]): line.split()[-1] for line in text.splitlines() if line.strip()
+    }
+    assert (counts["all 3 agree"], counts["2 of 3 agree"], counts["no two agree"]) == (
+        "8089",
+        "3326",
+        "23",
+    )
+    assert "Brockett's Fleiss' κ over link items (Brockett 2007): 0.729" in text
+
+
+def test_a_pair_id_used_twice_in_a_file_is_two_pairs_not_one_overwritten(tmp_path):
+    text = (
+        "# sentence pair 1\nA man cooks .\nNULL ({ / / }) A ({ 1 / / }) man ({ 2 / / })\n"
+        "# sentence pair 1\nIt rains .\nNULL ({ / / }) rain ({ 2 / / }) falls ({ / / })\n"
+    )
+    for name in "AB":
+        (tmp_path / f"reused_{name}.align.txt").write_text(text)
+
+    out = run(*(str(tmp_path / f"reused_{name}.align.txt") for name in "AB"))
+
+    assert "2 sentence pairs, 2 annotators" in out

@@ -1,10 +1,12 @@
 """Alignment corpora in and out: imported once, exported and re-imported with the same links."""
 
+import threading
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from annotations.models import Alignment, SentencePair
 from paracrowd_metrics.alignment import parse_pharaoh
@@ -145,3 +147,72 @@ def test_a_malformed_corpus_file_is_refused_and_nothing_is_stored(
     with pytest.raises(CommandError, match=message):
         command("import_alignments", str(path), "--format", format)
     assert not SentencePair.objects.exists()
+
+
+def write_multimwa(path, lines) -> str:
+    path.write_text("".join("\t".join(columns) + "\n" for columns in lines), encoding="utf-8")
+    return str(path)
+
+
+# MultiMWA's arXiv test file uses each id for two different sentence pairs.
+REUSED_IDS = [
+    ["1", "a man cooks", "N/A", "a person cooks", "N/A", "1", "1", "0-0 1-1 2-2", ""],
+    ["2", "the dog runs", "N/A", "a dog is running", "N/A", "1", "1", "1-1 2-3", "0-0"],
+    ["1", "kids play chess", "N/A", "children play chess", "N/A", "1", "1", "0-0 2-2", "1-1"],
+    ["2", "it rains", "N/A", "rain falls", "N/A", "1", "1", "1-0", ""],
+]
+
+
+def test_a_file_that_reuses_ids_for_other_sentences_keeps_every_pair(tmp_path):
+    path = write_multimwa(tmp_path / "arxiv_test.tsv", REUSED_IDS)
+
+    text = command("import_alignments", path, "--format", "multimwa")
+
+    assert "4 sentence pairs; alignments: 4 new, 0 already present." in text
+    assert "2 pair ids name more than one pair of sentences; each pair is kept apart" in text
+    assert SentencePair.objects.count() == 4 and Alignment.objects.count() == 4
+    assert "1 pair ids" not in text and "Not stored" not in text
+    rerun = command("import_alignments", path, "--format", "multimwa")
+    assert "4 sentence pairs; alignments: 0 new, 4 already present." in rerun
+    assert SentencePair.objects.count() == 4 and Alignment.objects.count() == 4
+
+
+def test_an_alignment_that_cannot_be_stored_is_named_never_dropped_silently(tmp_path):
+    first = write_multimwa(tmp_path / "a.tsv", REUSED_IDS[:1])
+    command("import_alignments", first, "--format", "multimwa", "--corpus", "c")
+    changed = [[*REUSED_IDS[0][:7], "0-0", ""], [*REUSED_IDS[1][:7], "1-1", ""]]
+    changed.append([*REUSED_IDS[1][:7], "2-3", ""])  # the same pair again, other links
+    second = write_multimwa(tmp_path / "a.tsv", changed)
+
+    text = command("import_alignments", second, "--format", "multimwa", "--corpus", "c")
+
+    assert "2 sentence pairs; alignments: 1 new, 1 already present." in text
+    assert "Not stored: 2" in text
+    assert "pair 2 (a): aligned again in the files with other links" in text
+    assert "pair 1 (a): already stored with other links; the stored alignment is kept" in text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_imports_of_one_file_at_once_store_each_pair_and_alignment_once(tmp_path):
+    path = write_multimwa(tmp_path / "arxiv_test.tsv", REUSED_IDS)
+    barrier = threading.Barrier(2)
+    outputs, errors = [], []
+
+    def load():
+        try:
+            barrier.wait()
+            outputs.append(command("import_alignments", path, "--format", "multimwa"))
+        except Exception as error:  # surfaced by the assertion below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=load) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert sorted("4 new" in output for output in outputs) == [False, True]
+    assert SentencePair.objects.count() == 4 and Alignment.objects.count() == 4

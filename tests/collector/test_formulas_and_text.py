@@ -52,8 +52,8 @@ def test_import_skips_descriptions_starting_like_a_formula_and_says_why(tmp_path
         encoding="utf-8",
     )
     report = corpus_import(records=read_corpus(corpus, "msvd-csv"))
-    assert [row.line for row in report.skipped] == [2]
-    assert "formula" in report.skipped[0].reason
+    assert [row.line for row in report.refused] == [2]
+    assert "formula" in report.refused[0].reason
     assert list(Description.objects.values_list("text", flat=True)) == ["A man runs."]
 
 

@@ -217,7 +217,6 @@ def rows_with(change):
             ["source", "candidate", "rating"],
             "missing columns: references or cluster",
         ),
-        (rows_with(lambda r: r | {"rating": "5"}), None, r"r.csv:6: rating '5' is outside 1–4"),
         (rows_with(lambda r: r | {"rating": "good"}), None, "r.csv:6: rating 'good' is not"),
         (rows_with(lambda r: r | {"references": " "}), None, "r.csv:6: no references"),
         (rows_with(lambda r: r | {"references": "b"}), None, "r.csv:6: no references"),
@@ -309,3 +308,62 @@ def test_dawid_skene_consensus_needs_to_know_who_rated(tmp_path):
         run(single_rating_file(tmp_path), "--consensus", "dawid-skene", *QUICK)
     with pytest.raises(CommandError, match="invalid choice: 'median'"):
         run(single_rating_file(tmp_path), "--consensus", "median", *QUICK)
+
+
+# STS-B rates on 0–5; the 1–4 ratings above, moved to that scale, keep every correlation.
+STS_RATED = [(candidate, (rating - 1) * 5 / 3) for candidate, rating in RATED]
+
+
+def sts_file(tmp_path, rows=STS_RATED, name="sts.csv"):
+    return write(
+        tmp_path / name,
+        [
+            {"source": SOURCE, "candidate": c, "rating": r, "references": " ||| ".join(REFERENCES)}
+            for c, r in rows
+        ],
+        ["source", "candidate", "rating", "references"],
+    )
+
+
+@pytest.mark.django_db
+def test_a_file_on_a_0_to_5_scale_is_correlated_and_the_guessed_scale_said(tmp_path):
+    text = run(sts_file(tmp_path), *QUICK, "--folds", "3")
+
+    assert "Ratings on 0–5, read from the data" in text and "state the scale with --scale" in text
+    on_1_to_4 = json.loads(run(single_rating_file(tmp_path), "--json", *QUICK, "--folds", "3"))
+    on_0_to_5 = json.loads(run(sts_file(tmp_path), "--json", *QUICK, "--folds", "3"))
+    assert on_0_to_5["scale"] == {"lowest": 0.0, "highest": 5.0, "stated": False}
+    pearson = [row["cells"]["rating"]["pearson"] for row in on_1_to_4["table"]]
+    assert [row["cells"]["rating"]["pearson"] for row in on_0_to_5["table"]] == pytest.approx(
+        pearson
+    )
+
+
+@pytest.mark.django_db
+def test_a_stated_scale_is_used_and_checked_on_every_rating(tmp_path):
+    text = run(sts_file(tmp_path), "--scale", "0-5", *QUICK, "--folds", "3")
+    assert "Ratings on the scale 0–5." in text and "read from the data" not in text
+
+    with pytest.raises(CommandError, match=r"sts.csv:2: rating '0.0' is outside the scale 1–4"):
+        run(sts_file(tmp_path), "--scale", "1-4", *QUICK)
+    with pytest.raises(CommandError, match="expected LOWEST-HIGHEST"):
+        run(sts_file(tmp_path), "--scale", "five", *QUICK)
+
+
+@pytest.mark.django_db
+def test_without_a_judge_column_duplicate_rows_are_no_judge_agreement(tmp_path):
+    twice = sts_file(tmp_path, rows=STS_RATED + STS_RATED, name="twice.csv")
+
+    text = run(twice, *QUICK, "--folds", "3")
+    result = json.loads(run(twice, "--json", *QUICK, "--folds", "3"))
+
+    assert "Judge A vs. B" not in text
+    assert "6 rated pairs, 12 ratings by no judge column" in text
+    assert "judges" not in [row["row"] for row in result["table"]] and result["judges"] == 0
+
+
+@pytest.mark.django_db
+def test_with_a_judge_column_the_judges_agreement_is_reported(judged):
+    text = run(judged, *QUICK)
+
+    assert "Judge A vs. B" in text and "240 ratings by 2 judge(s)" in text

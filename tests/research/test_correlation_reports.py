@@ -60,7 +60,7 @@ def test_workers_are_refused_and_visitors_sent_to_log_in(client):
     "text, message",
     [
         (
-            ratings_csv(change=lambda n, r: r | {"overall": "7"} if n == 5 else r),
+            ratings_csv(change=lambda n, r: r | {"overall": "seven"} if n == 5 else r),
             "ratings.csv:7: overall",
         ),
         (
@@ -105,6 +105,7 @@ def test_an_uploaded_file_is_analysed_by_a_celery_worker_and_shown(client, live_
     assert page.count("<h1") == 1
     for text in ["Judge A vs. B", "PINC where BLEU &gt; 60", "out of fold", "<svg", "polyline"]:
         assert text in page
+    assert "read from the data" in page  # the page states no scale: it says it guessed one
     assert "semantic, with the source" in page
     # Only staff may change the site's combined score.
     assert "site's combined score</button>" not in page
@@ -183,10 +184,10 @@ def test_the_api_refuses_bad_files_and_strangers():
     api.force_authenticate(make_worker().user)
     assert api.get(reverse("research-api:correlations")).status_code == 403
     api.force_authenticate(make_researcher())
-    bad = ratings_csv(change=lambda n, r: r | {"semantic": "0"} if n == 0 else r)
+    bad = ratings_csv(change=lambda n, r: r | {"semantic": "good"} if n == 0 else r)
     response = api.post(reverse("research-api:correlations"), {"ratings_csv": bad}, format="json")
     assert response.status_code == 400
-    assert "ratings.csv:2: semantic '0' is outside 1–4" in response.json()["ratings_csv"][0]
+    assert "ratings.csv:2: semantic 'good' is not a number" in response.json()["ratings_csv"][0]
     response = api.post(
         reverse("research-api:correlations"),
         {"ratings_csv": ratings_csv(), "references": "1,x"},

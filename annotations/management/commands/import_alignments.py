@@ -101,3 +101,12 @@ class Command(BaseCommand):
             f"{report.pairs} sentence pairs; alignments: {report.alignments_new} new, "
             f"{report.alignments_present} already present."
         )
+        if report.reused_ids:
+            self.stdout.write(
+                f"{len(report.reused_ids)} pair ids name more than one pair of sentences; each "
+                f"pair is kept apart (e.g. {', '.join(report.reused_ids[:5])})."
+            )
+        if report.not_stored:
+            self.stdout.write(self.style.WARNING(f"Not stored: {len(report.not_stored)}"))
+            for reason in report.not_stored:
+                self.stdout.write(f"  {reason}")

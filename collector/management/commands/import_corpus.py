@@ -8,14 +8,15 @@ from collector.corpus_formats import FORMATS, CorpusFormatError, read_corpus
 from collector.corpus_import import BATCH_SIZE, CorpusImportRefused, corpus_import
 from collector.models import Description
 
-# Beyond this many, skipped rows are counted but listed only at --verbosity 2.
-SKIPPED_LISTED = 50
+# Beyond this many, refused rows are counted but listed only at --verbosity 2.
+REFUSED_LISTED = 50
 
 
 class Command(BaseCommand):
     help = (
-        "Load an existing corpus of segments and their descriptions. Running it again on the "
-        "same files adds nothing."
+        "Load an existing corpus of segments and their descriptions. A description already "
+        "stored for the same segment with the same text (and the same worker, where the file "
+        "names one) is already present; running it again, or on an export, adds nothing."
     )
 
     def add_arguments(self, parser):
@@ -42,7 +43,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--strict",
             action="store_true",
-            help="stop at the first malformed row and import nothing",
+            help="stop at the first refused row and import nothing",
         )
         parser.add_argument(
             "--open-hits",
@@ -89,17 +90,18 @@ class Command(BaseCommand):
         if report.workers_new:
             write(f"Workers: {report.workers_new} new")
         write(
-            f"Descriptions: {report.descriptions_new} new, "
+            f"Descriptions: {report.descriptions_added} added, "
             f"{report.descriptions_present} already present"
         )
         if open_hits:
             write(f"HITs opened: {report.hits_opened}")
-        if report.skipped:
-            self.stdout.write(self.style.WARNING(f"Rows skipped: {len(report.skipped)}"))
-            listed = report.skipped if options["verbosity"] > 1 else report.skipped[:SKIPPED_LISTED]
+        refused = report.refused
+        if refused:
+            self.stdout.write(self.style.WARNING(f"Rows refused: {len(refused)}"))
+            listed = refused if options["verbosity"] > 1 else refused[:REFUSED_LISTED]
             for row in listed:
                 write(f"  {row}")
-            if len(listed) < len(report.skipped):
-                write(f"  … and {len(report.skipped) - len(listed)} more (--verbosity 2 lists all)")
+            if len(listed) < len(refused):
+                write(f"  … and {len(refused) - len(listed)} more (--verbosity 2 lists all)")
         else:
-            write("Rows skipped: 0")
+            write("Rows refused: 0")

@@ -57,6 +57,10 @@ class RatingConsensus:
     converged: bool
 
 
+# The most distinct rating values treated as categories (0–5 in steps of 0.25 is 21).
+MAX_CATEGORIES = 21
+
+
 def dawid_skene(
     ratings: Iterable[tuple[Hashable, Hashable, float]],
     *,
@@ -79,6 +83,13 @@ def dawid_skene(
     items = sorted({item for item, _, _ in triples})
     judges = sorted({judge for _, judge, _ in triples})
     categories = tuple(sorted({value for _, _, value in triples}))
+    if len(categories) > MAX_CATEGORIES:
+        # Each judge has a categories × categories confusion matrix: ratings on a continuous
+        # scale (an average, 3.8 of 5) are not categories, and would make it enormous.
+        raise ValueError(
+            f"{len(categories)} different rating values; Dawid–Skene weighs judges over at "
+            f"most {MAX_CATEGORIES} categories (ratings on a fixed scale of steps)"
+        )
     item_index = {item: n for n, item in enumerate(items)}
     judge_index = {judge: n for n, judge in enumerate(judges)}
     category_index = {value: n for n, value in enumerate(categories)}

@@ -273,7 +273,7 @@ def analyse_ratings(
     curves = _reference_curves(subsets, scores["pinc"], ratings, fitted, options)
     result = {
         "pairs": len(pairs),
-        "ratings": sum(len(p.judges) for p in pairs),
+        "ratings": sum(len(p.judges) + len(p.unnamed) for p in pairs),
         "judges": len({name for p in pairs for name in p.judges}),
         "dimensions": list(dimensions),
         "primary_dimension": primary,

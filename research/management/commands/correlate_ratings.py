@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 import paracrowd_metrics as metrics
 from paracrowd_metrics.correlation import DEFAULT_RESAMPLES
 from paracrowd_metrics.rating_consensus import METHODS
-from paracrowd_metrics.ratings import DIMENSIONS, SINGLE, RatingError
+from paracrowd_metrics.ratings import DIMENSIONS, SINGLE, SITE_SCALE, RatingError, parse_scale
 from paracrowd_metrics.ratings_analysis import AnalysisOptions, reference_counts
 from research.correlation import (
     combined_fit,
@@ -90,6 +90,12 @@ class Command(BaseCommand):
             "each judge by their estimated reliability (needs the judge column; default "
             "%(default)s)",
         )
+        parser.add_argument(
+            "--scale",
+            help="the ratings' scale as LOWEST-HIGHEST, e.g. 0-5 for STS-B, checked on every "
+            "rating (default: the site's 1-4 with --from-db, else read from the data, which "
+            "the output says)",
+        )
         parser.add_argument("--no-meteor", action="store_true", help="leave out METEOR-style")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(
@@ -101,6 +107,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
+            scale = parse_scale(options["scale"]) if options["scale"] else None
+            if scale is None and options["from_db"]:
+                scale = SITE_SCALE
             records, dimensions = self._records(options)
             analysis = AnalysisOptions(
                 reference_counts=reference_counts(options["references"]),
@@ -118,6 +127,7 @@ class Command(BaseCommand):
                 dimension=options["dimension"],
                 meteor=not options["no_meteor"],
                 consensus=options["consensus"],
+                scale=scale,
             )
         except RatingError as error:
             raise CommandError(str(error)) from None

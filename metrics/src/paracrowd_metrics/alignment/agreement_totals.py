@@ -37,9 +37,11 @@ from .agreement import (
 )
 from .brockett import (
     BROCKETT_CATEGORIES,
+    KAPPA_CATEGORIES,
     BrockettAgreement,
     brockett_items,
     brockett_labels,
+    kappa_label,
 )
 from .chance import EditModel
 from .kappa import (
@@ -243,10 +245,13 @@ def pair_share(
         _add_fleiss(totals, ("fleiss", raters), columns, LINK_CATEGORIES)
     found = brockett_items(chosen, len(pair.target))
     columns = [brockett_labels(alignment, found) for alignment in chosen]
+    kappa_columns = [[kappa_label(label) for label in column] for column in columns]
     totals.add(("brockett", raters, "pairs"), 1)
     _add_fleiss(totals, ("brockett", raters), columns, BROCKETT_CATEGORIES)
+    _add_fleiss(totals, ("brockett", raters, "kappa"), kappa_columns, KAPPA_CATEGORIES)
     for (i, first), (j, second) in combinations(enumerate(names), 2):
-        _add_cohen(totals, ("brockett", raters, "cohen", first, second), columns[i], columns[j])
+        prefix = ("brockett", raters, "cohen", first, second)
+        _add_cohen(totals, prefix, kappa_columns[i], kappa_columns[j])
     aligner = aligner_against_annotators([pair], include_identical=include_identical, links=links)
     for name, summary in aligner.items():
         _add_counts(totals, ("aligner", name), summary.words, summary.phrases)
@@ -350,13 +355,14 @@ def _brockett(totals: AgreementTotals, names: tuple[str, ...]) -> BrockettAgreem
         annotators=names,
         sentence_pairs=totals.get(*prefix, "pairs"),
         items=totals.get(*prefix, "items"),
-        kappa=_fleiss(totals, prefix, len(names), BROCKETT_CATEGORIES),
+        kappa=_fleiss(totals, (*prefix, "kappa"), len(names), KAPPA_CATEGORIES),
         agreeing=dict(sorted(agreeing.items(), reverse=True)),
         categories={c: totals.get(*prefix, "category", c) for c in BROCKETT_CATEGORIES},
         pairwise={
             (first, second): cohen_kappa_from_table(cohen.get((first, second), {}))
             for first, second in combinations(names, 2)
         },
+        kappa_null_apart=_fleiss(totals, prefix, len(names), BROCKETT_CATEGORIES),
     )
 
 

@@ -138,7 +138,13 @@ def _parse_msr_hypothesis(line: str) -> tuple[tuple[str, ...], set[Link], set[Li
     tokens = []
     sure: set[Link] = set()
     possible: set[Link] = set()
-    # entries[0] is NULL: T words aligned to nothing are not links between words.
+    # entries[0] is NULL, whose braces list the T words aligned to nothing. An Alignment
+    # holds links between words only, so such a file is refused rather than read in part
+    # (no MSR file lists any: Brockett's κ counts the empty NULL token as one item).
+    if any(position != "/" for position in entries[0][1].split()):
+        raise ValueError(
+            f"text words aligned to NULL are not supported: {line[: line.find('})') + 2]!r}"
+        )
     for j, (token, positions) in enumerate(entries[1:]):
         tokens.append(token)
         for position in positions.split():
