@@ -22,8 +22,15 @@ from .correlation import (
     correlation_parameters,
 )
 from .exports import FORMATS, ExportOptions
+from .learning import LearnedFrom
 from .selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter, FilterError
-from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SplitOptions
+from .splits import (
+    DEFAULT_DEV_FRACTION,
+    DEFAULT_SEED,
+    DEFAULT_TEST_FRACTION,
+    SPLITS,
+    SplitOptions,
+)
 from .system_comparison import HUMAN, SystemOutputs, job_parameters, job_systems
 from .system_scoring import SystemPair
 
@@ -34,6 +41,8 @@ SYSTEM_PAIRS_MAX = 2000
 # Systems one scoring job compares, and the bootstrap resamples it may ask for.
 SYSTEMS_MAX = 8
 SYSTEM_NAME_MAX = 100
+# Learned parts one system may declare (a table, a model, …).
+LEARNED_PARTS_MAX = 10
 BOOTSTRAP_SAMPLES_MAX = 10_000
 TEXT_MAX = 2000
 
@@ -314,9 +323,47 @@ class SystemPairSerializer(serializers.Serializer):
     )
 
 
+class LearnedFromSerializer(serializers.Serializer):
+    """What one learned part of a system was learned from (research.learning); the
+    ``# learned-from:`` lines ``paraphrase`` writes hold the same object."""
+
+    what = serializers.CharField(
+        max_length=100, help_text="the learned part: paraphrase table, language model, …"
+    )
+    splits = serializers.ListField(
+        child=serializers.ChoiceField(choices=SPLITS),
+        allow_null=True,
+        required=False,
+        max_length=len(SPLITS),
+        help_text="the sides of the split it learned from; null: not recorded",
+    )
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_MAX)
+    test_fraction = serializers.FloatField(required=False, min_value=0.0, max_value=0.99)
+    dev_fraction = serializers.FloatField(required=False, min_value=0.0, max_value=0.99)
+    clusters = serializers.IntegerField(required=False, min_value=0, max_value=BIGINT_MAX)
+    digest = serializers.CharField(required=False, allow_blank=True, max_length=64)
+
+    def validate(self, attrs):
+        try:
+            return LearnedFrom.from_dict(dict(attrs))
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from None
+
+
+def learned_from_field(**kwargs) -> LearnedFromSerializer:
+    return LearnedFromSerializer(
+        many=True,
+        required=False,
+        max_length=LEARNED_PARTS_MAX,
+        help_text="what the system's learned parts were learned from",
+        **kwargs,
+    )
+
+
 class SystemOutputsSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=SYSTEM_NAME_MAX)
     pairs = SystemPairSerializer(many=True, min_length=1, max_length=SYSTEM_PAIRS_MAX)
+    learned_from = learned_from_field()
 
 
 class SystemScoreRequestSerializer(serializers.Serializer):
@@ -327,6 +374,7 @@ class SystemScoreRequestSerializer(serializers.Serializer):
         max_length=SYSTEM_PAIRS_MAX,
         help_text="one system's outputs (or give systems)",
     )
+    learned_from = learned_from_field()
     systems = SystemOutputsSerializer(
         many=True,
         required=False,
@@ -361,7 +409,9 @@ class SystemScoreRequestSerializer(serializers.Serializer):
             raise serializers.ValidationError(
                 {"systems": ["Give either pairs (one system) or systems, not both."]}
             )
-        systems = attrs.get("systems") or [{"name": "system", "pairs": attrs["pairs"]}]
+        systems = attrs.get("systems") or [
+            {"name": "system", "pairs": attrs["pairs"], "learned_from": attrs.get("learned_from")}
+        ]
         names = [system["name"] for system in systems]
         if len(set(names)) < len(names):
             raise serializers.ValidationError({"systems": ["Each system needs its own name."]})
@@ -379,6 +429,7 @@ class SystemScoreRequestSerializer(serializers.Serializer):
                 SystemOutputs(
                     name=system["name"],
                     pairs=[SystemPair(**pair) for pair in system["pairs"]],
+                    learned_from=system.get("learned_from") or [],
                 )
                 for system in systems
             ]
@@ -442,6 +493,16 @@ class SystemScoreSerializer(serializers.Serializer):
     meteor = serializers.FloatField(allow_null=True, help_text="mean METEOR-style score")
     meteor_signature = serializers.CharField(
         allow_blank=True, help_text="its parameters and the paraphrase table's checksum"
+    )
+    learned_from = learned_from_field()
+    saw_scored_clusters = serializers.BooleanField(
+        allow_null=True,
+        required=False,
+        help_text="whether a learned part saw the clusters it is scored on (test leakage); "
+        "null when nothing is declared or a part records no splits",
+    )
+    leakage = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="the warnings, in words"
     )
     unscored = UnscoredSerializer(many=True)
     scores = PairScoreSerializer(many=True, required=False)

@@ -18,6 +18,7 @@ from scoring.services import combined_setting_store
 from .correlation import combined_fit, correlation_from_parameters
 from .destinations import Destination
 from .exports import FORMATS, ExportOptions, corpus_export, snapshot
+from .learning import LearnedFrom
 from .models import CorrelationReport, ExportJob, SystemScoreJob
 from .permissions import RESEARCHERS_GROUP
 from .selection import CorpusFilter
@@ -215,6 +216,9 @@ def _system_scores(job: SystemScoreJob) -> dict:
                 pairs=[
                     SystemPair(source=source, output=output, segment_id=segment_id)
                     for source, output, segment_id in system["pairs"]
+                ],
+                learned_from=[
+                    LearnedFrom.from_dict(record) for record in system.get("learned_from", [])
                 ],
             )
             for system in job.systems
