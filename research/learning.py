@@ -16,7 +16,16 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SPLITS, SplitOptions
+from collector.models import Segment
+
+from .splits import (
+    DEFAULT_DEV_FRACTION,
+    DEFAULT_SEED,
+    DEFAULT_TEST_FRACTION,
+    SPLITS,
+    SplitOptions,
+    video_key,
+)
 
 DEFAULT_LEARNING_SPLITS = ("train",)
 EVERY_SPLIT = "all"
@@ -228,3 +237,46 @@ def table_learned_from(comment: str) -> LearnedFrom:
         except ValueError:
             pass
     return LearnedFrom(what="paraphrase table")
+
+
+@dataclass
+class RatingsOnSplits:
+    """The ratings a learner tuned on human ratings may use: those of clusters on the sides
+    it learns from, and those naming no stored cluster (their references come with them, from
+    outside the corpus's clusters)."""
+
+    kept: list
+    left_out: int
+    outside: int
+    learned_from: LearnedFrom
+
+    def lines(self) -> list[str]:
+        lines = [f"Learned from {self.learned_from.describe()}: {len(self.kept):,} ratings"]
+        if self.left_out:
+            lines.append(f"Left out: {self.left_out:,} ratings of clusters on other sides")
+        if self.outside:
+            lines.append(
+                f"{self.outside:,} ratings name no stored cluster: used, as outside the corpus"
+            )
+        return lines
+
+
+def ratings_on_splits(records: Sequence, learning: LearningSplits, what: str) -> RatingsOnSplits:
+    """``records`` (``paracrowd_metrics.ratings.RatingRecord``) of the sides ``learning``
+    takes, by the video of the cluster each names; the record says which clusters."""
+    named = {record.cluster for record in records if record.cluster is not None}
+    segments = Segment.objects.filter(pk__in=named).only("source", "youtube_id", "video_file")
+    videos = {
+        segment.pk: video_key(segment.source, segment.video_label)
+        for segment in segments.iterator(chunk_size=5000)
+    }
+    kept, left_out, outside = [], 0, 0
+    for record in records:
+        if record.cluster is None:
+            outside += 1
+            kept.append(record)
+        elif learning.take(videos.get(record.cluster), record.cluster, record.language):
+            kept.append(record)
+        else:
+            left_out += 1
+    return RatingsOnSplits(kept, left_out, outside, learning.learned_from(what))

@@ -49,21 +49,35 @@ def filter_from_options(options: dict) -> CorpusFilter:
     return CorpusFilter.from_params(params.__getitem__)
 
 
-def add_split_arguments(parser, *, learning: bool = False) -> None:
+def add_split_arguments(
+    parser, *, learning: bool = False, seed_option: str = "--seed", only_when_storing=False
+) -> None:
     """The split's options; ``learning``: those of a learner, which takes ``--splits`` and
-    the split's definition, not the test side's references."""
+    the split's definition, not the test side's references. ``seed_option`` names the split's
+    seed where ``--seed`` already seeds something else. ``only_when_storing``: a command that
+    learns only when it stores what it learned, and otherwise reads every side by default
+    (``--splits`` is then None unless given)."""
     if learning:
+        default = ",".join(DEFAULT_LEARNING_SPLITS)
         parser.add_argument(
             "--splits",
-            default=",".join(DEFAULT_LEARNING_SPLITS),
+            default=None if only_when_storing else default,
             help="the sides of the split to learn from: train, dev, test, comma-separated, or "
-            "all (default %(default)s); recorded with what is learned",
+            + (
+                f"all (default {default} when storing what is learned, all otherwise)"
+                if only_when_storing
+                else f"all (default {default})"
+            )
+            + "; recorded with what is learned",
         )
     parser.add_argument(
-        "--seed",
+        seed_option,
+        dest="split_seed" if learning else "seed",
         type=int,
         default=DEFAULT_SEED,
-        help="seed of the split and of the pairs drawn (default %(default)s)",
+        help="seed of the split"
+        + (" and of the pairs drawn" if not learning else "")
+        + " (default %(default)s)",
     )
     parser.add_argument(
         "--test-fraction",
@@ -107,7 +121,7 @@ def learning_from_options(options: dict) -> LearningSplits:
     return LearningSplits(
         splits=parse_splits(options["splits"]),
         split=SplitOptions(
-            seed=options["seed"],
+            seed=options["split_seed"],
             test_fraction=options["test_fraction"],
             dev_fraction=options["dev_fraction"],
         ),
