@@ -7,8 +7,12 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from paracrowd_metrics.ratings_analysis import AnalysisOptions
+from research import services
+from research.correlation import correlation_parameters
+from research.models import CorrelationReport
 from scoring.models import CombinedSetting, MeteorSetting
-from tests.factories import make_description, make_segment
+from tests.factories import make_description, make_researcher, make_segment
 from tests.research.test_learning_splits import video_on
 
 RATED = [
@@ -103,3 +107,25 @@ def test_no_ratings_on_the_splits_asked_for_is_refused_and_nothing_stored(db, tm
     with pytest.raises(CommandError, match="No ratings on dev"):
         run("correlate_ratings", ratings, "--store-combined", "--splits", "dev", *QUICK)
     assert not CombinedSetting.objects.exists()
+
+
+def test_a_fit_stored_from_the_research_page_records_every_side_it_read(ratings):
+    text = ratings.read_text()
+    report = CorrelationReport.objects.create(
+        requested_by=make_researcher(),
+        name="ratings.csv",
+        ratings_csv=text,
+        parameters=correlation_parameters(
+            text=text,
+            name="ratings.csv",
+            options=AnalysisOptions(draws=2, resamples=50, folds=3),
+            dimension=None,
+            meteor=False,
+        ),
+    )
+    assert services.correlation_report_run(report_id=report.pk)
+
+    services.correlation_combined_store(report=CorrelationReport.objects.get(pk=report.pk))
+
+    (record,) = CombinedSetting.objects.get().learned_from
+    assert record["splits"] == ["train", "dev", "test"] and record["clusters"] == 2
