@@ -22,27 +22,24 @@ from .correlation import (
     correlation_parameters,
 )
 from .exports import FORMATS, ExportOptions
-from .learning import LearnedFrom
+from .learning_serializers import learned_from_field
 from .selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter, FilterError
 from .splits import (
     DEFAULT_DEV_FRACTION,
     DEFAULT_SEED,
     DEFAULT_TEST_FRACTION,
-    SPLITS,
+    SEED_MAX,
     SplitOptions,
 )
 from .system_comparison import HUMAN, SystemOutputs, job_parameters, job_systems
 from .system_scoring import SystemPair
 
 BIGINT_MAX = 2**63 - 1
-SEED_MAX = 2**31 - 1
 # Pairs of one system in a scoring job; more go through the score_system command.
 SYSTEM_PAIRS_MAX = 2000
 # Systems one scoring job compares, and the bootstrap resamples it may ask for.
 SYSTEMS_MAX = 8
 SYSTEM_NAME_MAX = 100
-# Learned parts one system may declare (a table, a model, …).
-LEARNED_PARTS_MAX = 10
 BOOTSTRAP_SAMPLES_MAX = 10_000
 TEXT_MAX = 2000
 
@@ -323,43 +320,6 @@ class SystemPairSerializer(serializers.Serializer):
     )
 
 
-class LearnedFromSerializer(serializers.Serializer):
-    """What one learned part of a system was learned from (research.learning); the
-    ``# learned-from:`` lines ``paraphrase`` writes hold the same object."""
-
-    what = serializers.CharField(
-        max_length=100, help_text="the learned part: paraphrase table, language model, …"
-    )
-    splits = serializers.ListField(
-        child=serializers.ChoiceField(choices=SPLITS),
-        allow_null=True,
-        required=False,
-        max_length=len(SPLITS),
-        help_text="the sides of the split it learned from; null: not recorded",
-    )
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_MAX)
-    test_fraction = serializers.FloatField(required=False, min_value=0.0, max_value=0.99)
-    dev_fraction = serializers.FloatField(required=False, min_value=0.0, max_value=0.99)
-    clusters = serializers.IntegerField(required=False, min_value=0, max_value=BIGINT_MAX)
-    digest = serializers.CharField(required=False, allow_blank=True, max_length=64)
-
-    def validate(self, attrs):
-        try:
-            return LearnedFrom.from_dict(dict(attrs))
-        except ValueError as error:
-            raise serializers.ValidationError(str(error)) from None
-
-
-def learned_from_field(**kwargs) -> LearnedFromSerializer:
-    return LearnedFromSerializer(
-        many=True,
-        required=False,
-        max_length=LEARNED_PARTS_MAX,
-        help_text="what the system's learned parts were learned from",
-        **kwargs,
-    )
-
-
 class SystemOutputsSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=SYSTEM_NAME_MAX)
     pairs = SystemPairSerializer(many=True, min_length=1, max_length=SYSTEM_PAIRS_MAX)
@@ -408,6 +368,10 @@ class SystemScoreRequestSerializer(serializers.Serializer):
         if ("pairs" in attrs) == ("systems" in attrs):
             raise serializers.ValidationError(
                 {"systems": ["Give either pairs (one system) or systems, not both."]}
+            )
+        if "systems" in attrs and "learned_from" in attrs:
+            raise serializers.ValidationError(
+                {"learned_from": ["With systems, give each system its own learned_from."]}
             )
         systems = attrs.get("systems") or [
             {"name": "system", "pairs": attrs["pairs"], "learned_from": attrs.get("learned_from")}

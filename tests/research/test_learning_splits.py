@@ -248,11 +248,15 @@ def test_the_api_says_when_a_system_saw_the_clusters_it_is_scored_on(db):
         ({"what": "table", "splits": ["exam"]}, "not a valid choice"),
         ({"splits": ["train"]}, "This field is required"),
         ({"what": "table", "test_fraction": 0.6, "dev_fraction": 0.5}, "below 1"),
+        ({"what": "table", "systems": True}, "give each system its own learned_from"),
     ],
 )
 def test_a_bad_declaration_is_refused_and_no_job_stored(db, record, message):
     api = client_for(make_researcher())
-    body = {"pairs": [{"source": SOURCE, "output": "x"}], "learned_from": [record]}
+    pairs = [{"source": SOURCE, "output": "x"}]
+    body = {"pairs": pairs, "learned_from": [record]}
+    if record.pop("systems", False):
+        body = {"systems": [{"name": "a", "pairs": pairs}], "learned_from": [record]}
     response = api.post(reverse("research-api:system-scores"), body, format="json")
     assert response.status_code == 400
     assert message in json.dumps(response.json())
