@@ -21,7 +21,7 @@ from .selection import TIER_UNRECORDED, CorpusFilter, FilterError
 from .serializers import SYSTEM_NAME_MAX, SYSTEM_PAIRS_MAX, SYSTEMS_MAX, TEXT_MAX
 from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SplitOptions
 from .system_comparison import HUMAN, SystemOutputs, job_parameters, job_systems
-from .system_scoring import pairs_from_tsv
+from .system_scoring import system_tsv
 
 
 class FilterForm(forms.Form):
@@ -165,7 +165,8 @@ class SystemComparisonForm(forms.Form):
 
     outputs = SystemFilesField(
         label="System outputs",
-        help_text="one TSV file per system (source<TAB>output[<TAB>segment_id]); "
+        help_text="one TSV file per system (source<TAB>output[<TAB>segment_id]), opening "
+        "with any '# learned-from:' lines paraphrase writes; "
         f"up to {SYSTEMS_MAX} files of {SYSTEM_PAIRS_MAX:,} lines",
     )
     baseline = forms.CharField(
@@ -199,7 +200,7 @@ class SystemComparisonForm(forms.Form):
                 self.add_error("outputs", f"{name}: larger than {SYSTEM_FILE_MAX_BYTES:,} bytes.")
                 return data
             try:
-                pairs = pairs_from_tsv(file.read().decode("utf-8"), name)
+                pairs, learned_from = system_tsv(file.read().decode("utf-8"), name)
             except UnicodeDecodeError:
                 self.add_error("outputs", f"{name}: not UTF-8 text.")
                 return data
@@ -212,7 +213,7 @@ class SystemComparisonForm(forms.Form):
             if any(len(p.source) > TEXT_MAX or len(p.output) > TEXT_MAX for p in pairs):
                 self.add_error("outputs", f"{name}: a sentence is over {TEXT_MAX:,} characters.")
                 return data
-            systems.append(SystemOutputs(name=name, pairs=pairs))
+            systems.append(SystemOutputs(name=name, pairs=pairs, learned_from=learned_from))
         names = [system.name for system in systems]
         if len(set(names)) < len(names) or HUMAN in names:
             self.add_error("outputs", "Give each system's file a name of its own.")

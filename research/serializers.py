@@ -22,13 +22,19 @@ from .correlation import (
     correlation_parameters,
 )
 from .exports import FORMATS, ExportOptions
+from .learning_serializers import learned_from_field
 from .selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter, FilterError
-from .splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SplitOptions
+from .splits import (
+    DEFAULT_DEV_FRACTION,
+    DEFAULT_SEED,
+    DEFAULT_TEST_FRACTION,
+    SEED_MAX,
+    SplitOptions,
+)
 from .system_comparison import HUMAN, SystemOutputs, job_parameters, job_systems
 from .system_scoring import SystemPair
 
 BIGINT_MAX = 2**63 - 1
-SEED_MAX = 2**31 - 1
 # Pairs of one system in a scoring job; more go through the score_system command.
 SYSTEM_PAIRS_MAX = 2000
 # Systems one scoring job compares, and the bootstrap resamples it may ask for.
@@ -317,6 +323,7 @@ class SystemPairSerializer(serializers.Serializer):
 class SystemOutputsSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=SYSTEM_NAME_MAX)
     pairs = SystemPairSerializer(many=True, min_length=1, max_length=SYSTEM_PAIRS_MAX)
+    learned_from = learned_from_field()
 
 
 class SystemScoreRequestSerializer(serializers.Serializer):
@@ -327,6 +334,7 @@ class SystemScoreRequestSerializer(serializers.Serializer):
         max_length=SYSTEM_PAIRS_MAX,
         help_text="one system's outputs (or give systems)",
     )
+    learned_from = learned_from_field()
     systems = SystemOutputsSerializer(
         many=True,
         required=False,
@@ -361,7 +369,13 @@ class SystemScoreRequestSerializer(serializers.Serializer):
             raise serializers.ValidationError(
                 {"systems": ["Give either pairs (one system) or systems, not both."]}
             )
-        systems = attrs.get("systems") or [{"name": "system", "pairs": attrs["pairs"]}]
+        if "systems" in attrs and "learned_from" in attrs:
+            raise serializers.ValidationError(
+                {"learned_from": ["With systems, give each system its own learned_from."]}
+            )
+        systems = attrs.get("systems") or [
+            {"name": "system", "pairs": attrs["pairs"], "learned_from": attrs.get("learned_from")}
+        ]
         names = [system["name"] for system in systems]
         if len(set(names)) < len(names):
             raise serializers.ValidationError({"systems": ["Each system needs its own name."]})
@@ -379,6 +393,7 @@ class SystemScoreRequestSerializer(serializers.Serializer):
                 SystemOutputs(
                     name=system["name"],
                     pairs=[SystemPair(**pair) for pair in system["pairs"]],
+                    learned_from=system.get("learned_from") or [],
                 )
                 for system in systems
             ]
@@ -442,6 +457,16 @@ class SystemScoreSerializer(serializers.Serializer):
     meteor = serializers.FloatField(allow_null=True, help_text="mean METEOR-style score")
     meteor_signature = serializers.CharField(
         allow_blank=True, help_text="its parameters and the paraphrase table's checksum"
+    )
+    learned_from = learned_from_field()
+    saw_scored_clusters = serializers.BooleanField(
+        allow_null=True,
+        required=False,
+        help_text="whether a learned part saw the clusters it is scored on (test leakage); "
+        "null when nothing is declared or a part records no splits",
+    )
+    leakage = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="the warnings, in words"
     )
     unscored = UnscoredSerializer(many=True)
     scores = PairScoreSerializer(many=True, required=False)

@@ -14,14 +14,16 @@ from rest_framework.authtoken.models import Token
 from crowd.access import RESEARCHERS_GROUP
 from paracrowd.celery import enqueue
 from paracrowd.reports import claimable, report_compute
+from scoring.ratings_file import ratings_from_text
 from scoring.services import combined_setting_store
 
 from .correlation import combined_fit, correlation_from_parameters
 from .destinations import Destination
 from .exports import FORMATS, ExportOptions, corpus_export, snapshot
+from .learning import LearnedFrom, LearningSplits, ratings_on_splits
 from .models import CorrelationReport, ExportJob, SystemScoreJob
 from .selection import CorpusFilter
-from .splits import SplitOptions
+from .splits import SPLITS, SplitOptions
 from .system_comparison import SystemOutputs, systems_compare
 from .system_scoring import SystemPair
 
@@ -194,7 +196,9 @@ def correlation_reports_stalled(*, older_than) -> list[int]:
 
 def correlation_combined_store(*, report: CorrelationReport):
     """Make the centre and slope a finished report fitted (to overall ratings, or its only
-    dimension) the site's combined-score parameters. ValueError when it has none."""
+    dimension) the site's combined-score parameters. ValueError when it has none. A report
+    analyses every rating of its file, so the setting records that it learned from every side
+    of the split (``correlate_ratings --store-combined`` fits on train clusters only)."""
     if report.state != CorrelationReport.State.DONE or not report.result:
         raise ValueError("the analysis is not finished")
     dimension, fit = combined_fit(report.result)
@@ -206,7 +210,14 @@ def correlation_combined_store(*, report: CorrelationReport):
         dimension=dimension,
         pairs=report.result["pairs"],
         held_out_correlation=fit["out_of_fold"],
+        learned_from=[_every_side(report).as_dict()],
     )
+
+
+def _every_side(report: CorrelationReport) -> LearnedFrom:
+    records, _ = ratings_from_text(report.ratings_csv, name=report.name)
+    every_side = LearningSplits(splits=SPLITS)
+    return ratings_on_splits(records, every_side, "combined score's ratings").learned_from
 
 
 def _system_scores(job: SystemScoreJob) -> dict:
@@ -218,6 +229,9 @@ def _system_scores(job: SystemScoreJob) -> dict:
                 pairs=[
                     SystemPair(source=source, output=output, segment_id=segment_id)
                     for source, output, segment_id in system["pairs"]
+                ],
+                learned_from=[
+                    LearnedFrom.from_dict(record) for record in system.get("learned_from", [])
                 ],
             )
             for system in job.systems

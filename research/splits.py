@@ -14,6 +14,8 @@ from dataclasses import dataclass
 DEFAULT_TEST_FRACTION = 0.1
 DEFAULT_DEV_FRACTION = 0.0
 DEFAULT_SEED = 0
+# The largest seed a request may give (a signed 32-bit integer).
+SEED_MAX = 2**31 - 1
 SPLITS = ("train", "dev", "test")
 
 

@@ -9,10 +9,11 @@ bootstrap resampling over the sources both were scored on (paracrowd_metrics.sig
 """
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from paracrowd_metrics.significance import paired_bootstrap
 
+from .learning import LearnedFrom
 from .selection import CorpusFilter
 from .splits import SplitOptions
 from .system_scoring import SystemPair, SystemScore, system_score
@@ -26,6 +27,8 @@ COMPARED = ("bleu", "pinc", "combined", "meteor")
 class SystemOutputs:
     name: str
     pairs: list[SystemPair]
+    # What the system declares its learned parts were learned from (research.learning).
+    learned_from: list[LearnedFrom] = field(default_factory=list)
 
 
 def systems_compare(
@@ -52,7 +55,10 @@ def systems_compare(
         "slope": slope,
         "work_limit": work_limit,
     }
-    scored = {system.name: system_score(pairs=system.pairs, **options) for system in systems}
+    scored = {
+        system.name: system_score(pairs=system.pairs, learned_from=system.learned_from, **options)
+        for system in systems
+    }
     human = system_score(pairs=_human_pairs(scored.values(), corpus_filter, split, seed), **options)
     rows = [_row(name, result, per_pair) for name, result in scored.items()]
     human_row = _row(HUMAN, human, per_pair) if human.scored else None
@@ -103,6 +109,7 @@ def job_systems(systems: list[SystemOutputs]) -> list[dict]:
         {
             "name": system.name,
             "pairs": [[pair.source, pair.output, pair.segment_id] for pair in system.pairs],
+            "learned_from": [record.as_dict() for record in system.learned_from],
         }
         for system in systems
     ]

@@ -7,9 +7,12 @@ split is drawn by video, see research.splits), and the references are the ones t
 test file gives the source (Tier 2 only, or with the source itself, when the split says so):
 a source is found by its exact text among the test clusters' descriptions, or, when the same
 sentence was written for several segments, by the segment id given with it.
+
+A system may declare what its learned parts (a paraphrase table, a language model) were learned
+from (research.learning); the score then says whether they saw the clusters it is scored on.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -17,6 +20,7 @@ import paracrowd_metrics as metrics
 from paracrowd_metrics.meteor import Meteor
 from scoring.services import MeteorConfiguration, meteor_configuration
 
+from .learning import LearnedFrom, declarations, leakage
 from .selection import CorpusFilter, video_label
 from .splits import SplitOptions, video_key
 
@@ -76,6 +80,11 @@ class SystemScore:
     # Mean METEOR-style score against each source's cluster, with the site's parameters.
     meteor: float | None = None
     meteor_signature: str = ""
+    # What the system declared its learned parts were learned from (LearnedFrom.as_dict()),
+    # whether any of them saw a scored source's cluster (None: cannot be told), and why.
+    learned_from: list[dict] = field(default_factory=list)
+    saw_scored_clusters: bool | None = None
+    leakage: list[str] = field(default_factory=list)
     # (position from 1, why the pair was not scored)
     unscored: list[tuple[int, str]] = field(default_factory=list)
     scores: list[PairScore] = field(default_factory=list)
@@ -97,6 +106,9 @@ class SystemScore:
             lines.append(f"Signatures: {self.bleu_signature} / {self.pinc_signature}")
         if self.meteor_signature:
             lines.append(f"METEOR signature: {self.meteor_signature}")
+        for record in map(LearnedFrom.from_dict, self.learned_from):
+            lines.append(f"Learned from: the {record.what}: {record.describe()}")
+        lines += [f"Warning: {warning}" for warning in self.leakage]
         lines += [f"Not scored: pair {index}: {reason}" for index, reason in self.unscored]
         return lines
 
@@ -109,14 +121,18 @@ def system_score(
     centre: float,
     slope: float,
     work_limit: int | None = None,
+    learned_from: Sequence[LearnedFrom] = (),
 ) -> SystemScore:
-    """Score each (source, output) pair whose source is a test-split description.
+    """Score each (source, output) pair whose source is a test-split description, and check
+    the system's declared ``learned_from`` records against the scored sources' videos.
 
     With ``work_limit``, the work is estimated once the sources are found and before anything
     is scored, and ``ScoringTooLarge`` raised above the limit: what a job may ask for is
     bounded by its cost (which grows with the outputs' lengths, the clusters' sizes and the
     n-gram order, 18 for languages scored by character), not only by its number of pairs."""
-    result = SystemScore(centre=centre, slope=slope)
+    result = SystemScore(
+        centre=centre, slope=slope, learned_from=[record.as_dict() for record in learned_from]
+    )
     meteor = meteor_configuration()
     scorers: dict[str, Meteor] = {}
     references: dict[tuple[int, str], list] = {}
@@ -127,7 +143,7 @@ def system_score(
         for index, pair in batch:
             result.pairs += 1
             found = [m for m in matches.get(pair.source, []) if _same_segment(m, pair)]
-            clusters = {(segment_id, language) for _, segment_id, language in found}
+            clusters = {(segment_id, language) for _, segment_id, language, _ in found}
             if not found:
                 result.unscored.append((index, _not_found(pair, corpus_filter, split)))
                 continue
@@ -136,7 +152,7 @@ def system_score(
                     (index, f"the source is in {len(clusters)} test clusters; give its segment_id")
                 )
                 continue
-            description_id, segment_id, language = found[0]
+            description_id, segment_id, language, video = found[0]
             cluster = (segment_id, language)
             if cluster not in references:
                 references[cluster] = list(
@@ -157,14 +173,14 @@ def system_score(
                 continue
             settings = metrics.ClusterSettings(tokenize=metrics.default_tokenize(language))
             found_pairs.append(
-                (index, pair, segment_id, language, others, settings, description_id)
+                (index, pair, segment_id, language, others, settings, description_id, video)
             )
     if work_limit is not None:
         work = sum(_work(found[1], found[4], found[5]) for found in found_pairs)
         if work > work_limit:
             raise ScoringTooLarge(work, work_limit)
     hypotheses, reference_lists, tokenizers = [], [], set()
-    for index, pair, segment_id, language, others, settings, description_id in found_pairs:
+    for index, pair, segment_id, language, others, settings, description_id, _ in found_pairs:
         bleu = metrics.sentence_bleu(
             pair.output, others, tokenize=settings.tokenize, max_order=settings.max_order
         )
@@ -191,6 +207,10 @@ def system_score(
         reference_lists.append(others)
         tokenizers.add(settings)
     _summarise(result, hypotheses, reference_lists, tokenizers)
+    if learned_from:
+        checked = leakage(learned_from, [found[-1] for found in found_pairs])
+        result.saw_scored_clusters = checked.saw_scored_clusters
+        result.leakage = list(checked.warnings)
     if result.scores:
         result.meteor = sum(s.meteor for s in result.scores) / len(result.scores)
         result.meteor_signature = "; ".join(
@@ -203,12 +223,16 @@ def system_score(
 
 def pairs_from_tsv(text: str, name: str) -> list[SystemPair]:
     """(source, output[, segment_id]) per line of a system's TSV; a first line starting with
-    "source" is a header, blank lines are skipped. Raises ValueError naming ``name`` and the
-    line of the first malformed one."""
+    "source" is a header, blank lines are skipped, and so are the ``# learned-from:`` lines
+    that may open the file (``system_tsv`` reads them). Raises ValueError naming ``name`` and
+    the line of the first malformed one."""
     pairs = []
+    _, declared = declarations(text, name)
     for number, line in enumerate(text.splitlines(), start=1):
+        if number <= declared:
+            continue
         fields = line.split("\t")
-        if (number == 1 and fields[0] == "source") or not line.strip():
+        if (number == declared + 1 and fields[0] == "source") or not line.strip():
             continue
         if len(fields) not in (2, 3):
             raise ValueError(f"{name}:{number}: expected source<TAB>output[<TAB>segment_id]")
@@ -220,6 +244,11 @@ def pairs_from_tsv(text: str, name: str) -> list[SystemPair]:
                 raise ValueError(f"{name}:{number}: {fields[2]!r} is not a segment id") from None
         pairs.append(SystemPair(source=fields[0], output=fields[1], segment_id=segment_id))
     return pairs
+
+
+def system_tsv(text: str, name: str) -> tuple[list[SystemPair], list[LearnedFrom]]:
+    """A system's TSV file: its pairs and the learned-from records it declares."""
+    return pairs_from_tsv(text, name), declarations(text, name)[0]
 
 
 def _scorer(scorers: dict[str, Meteor], meteor: MeteorConfiguration, language: str) -> Meteor:
@@ -258,7 +287,7 @@ def _summarise(result: SystemScore, hypotheses, reference_lists, tokenizers) -> 
 
 
 def _test_descriptions(sources: set[str], corpus_filter, split: SplitOptions):
-    """{text: [(description id, segment id, language)]} for test-split descriptions."""
+    """{text: [(description id, segment id, language, video)]} for test-split descriptions."""
     found = {}
     rows = (
         corpus_filter.descriptions()
@@ -268,8 +297,9 @@ def _test_descriptions(sources: set[str], corpus_filter, split: SplitOptions):
         .values_list("text", "id", "segment_id", "language", "segment__source", "video")
     )
     for text, description_id, segment_id, language, source, video in rows:
-        if split.side(video_key(source, video)) == "test":
-            found.setdefault(text, []).append((description_id, segment_id, language))
+        key = video_key(source, video)
+        if split.side(key) == "test":
+            found.setdefault(text, []).append((description_id, segment_id, language, key))
     return found
 
 

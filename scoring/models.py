@@ -90,6 +90,9 @@ class MeteorSetting(models.Model):
     table_checksum = models.CharField(max_length=12, blank=True)
     ratings = models.PositiveIntegerField()
     held_out_correlation = models.FloatField(null=True)
+    # What the parameters were tuned on: the ratings' and the table's learned-from records
+    # (research.learning, as_dict()); empty for settings stored before they were recorded.
+    learned_from = models.JSONField(default=list, blank=True)
     stored_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -122,6 +125,9 @@ class CombinedSetting(models.Model):
     pairs = models.PositiveIntegerField()
     # Pearson's r of the score with the ratings, out of fold (None when undefined).
     held_out_correlation = models.FloatField(null=True)
+    # The ratings' learned-from record (research.learning, as_dict()) when the fit recorded
+    # the splits its ratings came from; empty otherwise.
+    learned_from = models.JSONField(default=list, blank=True)
     stored_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -61,10 +61,12 @@ def ratings_from_text(text: str, *, name: str) -> tuple[list[RatingRecord], tupl
             raise RatingError(f"{where}: expected {len(columns)} fields")
         language = (row.get("language") or "").strip()
         references = row.get("references") or ""
+        cluster = None
         if references.strip():
             found = references.split(REFERENCE_SEPARATOR)
         else:
             language, found = _cluster(clusters, row.get("cluster") or "", language, where)
+            cluster = int(row["cluster"])
         read.append(
             RatingRecord(
                 source=row["source"],
@@ -74,6 +76,7 @@ def ratings_from_text(text: str, *, name: str) -> tuple[list[RatingRecord], tupl
                 judge=(row.get("judge") or "").strip(),
                 language=language,
                 where=where,
+                cluster=cluster,
             )
         )
     return read, dimensions

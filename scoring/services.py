@@ -195,8 +195,10 @@ def meteor_setting_store(
     table_checksum: str = "",
     ratings: int,
     held_out_correlation: float | None,
+    learned_from: list[dict] | None = None,
 ) -> MeteorSetting:
-    """Make ``parameters`` (tuned with the table of that checksum, if any) the site's."""
+    """Make ``parameters`` (tuned with the table of that checksum, if any) the site's;
+    ``learned_from``: the records of what the ratings and the table came from."""
     if held_out_correlation is not None and math.isnan(held_out_correlation):
         held_out_correlation = None
     return MeteorSetting.objects.create(
@@ -206,6 +208,7 @@ def meteor_setting_store(
         table_checksum=table_checksum,
         ratings=ratings,
         held_out_correlation=held_out_correlation,
+        learned_from=learned_from or [],
     )
 
 
@@ -276,10 +279,17 @@ def meteor_configuration() -> MeteorConfiguration:
 
 
 def combined_setting_store(
-    *, centre: float, slope: float, dimension: str, pairs: int, held_out_correlation
+    *,
+    centre: float,
+    slope: float,
+    dimension: str,
+    pairs: int,
+    held_out_correlation,
+    learned_from: list[dict] | None = None,
 ) -> CombinedSetting:
     """Make ``centre`` and ``slope`` the site's combined-score parameters (fitted to ``pairs``
-    rated pairs). ValueError when either is not a finite number."""
+    rated pairs; ``learned_from``: the record of the splits the ratings came from). ValueError
+    when either is not a finite number."""
     if not (math.isfinite(centre) and math.isfinite(slope)):
         raise ValueError("the centre and slope must be finite numbers")
     if held_out_correlation is not None and not math.isfinite(held_out_correlation):
@@ -290,6 +300,7 @@ def combined_setting_store(
         dimension=dimension,
         pairs=pairs,
         held_out_correlation=held_out_correlation,
+        learned_from=learned_from or [],
     )
 
 

@@ -1,10 +1,12 @@
 """Paraphrase tables in METEOR 1.5's file format."""
 
 import gzip
+import zlib
 
 import pytest
 
 from paracrowd_metrics.meteor import ParaphraseTable, TableFormatError, merge_tables
+from paracrowd_metrics.meteor.table import header_comment
 
 METEOR_TEXT = "0.5\nis cutting\nslices\n0.0432876\nguy\nman\n"
 
@@ -96,3 +98,32 @@ def test_merging_weighs_each_table_by_its_corpus_size():
 
 def test_a_threshold_keeps_the_entries_at_or_above_it():
     assert len(small_table().above(0.25)) == 2
+
+
+def test_a_comment_rides_in_the_gzip_header_and_every_gzip_reader_skips_it(tmp_path):
+    table = ParaphraseTable()
+    table.add("guy", "man", 0.5)
+    path = tmp_path / "table.gz"
+    table.save(path, comment='where it came from: {"splits": ["train"]}')
+
+    assert header_comment(path) == 'where it came from: {"splits": ["train"]}'
+    assert gzip.decompress(path.read_bytes()).decode() == table.text()
+    # zlib's own gzip reader checks the header, the CRC and the length.
+    assert zlib.decompress(path.read_bytes(), wbits=31) == table.text().encode()
+    assert ParaphraseTable.load(path) == table
+
+
+def test_a_table_without_a_comment_or_uncompressed_has_none(tmp_path):
+    table = ParaphraseTable()
+    table.add("guy", "man", 0.5)
+    table.save(tmp_path / "bare.gz")
+    (tmp_path / "plain.txt").write_text(table.text())
+    (tmp_path / "cut.gz").write_bytes(b"\x1f\x8b\x08\x10\x00\x00\x00\x00\x02\xffno end")
+    assert header_comment(tmp_path / "bare.gz") == ""
+    assert header_comment(tmp_path / "plain.txt") == ""
+    assert header_comment(tmp_path / "cut.gz") == ""
+
+
+def test_a_comment_holding_a_nul_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="no NUL"):
+        ParaphraseTable().save(tmp_path / "t.gz", comment="a\x00b")

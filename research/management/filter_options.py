@@ -1,6 +1,8 @@
 """The corpus filters and the split as command-line options, shared by export_corpus,
-score_system and compare_systems."""
+score_system and compare_systems, and the sides a learner learns from (extract_paraphrases,
+paraphrase)."""
 
+from research.learning import DEFAULT_LEARNING_SPLITS, LearningSplits, parse_splits
 from research.selection import STATUS_CHOICES, TIER_CHOICES, CorpusFilter
 from research.splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION, SplitOptions
 
@@ -47,12 +49,35 @@ def filter_from_options(options: dict) -> CorpusFilter:
     return CorpusFilter.from_params(params.__getitem__)
 
 
-def add_split_arguments(parser) -> None:
+def add_split_arguments(
+    parser, *, learning: bool = False, seed_option: str = "--seed", only_when_storing=False
+) -> None:
+    """The split's options; ``learning``: those of a learner, which takes ``--splits`` and
+    the split's definition, not the test side's references. ``seed_option`` names the split's
+    seed where ``--seed`` already seeds something else. ``only_when_storing``: a command that
+    learns only when it stores what it learned, and otherwise reads every side by default
+    (``--splits`` is then None unless given)."""
+    if learning:
+        default = ",".join(DEFAULT_LEARNING_SPLITS)
+        parser.add_argument(
+            "--splits",
+            default=None if only_when_storing else default,
+            help="the sides of the split to learn from: train, dev, test, comma-separated, or "
+            + (
+                f"all (default {default} when storing what is learned, all otherwise)"
+                if only_when_storing
+                else f"all (default {default})"
+            )
+            + "; recorded with what is learned",
+        )
     parser.add_argument(
-        "--seed",
+        seed_option,
+        dest="split_seed" if learning else "seed",
         type=int,
         default=DEFAULT_SEED,
-        help="seed of the split and of the pairs drawn (default %(default)s)",
+        help="seed of the split"
+        + (" and of the pairs drawn" if not learning else "")
+        + " (default %(default)s)",
     )
     parser.add_argument(
         "--test-fraction",
@@ -66,6 +91,8 @@ def add_split_arguments(parser) -> None:
         default=DEFAULT_DEV_FRACTION,
         help="share of videos drawn into a dev split (default 0: none)",
     )
+    if learning:
+        return
     parser.add_argument(
         "--tier2-references",
         action="store_true",
@@ -86,4 +113,16 @@ def split_from_options(options: dict) -> SplitOptions:
         dev_fraction=options["dev_fraction"],
         tier2_references=options["tier2_references"],
         source_as_reference=options["source_as_reference"],
+    )
+
+
+def learning_from_options(options: dict) -> LearningSplits:
+    """The sides to learn from and the split they are drawn by; ValueError naming a bad one."""
+    return LearningSplits(
+        splits=parse_splits(options["splits"]),
+        split=SplitOptions(
+            seed=options["split_seed"],
+            test_fraction=options["test_fraction"],
+            dev_fraction=options["dev_fraction"],
+        ),
     )

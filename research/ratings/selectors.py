@@ -98,6 +98,7 @@ def ratings_from_db(batch: RatingBatch | None = None) -> tuple[list[RatingRecord
                     judge=rating.judge,
                     language=item.language,
                     where=f"rating item {item.item_id}",
+                    cluster=item.segment_id,
                 )
             )
     if not records:

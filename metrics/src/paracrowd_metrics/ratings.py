@@ -72,7 +72,8 @@ def scale_of(pairs: Iterable["RatedPair"]) -> RatingScale:
 @dataclass(frozen=True)
 class RatingRecord:
     """One judge's rating of one candidate. ``where`` names the record in messages
-    ("ratings.csv:7"); ``judge`` is empty when the input does not say who rated."""
+    ("ratings.csv:7"); ``judge`` is empty when the input does not say who rated; ``cluster``
+    names the stored cluster (a segment id) the references come from, when they do."""
 
     source: str
     candidate: str
@@ -81,6 +82,7 @@ class RatingRecord:
     judge: str = ""
     language: str = ""
     where: str = ""
+    cluster: int | None = None
 
 
 @dataclass

@@ -18,6 +18,8 @@ from research.correlation import (
     correlation_lines,
     ratings_correlate,
 )
+from research.learning import EVERY_SPLIT, ratings_on_splits
+from research.management.filter_options import add_split_arguments, learning_from_options
 from research.models import RatingBatch
 from research.ratings.selectors import ratings_from_db
 from scoring.ratings_file import read_ratings
@@ -104,13 +106,19 @@ class Command(BaseCommand):
             help="make the combined score's centre and slope, fitted on all ratings of "
             "--dimension (default overall, or rating), the site's",
         )
+        add_split_arguments(
+            parser, learning=True, seed_option="--split-seed", only_when_storing=True
+        )
 
     def handle(self, *args, **options):
+        asked = options["splits"] is not None
         try:
             scale = parse_scale(options["scale"]) if options["scale"] else None
             if scale is None and options["from_db"]:
                 scale = SITE_SCALE
             records, dimensions = self._records(options)
+            on_splits = self._on_splits(records, options)
+            records = on_splits.kept
             analysis = AnalysisOptions(
                 reference_counts=reference_counts(options["references"]),
                 with_source=options["with_source"],
@@ -132,13 +140,14 @@ class Command(BaseCommand):
         except RatingError as error:
             raise CommandError(str(error)) from None
         if options["store_combined"]:
-            stored = self._store(result)
+            stored = self._store(result, on_splits.learned_from)
             if not options["json"]:
                 self.stdout.write(stored)
         if options["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))
         else:
-            for line in correlation_lines(result) + consensus_lines(result):
+            split_lines = on_splits.lines() if options["store_combined"] or asked else []
+            for line in [*split_lines, *correlation_lines(result), *consensus_lines(result)]:
                 self.stdout.write(line)
 
     def _records(self, options):
@@ -155,7 +164,21 @@ class Command(BaseCommand):
                 raise CommandError(f"No rating batch {options['batch']}.")
         return ratings_from_db(batch)
 
-    def _store(self, result: dict) -> str:
+    def _on_splits(self, records, options):
+        """The ratings of the sides asked for: train by default when the fit is stored (the
+        fit learns from them), every rating otherwise."""
+        if options["splits"] is None:
+            options["splits"] = "train" if options["store_combined"] else EVERY_SPLIT
+        try:
+            learning = learning_from_options(options)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        on_splits = ratings_on_splits(records, learning, "combined score's ratings")
+        if not on_splits.kept:
+            raise RatingError(f"No ratings on {', '.join(learning.splits)}.")
+        return on_splits
+
+    def _store(self, result: dict, learned_from) -> str:
         dimension, fit = combined_fit(result)
         if fit["centre"] is None:
             raise CommandError(f"The combined score could not be fitted to {dimension}.")
@@ -165,6 +188,7 @@ class Command(BaseCommand):
             dimension=dimension,
             pairs=result["pairs"],
             held_out_correlation=fit["out_of_fold"],
+            learned_from=[learned_from.as_dict()],
         )
         result["stored_combined"] = {"centre": setting.centre, "slope": setting.slope}
         return (

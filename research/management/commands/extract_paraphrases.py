@@ -1,10 +1,11 @@
 """Learn a paraphrase table for the METEOR-style score from the corpus's clusters.
 
 Reads the JSON-lines cluster export (``export_corpus --format jsonl``, compressed or not; of
-each line only the
-segment's id, the language and the descriptions' texts are used) or, with ``--from-db``, the
-stored corpus under the usual export filters, plus the collected word alignments. Writes a
-gzip table in METEOR 1.5's format. See ``paracrowd_metrics.meteor.extraction``.
+each line only the segment's id, source and video, the language and the descriptions' texts
+are used) or, with ``--from-db``, the stored corpus under the usual export filters, plus the
+collected word alignments; either way only the clusters of the sides ``--splits`` names (train
+by default; research.learning). Writes a gzip table in METEOR 1.5's format, with what it was
+learned from in the gzip header. See ``paracrowd_metrics.meteor.extraction``.
 """
 
 import gzip
@@ -24,16 +25,25 @@ from paracrowd_metrics.meteor.extraction import (
 )
 from paracrowd_metrics.meteor.matchers import primary_language
 from paracrowd_metrics.meteor.table import GZIP_MAGIC
-from research.management.filter_options import add_filter_arguments, filter_from_options
-from research.selection import FilterError
+from research.learning import LearningSplits, table_comment
+from research.management.filter_options import (
+    add_filter_arguments,
+    add_split_arguments,
+    filter_from_options,
+    learning_from_options,
+)
+from research.selection import FilterError, video_label
+from research.splits import video_key
 
 DEFAULTS = ExtractionSettings()
 
 
-def read_clusters(path: Path) -> list[list[tuple[str, str]]]:
-    """One segment's descriptions in every language as (language, text) pairs, per segment.
+def read_clusters(path: Path, learning: LearningSplits) -> list[list[tuple[str, str]]]:
+    """One segment's descriptions in every language as (language, text) pairs, per segment,
+    of the clusters on the sides ``learning`` takes.
 
-    Raises CommandError naming the line of anything that is not a cluster record.
+    Raises CommandError naming the line of anything that is not a cluster record, or of a
+    record naming no video when only some sides are taken (its side cannot be drawn).
     """
     segments: dict[object, list[tuple[str, str]]] = {}
     try:
@@ -48,7 +58,9 @@ def read_clusters(path: Path) -> list[list[tuple[str, str]]]:
                     record = json.loads(line)
                     language = record["language"]
                     texts = [description["text"] for description in record["descriptions"]]
-                    segment = (record.get("segment") or {}).get("id", f"line {number}")
+                    segment_record = record.get("segment") or {}
+                    segment = segment_record.get("id", f"line {number}")
+                    video = _record_video(segment_record)
                     primary_language(language)
                     if not all(isinstance(text, str) for text in texts):
                         raise TypeError("a description's text is not a string")
@@ -56,31 +68,64 @@ def read_clusters(path: Path) -> list[list[tuple[str, str]]]:
                     raise CommandError(
                         f"{path}:{number}: not a cluster record of the jsonl export ({error})"
                     ) from None
-                segments.setdefault(segment, []).extend((language, text) for text in texts)
+                if video is None and not learning.takes(None):
+                    raise CommandError(
+                        f"{path}:{number}: the record names no video (segment source and "
+                        "video), so its side of the split cannot be drawn; learn from every "
+                        "side with --splits all"
+                    )
+                if learning.take(video, segment, language):
+                    segments.setdefault(segment, []).extend((language, text) for text in texts)
     except (OSError, UnicodeDecodeError, EOFError) as error:
         raise CommandError(f"Cannot read {path}: {error}") from None
     return list(segments.values())
 
 
-def stored_clusters(corpus_filter) -> list[list[tuple[str, str]]]:
+def _record_video(segment: dict) -> str | None:
+    source, video = segment.get("source"), segment.get("video")
+    if isinstance(source, str) and isinstance(video, str) and source and video:
+        return video_key(source, video)
+    return None
+
+
+def _segment_video(segment) -> str:
+    return video_key(segment.source, segment.video_label)
+
+
+def stored_clusters(corpus_filter, learning: LearningSplits) -> list[list[tuple[str, str]]]:
+    """As ``read_clusters``, from the stored corpus under ``corpus_filter``."""
     segments: dict[int, list[tuple[str, str]]] = {}
-    rows = corpus_filter.descriptions().order_by("segment_id", "id")
-    for segment_id, language, text in rows.values_list("segment_id", "language", "text"):
-        segments.setdefault(segment_id, []).append((language, text))
+    rows = (
+        corpus_filter.descriptions()
+        .annotate(video=video_label())
+        .order_by("segment_id", "id")
+        .values_list("segment_id", "language", "text", "segment__source", "video")
+    )
+    for segment_id, language, text, source, video in rows.iterator(chunk_size=5000):
+        if learning.take(video_key(source, video), segment_id, language):
+            segments.setdefault(segment_id, []).append((language, text))
     return list(segments.values())
 
 
-def stored_alignments(corpus_filter, language: str, imported: bool) -> list[AnnotatedPair]:
-    """Annotators' sure links on pairs of descriptions in ``language`` (and on imported
-    pairs, which record no language, when ``imported``)."""
+def stored_alignments(
+    corpus_filter, language: str, imported: bool, learning: LearningSplits
+) -> list[AnnotatedPair]:
+    """Annotators' sure links on pairs of descriptions in ``language`` of clusters on the
+    sides ``learning`` takes (and on imported pairs, which belong to no cluster and record no
+    language, when ``imported``)."""
     pairs = []
-    alignments = corpus_filter.alignments().select_related("pair", "pair__description_a")
+    alignments = corpus_filter.alignments().select_related(
+        "pair", "pair__description_a", "pair__description_a__segment"
+    )
     for alignment in alignments.iterator(chunk_size=2000):
         pair = alignment.pair
-        if pair.description_a is None:
+        described = pair.description_a
+        if described is None:
             if not imported:
                 continue
-        elif primary_language(pair.description_a.language) != language:
+        elif primary_language(described.language) != language or not learning.take(
+            _segment_video(described.segment), described.segment_id, described.language
+        ):
             continue
         sure = parse_pharaoh(alignment.links).sure
         source = tuple(token.lower() for token in pair.tokens_a)
@@ -102,6 +147,7 @@ class Command(BaseCommand):
         parser.add_argument("--output", type=Path, required=True, help="the table, TABLE.gz")
         parser.add_argument("--target-language", default="en", help="the table's language")
         add_filter_arguments(parser)
+        add_split_arguments(parser, learning=True)
         parser.add_argument(
             "--imported-alignments",
             action="store_true",
@@ -155,18 +201,25 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         if not output.parent.is_dir():
             raise CommandError(f"No folder {output.parent} for the table.")
+        try:
+            learning = learning_from_options(options)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
         annotated = []
         if from_db:
             try:
                 corpus_filter = filter_from_options(options)
             except FilterError as error:
                 raise CommandError(str(error)) from None
-            found = stored_clusters(corpus_filter)
+            found = stored_clusters(corpus_filter, learning)
             annotated = stored_alignments(
-                corpus_filter, primary_language(target_language), options["imported_alignments"]
+                corpus_filter,
+                primary_language(target_language),
+                options["imported_alignments"],
+                learning,
             )
         else:
-            found = read_clusters(clusters)
+            found = read_clusters(clusters, learning)
         bars: dict[str, tqdm] = {}
 
         def progress(stage: str, done: int) -> None:
@@ -182,15 +235,17 @@ class Command(BaseCommand):
         )
         for bar in bars.values():
             bar.close()
+        learned_from = learning.learned_from("paraphrase table")
         # Written beside the target and renamed, so a failure never leaves half a table.
         handle, temporary = tempfile.mkstemp(dir=output.parent, suffix=".part")
         os.close(handle)
         try:
-            table.save(temporary)
+            table.save(temporary, comment=table_comment(learned_from))
             os.replace(temporary, output)
         finally:
             if os.path.exists(temporary):
                 os.unlink(temporary)
         for line in report.lines():
             self.stdout.write(line)
+        self.stdout.write(f"Learned from {learned_from.describe()}")
         self.stdout.write(f"Written {output} (checksum {table.checksum()})")

@@ -1,5 +1,8 @@
 """A baseline paraphrase system: rewrite sentences with a paraphrase table, fluent under a
-trigram model of the corpus. Prints ``source<TAB>output`` lines that ``score_system`` reads.
+trigram model of the corpus. Prints ``source<TAB>output`` lines that ``score_system`` reads,
+after one ``# learned-from:`` line each for the table and the model (research.learning): the
+model learns from the sides ``--splits`` names only (train by default), and the table's own
+record is read from its gzip header.
 """
 
 from pathlib import Path
@@ -8,8 +11,15 @@ from django.core.management.base import BaseCommand, CommandError
 
 from paracrowd_metrics.meteor import ParaphraseTable, TableFormatError, meteor_tokens
 from paracrowd_metrics.meteor.matchers import primary_language
+from paracrowd_metrics.meteor.table import header_comment
+from research.learning import declaration_line, table_learned_from
 from research.management.commands.extract_paraphrases import read_clusters, stored_clusters
-from research.management.filter_options import add_filter_arguments, filter_from_options
+from research.management.filter_options import (
+    add_filter_arguments,
+    add_split_arguments,
+    filter_from_options,
+    learning_from_options,
+)
 from research.paraphraser import TrigramModel, paraphrase
 from research.selection import FilterError
 
@@ -31,6 +41,7 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", type=Path, help="a jsonl cluster export for the model")
         parser.add_argument("--from-db", action="store_true", help="model the stored corpus")
         add_filter_arguments(parser)
+        add_split_arguments(parser, learning=True)
         parser.add_argument(
             "--target-language",
             default="en",
@@ -58,22 +69,29 @@ class Command(BaseCommand):
         if not sentences:
             raise CommandError("Nothing to paraphrase: give sentences or --sources FILE.")
         try:
+            learning = learning_from_options(options)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        try:
             paraphrases = ParaphraseTable.load(table)
+            table_record = table_learned_from(header_comment(table))
         except (OSError, TableFormatError) as error:
             raise CommandError(f"Cannot read the table: {error}") from None
         if from_db:
             try:
-                clusters = stored_clusters(filter_from_options(options))
+                clusters = stored_clusters(filter_from_options(options), learning)
             except FilterError as error:
                 raise CommandError(str(error)) from None
         else:
-            clusters = read_clusters(corpus)
+            clusters = read_clusters(corpus, learning)
         model = TrigramModel(
             meteor_tokens(text, language)
             for cluster in clusters
             for code, text in cluster
             if primary_language(code) == language
         )
+        self.stdout.write(declaration_line(table_record))
+        self.stdout.write(declaration_line(learning.learned_from("language model")))
         self.stdout.write("source\toutput")
         for sentence in sentences:
             rewrites = paraphrase(

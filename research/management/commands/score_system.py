@@ -10,7 +10,7 @@ from research.management.filter_options import (
     split_from_options,
 )
 from research.selection import FilterError
-from research.system_scoring import pairs_from_tsv, system_score
+from research.system_scoring import system_score, system_tsv
 from scoring.services import combined_parameters
 
 
@@ -18,8 +18,10 @@ class Command(BaseCommand):
     help = (
         "Score a paraphrase system's outputs for sources from the test split: BLEU against "
         "the source's cluster, PINC against the source, and PINC × sigmoid(BLEU). PAIRS is a "
-        "TSV of source, output and optionally segment_id (a header line is allowed). Give "
-        "the split options and filters the test split was exported with."
+        "TSV of source, output and optionally segment_id (a header line is allowed, after any "
+        "'# learned-from:' lines declaring what the system learned from). Give the split "
+        "options and filters the test split was exported with. Warns when the system's table "
+        "or model saw the clusters it is scored on."
     )
 
     def add_arguments(self, parser):
@@ -54,8 +56,10 @@ class Command(BaseCommand):
         site_centre, site_slope = combined_parameters()
         centre = site_centre if centre is None else centre
         slope = site_slope if slope is None else slope
+        found, learned_from = read_pairs(pairs)
         result = system_score(
-            pairs=read_pairs(pairs),
+            pairs=found,
+            learned_from=learned_from,
             corpus_filter=corpus_filter,
             split=split,
             centre=centre,
@@ -94,9 +98,10 @@ class Command(BaseCommand):
 
 
 def read_pairs(path: Path):
-    """The pairs of a system's TSV file (see ``pairs_from_tsv``)."""
+    """The pairs of a system's TSV file and what it declares it learned from (see
+    ``system_tsv``)."""
     try:
-        return pairs_from_tsv(path.read_text(encoding="utf-8"), str(path))
+        return system_tsv(path.read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError) as error:
         raise CommandError(f"Cannot read {path}: {error}") from None
     except ValueError as error:

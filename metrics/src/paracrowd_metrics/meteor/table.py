@@ -11,7 +11,10 @@ the probability, then the phrase, then its paraphrase, each phrase as space-sepa
 (METEOR's own tables are lowercased and tokenised; ours are lowercased and tokenised with
 13a, as ``meteor_score`` sees the sentences). ``load`` also reads the same text uncompressed.
 ``save`` writes entries sorted by phrase, then by falling probability, with a zero gzip time
-stamp, so the same table always gives the same bytes and the same ``checksum``.
+stamp, so the same table always gives the same bytes and the same ``checksum``. It may also
+write a *comment* in the gzip header (RFC 1952's FCOMMENT, which every gzip reader, METEOR's
+included, skips): where the table came from, kept in the file without changing its format;
+``header_comment`` reads it back.
 """
 
 from __future__ import annotations
@@ -20,11 +23,16 @@ import gzip
 import hashlib
 import io
 import os
+import struct
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 Phrase = tuple[str, ...]
 GZIP_MAGIC = b"\x1f\x8b"
+# gzip header flags (RFC 1952, 2.3.1) and the longest comment ``header_comment`` reads.
+_FHCRC, _FEXTRA, _FNAME, _FCOMMENT = 0x02, 0x04, 0x08, 0x10
+COMMENT_MAX = 65_536
 
 
 class TableFormatError(ValueError):
@@ -114,8 +122,12 @@ class ParaphraseTable:
         """The first 12 hex digits of the SHA-256 of ``text()``: names a table in signatures."""
         return hashlib.sha256(self.text().encode()).hexdigest()[:12]
 
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the table gzip-compressed in METEOR's format (the same bytes every time)."""
+    def save(self, path: str | os.PathLike, *, comment: str = "") -> None:
+        """Write the table gzip-compressed in METEOR's format (the same bytes every time),
+        with ``comment`` (Latin-1 text without NUL) in the gzip header when given."""
+        if comment:
+            _save_with_comment(path, self.text().encode(), comment)
+            return
         with (
             open(path, "wb") as raw,
             gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as file,
@@ -170,6 +182,53 @@ class ParaphraseTable:
             if not text.split():
                 raise TableFormatError(f"{name}:{line_number}: empty phrase")
         self.add(phrase, paraphrase, value)
+
+
+def _save_with_comment(path, data: bytes, comment: str) -> None:
+    """gzip with a header comment, which Python's gzip module cannot write: the header by
+    hand (zero time stamp, unknown OS, as ``GzipFile`` writes them), then raw deflate, then
+    the CRC-32 and length."""
+    if "\x00" in comment or len(comment) > COMMENT_MAX:
+        raise ValueError(f"a gzip comment holds no NUL and at most {COMMENT_MAX} characters")
+    header = GZIP_MAGIC + bytes([8, _FCOMMENT]) + struct.pack("<I", 0) + bytes([2, 255])
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = compressor.compress(data) + compressor.flush()
+    trailer = struct.pack("<II", zlib.crc32(data) & 0xFFFFFFFF, len(data) & 0xFFFFFFFF)
+    with open(path, "wb") as file:
+        file.write(header + comment.encode("latin-1") + b"\x00" + body + trailer)
+
+
+def header_comment(path: str | os.PathLike) -> str:
+    """The comment in a gzip-compressed table's header; "" when it has none, when the table
+    is not compressed, or when the header is cut short. OSError when the file cannot be read."""
+    with open(path, "rb") as file:
+        fixed = file.read(10)
+        if len(fixed) < 10 or fixed[:2] != GZIP_MAGIC:
+            return ""
+        flags = fixed[3]
+        if flags & _FEXTRA:
+            size = file.read(2)
+            if len(size) < 2:
+                return ""
+            file.seek(struct.unpack("<H", size)[0], os.SEEK_CUR)
+        if flags & _FNAME and _zero_terminated(file) is None:
+            return ""
+        if not flags & _FCOMMENT:
+            return ""
+        return _zero_terminated(file) or ""
+
+
+def _zero_terminated(file) -> str | None:
+    """Latin-1 text up to a NUL, at most ``COMMENT_MAX`` characters; None when cut short."""
+    found = bytearray()
+    while len(found) <= COMMENT_MAX:
+        byte = file.read(1)
+        if not byte:
+            return None
+        if byte == b"\x00":
+            return found.decode("latin-1")
+        found += byte
+    return None
 
 
 def merge_tables(tables: Iterable[tuple[ParaphraseTable, float]]) -> ParaphraseTable:

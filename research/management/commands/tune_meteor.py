@@ -5,6 +5,11 @@ RATINGS.csv is the file ``correlate_ratings`` reads (source, candidate, a ``rati
 own copy among its references is left out (leave-one-out). Prints Pearson's r with the ratings of
 sentence BLEU and of the score with the paper's parameters and tuned ones, exact+stem only and
 with the table, each as the mean over the same k held-out folds.
+
+Only the ratings of clusters on the sides ``--splits`` names (train by default) are tuned on,
+and ratings naming no stored cluster (research.learning); ``--store`` keeps what the ratings
+and the table were learned from with the parameters. (In research, not scoring, because the
+split is research's.)
 """
 
 from pathlib import Path
@@ -14,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 import paracrowd_metrics as metrics
 from paracrowd_metrics.meteor import ENGLISH, ParaphraseTable, TableFormatError
+from paracrowd_metrics.meteor.table import header_comment
 from paracrowd_metrics.meteor.tuning import (
     Grid,
     RatedPairs,
@@ -22,6 +28,8 @@ from paracrowd_metrics.meteor.tuning import (
     held_out_mean,
 )
 from paracrowd_metrics.ratings import SINGLE, RatingError, leave_one_out
+from research.learning import ratings_on_splits, table_learned_from
+from research.management.filter_options import add_split_arguments, learning_from_options
 from scoring.ratings_file import read_ratings
 from scoring.services import meteor_setting_store
 
@@ -54,18 +62,28 @@ class Command(BaseCommand):
             action="store_true",
             help="make the tuned parameters the site's (with the table, if given)",
         )
+        add_split_arguments(parser, learning=True, seed_option="--split-seed")
 
     def handle(self, *args, ratings, table, language, folds, seed, store, **options):
-        paraphrases = None
+        try:
+            learning = learning_from_options(options)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        paraphrases = table_record = None
         if table is not None:
             try:
                 paraphrases = ParaphraseTable.load(table)
+                table_record = table_learned_from(header_comment(table))
             except (OSError, TableFormatError) as error:
                 raise CommandError(f"Cannot read the table: {error}") from None
         try:
             records, dimensions = read_ratings(ratings)
         except RatingError as error:
             raise CommandError(str(error)) from None
+        on_splits = ratings_on_splits(records, learning, "METEOR-style parameters' ratings")
+        records = on_splits.kept
+        if not records:
+            raise CommandError(f"No ratings on {', '.join(learning.splits)} to tune on.")
         # The one rating these parameters are tuned to: the overall one of three.
         dimension = SINGLE if SINGLE in dimensions else "overall"
         candidates = [record.candidate for record in records]
@@ -118,6 +136,8 @@ class Command(BaseCommand):
             )
             if not tuned.held_out <= best.held_out:
                 best = tuned
+        for line in on_splits.lines():
+            self.stdout.write(line)
         self.stdout.write(f"{len(human)} ratings, Pearson r, mean of {folds} held-out folds")
         self.stdout.write(f"{'metric':<40}{'r':>8}  parameters (tuned on all ratings)")
         for name, value, parameters in lines:
@@ -131,6 +151,10 @@ class Command(BaseCommand):
                 table_checksum=paraphrases.checksum() if uses_table else "",
                 ratings=len(human),
                 held_out_correlation=best.held_out,
+                learned_from=[
+                    on_splits.learned_from.as_dict(),
+                    *([table_record.as_dict()] if uses_table else []),
+                ],
             )
             self.stdout.write(
                 f"Stored as the site's parameters: {best.parameters.signature_fields()}"
