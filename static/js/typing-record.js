@@ -17,7 +17,7 @@
   var counts = {};
   names.forEach(function (name) { counts[name] = resumed ? parseInt(field(name).value, 10) : 0; });
   var writingBefore = counts.writing_ms;
-  var opened = Date.now();
+  var opened = performance.now();
   var started = resumed;  // a first key (or change) has been seen
   var firstChange = null, lastChange = null;
   var awaySince = null, awayPending = 0, lossesPending = 0;
@@ -38,7 +38,7 @@
   // Time away counts once the text changes again: leaving after the last change (to check
   // the video, or before submitting) is not writing elsewhere.
   function changed() {
-    var now = Date.now();
+    var now = performance.now();
     start(now);
     if (awaySince !== null) {  // changed while away: the time so far was away too
       awayPending += now - awaySince;
@@ -54,12 +54,12 @@
   }
 
   function left() {
-    if (firstChange !== null && awaySince === null) awaySince = Date.now();
+    if (firstChange !== null && awaySince === null) awaySince = performance.now();
   }
 
   function back() {
     if (awaySince === null) return;
-    awayPending += Date.now() - awaySince;
+    awayPending += performance.now() - awaySince;
     lossesPending += 1;
     awaySince = null;
   }
@@ -72,13 +72,13 @@
     }
     counts.pastes += 1;
     counts.pasted_characters += transfer ? transfer.getData("text/plain").length : 0;
-    start(Date.now());
+    start(performance.now());
     write();
   }
 
   text.addEventListener("keydown", function () {
     counts.key_presses += 1;
-    start(Date.now());
+    start(performance.now());
     write();
   });
   text.addEventListener("paste", function (event) { inserted(event, event.clipboardData); });
