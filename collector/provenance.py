@@ -26,8 +26,10 @@ PASTED_SHARE = 0.5
 MAX_CHARACTERS_PER_SECOND = 15.0
 # Fewer characters than this are too few to time: one quick word proves nothing.
 SPEED_MINIMUM_CHARACTERS = 20
-# Characters typed without a key press each: autocorrection and phone keyboards that insert a
-# word per gesture give a few, a script or another program gives the whole text.
+# Characters typed per key press, at most: autocorrection and predictive suggestions insert a
+# few characters for one key, a script or another program the whole text without any. (A
+# phone keyboard that writes a whole word per swipe can exceed it: the signal advises, a
+# reviewer decides.)
 CHARACTERS_PER_KEY = 3.0
 
 # Written with the page in the background: the page was hidden or out of focus for at least
@@ -115,7 +117,8 @@ def typing_signals(record: TypingRecord | None, text: str) -> list[str]:
     if length and record.pasted_characters > PASTED_SHARE * length:
         signals.append("pasted")
     typed = max(length - record.pasted_characters, 0)
-    too_fast = typed > CHARACTERS_PER_KEY * record.key_presses + CHARACTERS_PER_KEY
+    # One key's worth more, so that a text of a few characters is not judged on one key.
+    too_fast = typed > CHARACTERS_PER_KEY * (record.key_presses + 1)
     if typed >= SPEED_MINIMUM_CHARACTERS:
         seconds = record.writing_ms / 1000
         too_fast = too_fast or typed > MAX_CHARACTERS_PER_SECOND * seconds

@@ -115,3 +115,26 @@ def test_where_pasting_is_forbidden_the_page_says_so_and_blocks_the_paste(page, 
     typed = Description.objects.get()
     assert typed.text == TYPED
     assert (typed.typing_pastes, typed.typing_signals) == (0, [])
+
+
+def test_without_javascript_a_description_is_stored_and_reviewed_as_not_recorded(
+    browser, live_server, hosted_segment
+):
+    make_worker(username="nora")
+    make_staff(username="ada")
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        log_in(page, "nora")
+        page.get_by_role("button", name="Describe a video · Tier 1").click()
+        page.get_by_label("Your one-sentence description").fill(TYPED)
+        submit(page)
+        description = Description.objects.get()
+        assert (description.typing_signals, description.typing_record) == (["unknown"], None)
+
+        log_in(page, "ada", next_url="/review/descriptions/")
+        cell = page.locator(f"#typing-{description.pk}")
+        expect(cell).to_contain_text("Not recorded")
+        expect(cell).not_to_contain_text("Typed on the page")
+    finally:
+        context.close()

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.django_db
 
 PASTED = "A man is playing a guitar on a stage."
 UNRECORDED = "Someone strums a guitar."
+TYPED = "A guitarist is playing."
 RECORD = TypingRecord(
     key_presses=2,
     pastes=1,
@@ -46,6 +47,8 @@ def corpus():
     segment = make_segment()
     make_description(segment, PASTED, **Description.typing_values(RECORD, PASTED))
     make_description(segment, UNRECORDED)  # imported, or sent with scripts off
+    typed = TypingRecord(len(TYPED), 0, 0, 3_000, 4_000, 0, 0)
+    make_description(segment, TYPED, **Description.typing_values(typed, TYPED))
     return segment
 
 
@@ -83,6 +86,7 @@ def test_the_msvd_csv_appends_how_each_description_was_typed(tmp_path, corpus):
         "BackgroundMs": "0",
     }
     assert rows[UNRECORDED]["Typing"] == "unknown" and rows[UNRECORDED]["KeyPresses"] == ""
+    assert rows[TYPED]["Typing"] == "clean" and rows[TYPED]["KeyPresses"] == str(len(TYPED))
 
 
 def test_jsonl_gives_each_description_its_typing_object(tmp_path, corpus):
@@ -91,6 +95,7 @@ def test_jsonl_gives_each_description_its_typing_object(tmp_path, corpus):
     typing = {d["text"]: d["typing"] for d in cluster["descriptions"]}
     assert typing[PASTED] == {"signals": "pasted", **FIGURES}
     assert typing[UNRECORDED] == {"signals": "unknown", **dict.fromkeys(FIGURES)}
+    assert typing[TYPED]["signals"] == "clean"
 
 
 def test_parquet_appends_typing_columns_after_the_existing_ones(tmp_path, corpus):
@@ -102,7 +107,8 @@ def test_parquet_appends_typing_columns_after_the_existing_ones(tmp_path, corpus
     }
     assert SCHEMA.names.index("cluster_size") < SCHEMA.names.index("typing")
     assert SCHEMA.names[-8:] == ["typing", *(f"typing_{name}" for name in FIGURES)]
-    assert rows[PASTED]["cluster_size"] == 2
+    assert rows[PASTED]["cluster_size"] == 3
+    assert rows[TYPED]["typing"] == "clean"
     assert rows[PASTED]["typing"] == "pasted"
     assert {name: rows[PASTED][f"typing_{name}"] for name in FIGURES} == FIGURES
     assert rows[UNRECORDED]["typing"] == "unknown"
