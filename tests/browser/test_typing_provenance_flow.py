@@ -138,3 +138,25 @@ def test_without_javascript_a_description_is_stored_and_reviewed_as_not_recorded
         expect(cell).not_to_contain_text("Typed on the page")
     finally:
         context.close()
+
+
+def test_a_page_shown_again_after_a_refusal_goes_on_from_the_record_so_far(page, hosted_segment):
+    make_worker(username="tom")
+    log_in(page, "tom")
+    box = open_task(page)
+    box.click()
+    # Refused by the server only (the page does not check it): the page comes back with the text.
+    page.keyboard.type("- " + TYPED, delay=KEY_DELAY_MS)
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#id_text_error")).to_contain_text("Start your sentence with a word")
+    assert not Description.objects.exists()
+
+    # Two deletions make it right: the text was still typed, key by key, on the page.
+    box.press("Home")
+    box.press("Delete")
+    box.press("Delete")
+    submit(page)
+    description = Description.objects.get()
+    assert description.text == TYPED
+    assert description.typing_key_presses >= len(TYPED) + 2
+    assert description.typing_signals == []
