@@ -94,7 +94,8 @@ MSVD_JSON_FIELDS = (
 # Pairs and the split need only the sentences.
 PAIR_FIELDS = ("id", "segment_id", "language", "text")
 # The split also needs each description's video (to draw its side) and tier (for references).
-SPLIT_FIELDS = (*PAIR_FIELDS, "segment__source", "video", "tier")
+# test.jsonl also gives each source how it was typed.
+SPLIT_FIELDS = (*PAIR_FIELDS, "segment__source", "video", "tier", *TYPING_FIELDS)
 SINGLETONS_LEFT_OUT = "descriptions alone in their cluster (no paraphrase to pair with)"
 
 
@@ -275,6 +276,7 @@ def write_test_cluster(file, cluster: Cluster, split: SplitOptions) -> int:
             "description_id": row.id,
             "source": row.text,
             "references": references,
+            "typing": typing_record(row),
         }
         file.write(json.dumps(record, ensure_ascii=False) + "\n")
         written += 1

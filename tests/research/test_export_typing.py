@@ -98,6 +98,23 @@ def test_jsonl_gives_each_description_its_typing_object(tmp_path, corpus):
     assert typing[TYPED]["signals"] == "clean"
 
 
+def test_the_splits_test_file_gives_each_source_how_it_was_typed(tmp_path, corpus):
+    call_command(
+        "export_corpus",
+        str(tmp_path / "split"),
+        "--format",
+        "split",
+        "--test-fraction",
+        "0.999999",  # every video in test
+        "--no-progress",
+        stdout=StringIO(),
+    )
+    lines = (tmp_path / "split" / "test.jsonl").read_text(encoding="utf-8").splitlines()
+    typing = {record["source"]: record["typing"] for record in map(json.loads, lines)}
+    assert typing[PASTED] == {"signals": "pasted", **FIGURES}
+    assert typing[UNRECORDED]["signals"] == "unknown"
+
+
 def test_parquet_appends_typing_columns_after_the_existing_ones(tmp_path, corpus):
     export(tmp_path / "parquet", "parquet")
     rows = {
