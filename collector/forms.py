@@ -7,7 +7,9 @@ from django.core.validators import MaxLengthValidator
 from django.template.loader import get_template
 
 from .models import SegmentProposal
+from .provenance import TypingRecord
 from .services.paraphrase_sources import MAX_SENTENCES
+from .services.typing import PasteForbidden
 from .spans import LengthRule, parse_time
 from .validators import (
     LANGUAGE_CODES,
@@ -94,8 +96,18 @@ class DescriptionForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
     )
 
+    TYPING_FIELDS = tuple(f"typing_{name}" for name in TypingRecord.field_names())
+    TYPING_UNREADABLE = (
+        "The page's record of how your text was typed could not be read, so nothing was "
+        "stored. Reload the page, then submit again."
+    )
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # How the text came into the box, filled in by the page's script (typing-record.js);
+        # empty when scripts are off. Checked in clean(), where an error can be shown.
+        for name in self.TYPING_FIELDS:
+            self.fields[name] = forms.CharField(required=False, widget=forms.HiddenInput)
         # Read per form, not at import, so the limit follows settings (and tests can change it).
         # No maxlength attribute: the browser would cut a pasted text silently and the worker
         # would never read why. The page counts characters instead, and the server says.
@@ -110,6 +122,7 @@ class DescriptionForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
+        cleaned["typing"] = self._typing_record(cleaned)
         if cleaned.get("language") == OTHER_LANGUAGE:
             name = cleaned.get("other_language", "")
             if not name:
@@ -120,6 +133,29 @@ class DescriptionForm(forms.Form):
                 except forms.ValidationError as error:
                     self.add_error("other_language", error)
         return cleaned
+
+    def _typing_record(self, cleaned) -> TypingRecord | None:
+        """The page's record: None when it sent none (every field empty); a record with each
+        figure clamped to its bound when every field is a whole number; otherwise (a forged or
+        broken record) an error, and nothing is stored."""
+        values = [cleaned.get(name, "").strip() for name in self.TYPING_FIELDS]
+        if not any(values):
+            return None
+        # isascii: int() would also read other scripts' digits; the length bounds the parse.
+        if not all(v.isascii() and v.isdigit() and len(v) <= 20 for v in values):
+            self.add_error(None, self.TYPING_UNREADABLE)
+            return None
+        names = TypingRecord.field_names()
+        return TypingRecord.bounded(**dict(zip(names, map(int, values), strict=True)))
+
+    def show_refusal(self, refusal) -> None:
+        """Show why the service stored nothing. A text pasted where pasting is forbidden is
+        emptied, with its record, so that the page asks for it to be typed afresh."""
+        if isinstance(refusal, PasteForbidden):
+            self.data = self.data.copy()
+            for name in ("text", *self.TYPING_FIELDS):
+                self.data[name] = ""
+        self.add_error(None, str(refusal))
 
     @property
     def declared_language(self) -> str:

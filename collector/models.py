@@ -9,6 +9,60 @@ from django.utils import timezone
 
 from crowd.models import Assignment, Offered, Reviewed, ReviewedQuerySet, Tier, Worker
 
+from .provenance import UNKNOWN, TypingRecord, typing_signals
+
+
+def unknown_typing() -> list[str]:
+    return [UNKNOWN]
+
+
+class TypedText(models.Model):
+    """A text a worker typed on a task page, with how it came into the box
+    (``collector.provenance``): the page's counts, all null when the page sent none
+    (JavaScript off, or imported work), and the signals judged from them when it was stored.
+    No key itself is ever recorded."""
+
+    typing_key_presses = models.PositiveIntegerField(null=True, blank=True)
+    typing_pastes = models.PositiveIntegerField(null=True, blank=True)
+    typing_pasted_characters = models.PositiveIntegerField(null=True, blank=True)
+    typing_first_key_ms = models.PositiveIntegerField(null=True, blank=True)
+    typing_writing_ms = models.PositiveIntegerField(null=True, blank=True)
+    typing_focus_losses = models.PositiveIntegerField(null=True, blank=True)
+    typing_background_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Keys of provenance.SIGNALS; empty: nothing looked wrong; ["unknown"]: no record.
+    typing_signals = ArrayField(models.CharField(max_length=20), default=unknown_typing)
+
+    class Meta:
+        abstract = True
+
+    @staticmethod
+    def typing_values(record: TypingRecord | None, text: str) -> dict:
+        """The fields that store ``record`` of ``text``, with its signals."""
+        names = TypingRecord.field_names()
+        values = {
+            f"typing_{name}": None if record is None else getattr(record, name) for name in names
+        }
+        return {**values, "typing_signals": typing_signals(record, text)}
+
+    @property
+    def typing_record(self) -> TypingRecord | None:
+        return TypingRecord.from_stored(self)
+
+    @property
+    def typing_flagged(self) -> bool:
+        """Whether any signal other than ``unknown`` was raised."""
+        return any(signal != UNKNOWN for signal in self.typing_signals)
+
+
+def typing_recorded_together(prefix: str) -> models.CheckConstraint:
+    """The page's counts are stored all together or not at all."""
+    names = [f"typing_{name}" for name in TypingRecord.field_names()]
+    return models.CheckConstraint(
+        condition=Q(**{f"{name}__isnull": True for name in names})
+        | Q(**{f"{name}__isnull": False for name in names}),
+        name=f"{prefix}_typing_recorded_together",
+    )
+
 
 class Segment(Offered):
     """A stretch of one video: a YouTube video or a hosted file, from ``start`` to ``end``."""
@@ -183,7 +237,7 @@ class SegmentProposal(Reviewed):
         return "" if self.review_reason == self.reasons_text else self.review_reason
 
 
-class Description(Reviewed):
+class Description(Reviewed, TypedText):
     """One worker's one-sentence description of a segment; a member of the segment's cluster."""
 
     review_noun = "descriptions"
@@ -213,6 +267,7 @@ class Description(Reviewed):
                 condition=~Q(status="pending") | Q(reviewed_at__isnull=True),
                 name="description_pending_is_unreviewed",
             ),
+            typing_recorded_together("description"),
         ]
         indexes = [
             models.Index(fields=["segment", "status"]),
@@ -292,7 +347,7 @@ class ParaphraseQuerySet(ReviewedQuerySet):
         return self.exclude(status=Paraphrase.Status.REJECTED)
 
 
-class Paraphrase(Reviewed):
+class Paraphrase(Reviewed, TypedText):
     """One worker's paraphrase of a ``ParaphraseSource``, and its PINC against the source once
     a Celery worker has computed it."""
 
@@ -329,6 +384,7 @@ class Paraphrase(Reviewed):
                 condition=Q(pinc__isnull=True) | Q(pinc__gte=0, pinc__lte=100),
                 name="paraphrase_pinc_in_range",
             ),
+            typing_recorded_together("paraphrase"),
         ]
         indexes = [
             models.Index(fields=["status", "created_at"]),

@@ -65,9 +65,10 @@ def _submit(assignment, worker, form) -> bool | None:
             worker=worker,
             text=form.cleaned_data["text"],
             language=form.declared_language,
+            typing=form.cleaned_data["typing"],
         )
     except services.WorkRefused as refusal:
-        form.add_error(None, str(refusal))
+        form.show_refusal(refusal)
         return None
     return created
 
@@ -85,6 +86,7 @@ def _task_page(request, hit, form, *, assignment=None, action="", hidden=None, p
         "platform": bool(hidden) or preview,
         "action": action,
         "hidden": hidden or {},
+        "paste_allowed": hit.hit_type.paste_allowed,
         "submitted": Paraphrase.objects.filter(assignment=assignment).first()
         if submitted
         else None,

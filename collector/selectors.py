@@ -9,6 +9,8 @@ from crowd.models import Assignment, Hit, HitType, LedgerEntry, Qualification, T
 from crowd.services import worker_has_access
 
 from .models import Description, Paraphrase, SegmentProposal
+from .provenance import SIGNALS as TYPING_SIGNALS
+from .provenance import UNKNOWN
 
 
 def cluster_descriptions(segment_ids):
@@ -141,3 +143,22 @@ def worker_dashboard(worker: Worker) -> dict:
             :10
         ],
     }
+
+
+def typing_summary(worker: Worker) -> list[dict]:
+    """How one worker's texts came into the box, for their page: per kind of work (their
+    descriptions, their paraphrases) how many there are, how many read as typed on the page,
+    how many have no record (unknown), and how many raised each signal. Two queries."""
+    flagged = [key for key in TYPING_SIGNALS if key != UNKNOWN]
+    counts = {
+        "total": Count("pk"),
+        "clean": Count("pk", filter=Q(typing_signals=[])),
+        **{key: Count("pk", filter=Q(typing_signals__contains=[key])) for key in TYPING_SIGNALS},
+    }
+    rows = []
+    for noun, model in (("descriptions", Description), ("paraphrases", Paraphrase)):
+        found = model.objects.filter(worker=worker).aggregate(**counts)
+        if found["total"]:
+            found["signals"] = [(TYPING_SIGNALS[key], found[key]) for key in flagged]
+            rows.append({"noun": noun, **found})
+    return rows

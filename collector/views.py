@@ -255,9 +255,10 @@ def _submit(assignment_id, worker, form):
             text=form.cleaned_data["text"],
             language=form.declared_language,
             comment=form.cleaned_data["comment"],
+            typing=form.cleaned_data["typing"],
         )
     except crowd.WorkRefused as refusal:
-        form.add_error(None, str(refusal))
+        form.show_refusal(refusal)
         return None
     return description, created
 
@@ -274,6 +275,7 @@ def _task_context(hit, form, *, assignment=None, preview=False, action="", hidde
         "preview": preview,
         "action": action,
         "hidden": hidden or {},
+        "paste_allowed": hit.hit_type.paste_allowed,
         "rules": {
             "maxLength": settings.DESCRIPTION_MAX_LENGTH,
             "secondSentence": SECOND_SENTENCE.pattern,
@@ -286,7 +288,7 @@ def _task_context(hit, form, *, assignment=None, preview=False, action="", hidde
 def _blank_form_fields() -> str:
     """The description form's fields, empty, rendered once per process: they were a third of
     the task page's rendering, and are the same for every worker and segment."""
-    return render_to_string("form_fields.html", {"form": DescriptionForm()})
+    return render_to_string("collector/sentence_fields.html", {"form": DescriptionForm()})
 
 
 def _render_task(request, assignment, form, *, action, hidden=None):

@@ -101,6 +101,7 @@ class HitTypeAdmin(admin.ModelAdmin):
         "target_tier2",
         "assignment_duration",
         "auto_accept_after",
+        "paste_allowed",
     ]
 
 

@@ -26,6 +26,7 @@ from django.db.models.functions import Cast, Coalesce, Concat
 
 from annotations.models import Alignment
 from collector.models import Description, Segment
+from collector.provenance import TypingRecord
 from crowd.models import Worker
 
 # Tier filter value for imported descriptions whose source records no tier.
@@ -36,6 +37,12 @@ STATUS_CHOICES = (*Description.Status.values, STATUS_ALL)
 # Descriptions leave the database in chunks of this many (a server-side cursor).
 CHUNK_SIZE = 5000
 
+# How each description came into its box (collector.provenance): its signals, then the task
+# page's counts (null when the page sent none).
+TYPING_FIELDS = (
+    "typing_signals",
+    *(f"typing_{name}" for name in TypingRecord.field_names()),
+)
 # What every export reads of a description: enough for each format, in one query.
 ROW_FIELDS = (
     "id",
@@ -55,6 +62,7 @@ ROW_FIELDS = (
     "score__bleu",
     "score__pinc",
     "score__references",
+    *TYPING_FIELDS,
 )
 
 

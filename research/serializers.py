@@ -143,6 +143,22 @@ class DescriptionScoresSerializer(serializers.Serializer):
     references = serializers.IntegerField()
 
 
+class DescriptionTypingSerializer(serializers.Serializer):
+    """How the text came into its box (collector.provenance); counts null when not recorded."""
+
+    signals = serializers.CharField(
+        help_text="clean, unknown (no record), or the signals raised joined by + "
+        "(pasted, too_fast, background)"
+    )
+    key_presses = serializers.IntegerField(allow_null=True)
+    pastes = serializers.IntegerField(allow_null=True, help_text="paste and drop events")
+    pasted_characters = serializers.IntegerField(allow_null=True)
+    first_key_ms = serializers.IntegerField(allow_null=True, help_text="page opened to first key")
+    writing_ms = serializers.IntegerField(allow_null=True, help_text="first change to last")
+    focus_losses = serializers.IntegerField(allow_null=True, help_text="page left while writing")
+    background_ms = serializers.IntegerField(allow_null=True, help_text="time the page was left")
+
+
 class DescriptionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     text = serializers.CharField()
@@ -152,6 +168,7 @@ class DescriptionSerializer(serializers.Serializer):
     time_spent = serializers.FloatField(allow_null=True, help_text="seconds")
     created_at = serializers.CharField(help_text="ISO 8601, UTC")
     scores = DescriptionScoresSerializer(allow_null=True)
+    typing = DescriptionTypingSerializer()
 
 
 class ClusterSerializer(serializers.Serializer):

@@ -32,6 +32,8 @@ class WorkerSignals(models.Model):
     cluster_mean_pinc = models.FloatField(null=True)
     # Median of time spent ÷ segment length: below 1, the segment cannot have been watched.
     median_time_ratio = models.FloatField(null=True)
+    # Of their descriptions with a typing record, the share flagged (collector.provenance).
+    typing_flag_rate = models.FloatField(null=True)
     rejection_rate = models.FloatField(null=True)
     # Keys of the signals that look wrong (see review.worker_signals.SIGNALS).
     flags = ArrayField(models.CharField(max_length=20), default=list)
@@ -49,6 +51,7 @@ class WorkerSignals(models.Model):
         "bleu": "mean_bleu",
         "pinc": "mean_pinc",
         "speed": "median_time_ratio",
+        "typing": "typing_flag_rate",
         "rejections": "rejection_rate",
     }
 

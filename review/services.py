@@ -41,6 +41,7 @@ def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
             "text_checks__reads_as",
             "text_checks__version",
             "assignment__campaign__languages",
+            "typing_signals",
         )
     )
     clusters = {
@@ -54,7 +55,7 @@ def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
     submissions, unchecked = [], []
     for row in rows:
         pk, segment_id, text, language, status, spent, start, end, bleu, pinc = row[:10]
-        words, misspelt, shape, language_checked, reads_as, version, asked = row[10:]
+        words, misspelt, shape, language_checked, reads_as, version, asked, typing = row[10:]
         checks = None
         if version == text_checks.CHECKS_VERSION:
             checks = text_checks.TextChecks(
@@ -83,6 +84,7 @@ def worker_submissions(worker_id: int) -> list[worker_signals.Submission]:
                 cluster_pinc=cluster_pinc,
                 checks=checks,
                 asked=tuple(asked or ()),
+                typing=tuple(typing),
             )
         )
     _checks_store(unchecked)

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_POST
 from annotations.trial import trial_answers
 from collector import services
 from collector.models import Description
+from collector.selectors import typing_summary
 from crowd import services as crowd
 from crowd.models import AuditEntry, Qualification, Tier, Worker
 from paracrowd.spreadsheets import spreadsheet_cell
@@ -227,6 +228,7 @@ def _worker_page(request, pk, *, standing_form=None, bonus_form=None):
         .order_by("-at", "-pk")[:50],
         "qualifications": qualifications,
         "trial_answers": trial_answers(worker=worker),
+        "typing": typing_summary(worker),
         "earnings": worker.ledger_entries.aggregate(
             total=Coalesce(Sum("amount_cents"), 0),
             unpaid=Coalesce(Sum("amount_cents", filter=Q(payout__isnull=True)), 0),

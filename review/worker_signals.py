@@ -11,6 +11,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from math import ceil
 
+from collector.provenance import SIGNALS as TYPING_SIGNALS
+from collector.provenance import UNKNOWN
+
 from .text_checks import WORD, TextChecks, language_code, language_name, text_checks
 
 # Above these, a signal is flagged. Rates are fractions of what could be checked.
@@ -27,6 +30,10 @@ BLEU_FLAG_RATIO = 0.5  # mean BLEU below half the mean of the same clusters
 PINC_FLAG_RATIO = 0.5  # mean PINC below half the mean of the same clusters
 SCORED_MINIMUM = 3  # scored descriptions needed before BLEU or PINC is judged
 SPEED_FLAG = 1.0  # median time spent, in segment lengths
+# Descriptions (of those with a typing record) flagged by collector.provenance: an honest
+# worker pastes now and then (their own sentence, fixed), a paster nearly always.
+TYPING_FLAG = 0.20
+TYPING_MINIMUM = 2  # …and at least this many of them
 REJECTION_FLAG = 0.20
 EXAMPLES = 5
 
@@ -38,6 +45,7 @@ SIGNALS = {
     "bleu": "Agreement with other descriptions",
     "pinc": "Own wording",
     "speed": "Time spent",
+    "typing": "How texts were typed",
     "rejections": "Rejections",
 }
 
@@ -60,6 +68,8 @@ class Submission:
     checks: TextChecks | None = None  # computed when missing
     # The languages the campaign it came through asked for (ISO 639 codes; empty: any).
     asked: tuple[str, ...] = ()
+    # Its typing signals (collector.provenance.typing_signals); ("unknown",): no record.
+    typing: tuple[str, ...] = (UNKNOWN,)
 
     @property
     def checked(self) -> TextChecks:
@@ -92,6 +102,7 @@ def worker_signals(submissions: list[Submission]) -> list[Signal]:
         cluster_bleu(submissions),
         pinc(submissions),
         speed(submissions),
+        typing(submissions),
         rejections(submissions),
     ]
 
@@ -439,6 +450,44 @@ def speed(submissions: list[Submission]) -> Signal:
     if flagged:
         explanation += " Faster than the segment plays: the worker cannot have watched it."
     return Signal("speed", median, flagged, explanation, examples)
+
+
+# How the texts were typed ---------------------------------------------------------------
+
+
+def typing(submissions: list[Submission]) -> Signal:
+    recorded = [s for s in submissions if UNKNOWN not in s.typing]
+    unknown = len(submissions) - len(recorded)
+    if not recorded:
+        return Signal(
+            "typing",
+            None,
+            False,
+            "Not recorded: the task page's script did not run for any of their descriptions "
+            "(or they were imported). Unknown, which is not the same as typed.",
+        )
+    suspect = [s for s in recorded if s.typing]
+    rate = len(suspect) / len(recorded)
+    flagged = rate > TYPING_FLAG and len(suspect) >= TYPING_MINIMUM
+    kinds = Counter(signal for s in suspect for signal in s.typing)
+    explanation = (
+        f"{len(suspect)} of {len(recorded)} descriptions with a typing record "
+        f"({percent(rate)}) do not look typed on the page"
+    )
+    if kinds:
+        explanation += ": " + ", ".join(
+            f"{TYPING_SIGNALS[kind].lower()} ({n})" for kind, n in kinds.most_common()
+        )
+    explanation += "."
+    if unknown:
+        explanation += f" {unknown} have no record (unknown)."
+    if flagged:
+        explanation += " Text written elsewhere and pasted is the commonest sign of generated text."
+    examples = [
+        {"id": s.id, "note": "; ".join(TYPING_SIGNALS[kind].lower() for kind in s.typing)}
+        for s in suspect[:EXAMPLES]
+    ]
+    return Signal("typing", rate, flagged, explanation, examples)
 
 
 # Rejections -------------------------------------------------------------------------------

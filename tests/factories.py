@@ -106,13 +106,14 @@ def make_researcher(username: str | None = None):
 
 
 def make_submitted_description(
-    worker: Worker, text: str, *, language: str = "en", tier: int = Tier.ONE
+    worker: Worker, text: str, *, language: str = "en", tier: int = Tier.ONE, typing=None
 ):
-    """``worker`` describes a segment they have not described yet (a new one is offered)."""
+    """``worker`` describes a segment they have not described yet (a new one is offered);
+    ``typing``: the page's record of how it was typed (a ``collector.provenance.TypingRecord``)."""
     make_segment()
     assignment = crowd.assignment_claim(worker=worker, tier=tier)
     description, _ = services.description_submit(
-        assignment_id=assignment.pk, worker=worker, text=text, language=language
+        assignment_id=assignment.pk, worker=worker, text=text, language=language, typing=typing
     )
     return description
 
@@ -125,12 +126,17 @@ def make_paraphrase_source(text: str = "A man is slicing a tomato.", *, language
     return choice.sources[0]
 
 
-def make_paraphrase(worker: Worker, source, text: str, *, tier: int = Tier.ONE):
-    """``worker`` claims the paraphrasing task of ``source`` (the only one open) and submits."""
+def make_paraphrase(worker: Worker, source, text: str, *, tier: int = Tier.ONE, typing=None):
+    """``worker`` claims the paraphrasing task of ``source`` (the only one open) and submits,
+    typed as ``typing`` says (a ``collector.provenance.TypingRecord``; None: no record)."""
     assignment = crowd.assignment_claim(worker=worker, tier=tier, kind=HitType.Kind.PARAPHRASE)
     assert assignment.hit.item_id == source.item_id
     paraphrase, _ = services.paraphrase_submit(
-        assignment_id=assignment.pk, worker=worker, text=text, language=source.language
+        assignment_id=assignment.pk,
+        worker=worker,
+        text=text,
+        language=source.language,
+        typing=typing,
     )
     return paraphrase
 

@@ -15,8 +15,10 @@ from .paraphrases import paraphrase_submit, paraphrases_auto_accept, paraphrases
 from .proposals import proposal_approve, proposal_overturn, proposal_reject, proposal_submit
 from .review import ReviewOutcome, submissions_review
 from .segments import segment_create, segment_cut, segments_offer, video_upload
+from .typing import PasteForbidden
 
 __all__ = [
+    "PasteForbidden",
     "ReviewOutcome",
     "SourceChoice",
     "WorkRefused",

@@ -8,7 +8,9 @@ from crowd.models import HitType, Worker
 from paracrowd.celery import enqueue, enqueue_many
 
 from ..models import Description
+from ..provenance import TypingRecord
 from .review import ReviewOutcome, submissions_review
+from .typing import typing_check
 
 # Work queued in the apps that build on this one, by task name.
 SCORE_SEGMENTS = "scoring.tasks.score_segments"
@@ -22,14 +24,18 @@ def description_submit(
     text: str,
     language: str,
     comment: str = "",
+    typing: TypingRecord | None = None,
 ) -> tuple[Description, bool]:
-    """Store a worker's description for their assignment, exactly once, and queue its scoring.
+    """Store a worker's description for their assignment, exactly once, with how it was typed
+    (``typing``, None when the page sent no record), and queue its scoring.
 
     The caller has validated the text (forms.DescriptionForm). An assignment that is not the
-    worker's own description task is refused (``WorkRefused``), whoever's it is.
+    worker's own description task is refused (``WorkRefused``), whoever's it is; so is a
+    pasted text where the HIT type forbids pasting (``PasteForbidden``).
     """
 
     def record(assignment, hit, now):
+        typing_check(typing, hit_type=hit.hit_type, noun="description")
         segment_id = hit.item.segment.pk
         description = Description.objects.create(
             segment_id=segment_id,
@@ -39,6 +45,7 @@ def description_submit(
             text=text,
             language=language,
             comment=comment,
+            **Description.typing_values(typing, text),
             time_spent=max(now - assignment.accepted_at, timedelta(0)),
             created_at=now,
         )
@@ -51,7 +58,7 @@ def description_submit(
         record=record,
         submission="description",
         kind=HitType.Kind.DESCRIPTION,
-        related=("hit__item__segment",),
+        related=("hit__item__segment", "hit__hit_type"),
     )
 
 

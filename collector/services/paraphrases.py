@@ -11,24 +11,34 @@ from crowd.services import WorkRefused
 from paracrowd.celery import enqueue
 
 from ..models import Paraphrase, ParaphraseSource
+from ..provenance import TypingRecord
 from ..validators import validate_not_a_copy
 from .review import ReviewOutcome, submissions_review
+from .typing import typing_check
 
 # Scoring builds on this app: its task is queued by name.
 SCORE_PARAPHRASES = "scoring.tasks.score_paraphrases"
 
 
 def paraphrase_submit(
-    *, assignment_id: int, worker: Worker, text: str, language: str
+    *,
+    assignment_id: int,
+    worker: Worker,
+    text: str,
+    language: str,
+    typing: TypingRecord | None = None,
 ) -> tuple[Paraphrase, bool]:
-    """Store a worker's paraphrase for their assignment, exactly once, and queue its PINC.
+    """Store a worker's paraphrase for their assignment, exactly once, with how it was typed
+    (``typing``, None when the page sent no record), and queue its PINC.
 
     The caller has validated the text (forms.ParaphraseForm); a copy of the sentence, or a
     sentence this worker has already paraphrased (in the other tier), is refused here too,
-    whoever calls, and nothing is stored.
+    whoever calls, and nothing is stored; so is a pasted text where the HIT type forbids
+    pasting (``PasteForbidden``).
     """
 
     def record(assignment, hit, now):
+        typing_check(typing, hit_type=hit.hit_type, noun="paraphrase")
         source = ParaphraseSource.objects.get(item_id=hit.item_id)
         try:
             validate_not_a_copy(text, source.text, source.language)
@@ -43,6 +53,7 @@ def paraphrase_submit(
             tier=hit.tier,
             text=text,
             language=language,
+            **Paraphrase.typing_values(typing, text),
             time_spent=max(now - assignment.accepted_at, timedelta(0)),
             created_at=now,
         )
@@ -50,7 +61,11 @@ def paraphrase_submit(
         return paraphrase
 
     return crowd.assignment_submit(
-        assignment_id=assignment_id, worker=worker, record=record, submission="paraphrase"
+        assignment_id=assignment_id,
+        worker=worker,
+        record=record,
+        submission="paraphrase",
+        related=("hit__hit_type",),
     )
 
 

@@ -194,6 +194,12 @@ class HitType(models.Model):
     # How long one task takes, for the hourly rate of a campaign until the site has measured
     # enough submissions of its own (see crowd.services.pay).
     estimated_seconds = models.PositiveIntegerField(default=60)
+    # Off: the task page blocks pasting into the text box and says so, and a submission whose
+    # page reports a paste is refused (only the tasks where workers type a sentence read it).
+    paste_allowed = models.BooleanField(
+        default=True,
+        help_text="Untick to forbid pasting into the description or paraphrase box.",
+    )
 
     objects = HitTypeQuerySet.as_manager()
 

@@ -7,12 +7,13 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import global_settings
-from django.db.models import CharField, DecimalField, F, Func, Value
+from django.db.models import Case, CharField, DecimalField, F, Func, Value, When
 from django.db.models.functions import Cast, Coalesce
 
 from collector.corpus_formats import LANGUAGE_ALIASES, LANGUAGE_CODES
+from collector.provenance import CLEAN, signals_text
 from paracrowd.spreadsheets import spreadsheet_cell, spreadsheet_cell_sql
-from research.selection import CorpusFilter
+from research.selection import TYPING_FIELDS, CorpusFilter
 from research.splits import (
     DEFAULT_DEV_FRACTION,
     DEFAULT_SEED,
@@ -208,3 +209,22 @@ def language_cell_sql(field: str) -> Coalesce:
         output_field=CharField(),
     )
     return Coalesce(name, spreadsheet_cell_sql(F(field)), output_field=CharField())
+
+
+def typing_sql() -> Case:
+    """A description's typing signals as one export cell, in SQL, as
+    ``collector.provenance.signals_text`` writes them: ``clean``, ``unknown`` or the signals
+    joined by ``+``."""
+    return Case(
+        When(typing_signals=[], then=Value(CLEAN)),
+        default=Func(F("typing_signals"), Value("+"), function="ARRAY_TO_STRING"),
+        output_field=CharField(),
+    )
+
+
+def typing_record(row) -> dict:
+    """A description's typing provenance in a JSON export: the signals as one string (see
+    ``typing_sql``) and the task page's counts, null when the page sent none."""
+    signals, *figures = (getattr(row, name) for name in TYPING_FIELDS)
+    names = [name.removeprefix("typing_") for name in TYPING_FIELDS[1:]]
+    return {"signals": signals_text(signals), **dict(zip(names, figures, strict=True))}

@@ -27,9 +27,10 @@ from django.db import connection
 from django.db.models import F, FloatField, Func
 from django.db.models.functions import Cast
 
+from research.selection import TYPING_FIELDS
 from research.splits import video_key
 
-from .base import Progress
+from .base import Progress, typing_sql
 from .database_copy import query_sql
 
 ROW_GROUP_ROWS = 20_000
@@ -52,6 +53,9 @@ SCHEMA = pa.schema(
         ("pinc", pa.float64()),
         ("references", pa.int32()),
         ("cluster_size", pa.int32()),
+        # How the text came into its box (collector.provenance), after the columns before it.
+        ("typing", pa.string()),
+        *((name, pa.int32()) for name in TYPING_FIELDS[1:]),
     ]
 )
 # The columns of SCHEMA that the database hands over, ready for Arrow (times as floats, and
@@ -73,17 +77,22 @@ FIELDS = (
     "score__bleu",
     "score__pinc",
     "score__references",
+    "typing_cell",
+    *TYPING_FIELDS[1:],
 )
-CSV_SCHEMA = pa.schema(list(SCHEMA)[: len(FIELDS)])
+# cluster_size is counted here, and put in its place among the database's columns.
+CLUSTER_SIZE = SCHEMA.get_field_index("cluster_size")
+CSV_SCHEMA = pa.schema([field for field in SCHEMA if field.name != "cluster_size"])
 # Columns with few distinct values, stored as dictionaries. The others (text, ids, scores) are
 # nearly all distinct: building a dictionary for them only to drop it took a third of the
 # writing time.
-DICTIONARY_COLUMNS = ["video", "video_source", "language", "worker", "status"]
+DICTIONARY_COLUMNS = ["video", "video_source", "language", "worker", "status", "typing"]
 # Bytes between COPY's thread and Arrow's reader (one block of CSV at a time).
 PIPE_BUFFER = 1 << 20
 EXPRESSIONS = {
     "start_seconds": Cast("segment__start", FloatField()),
     "end_seconds": Cast("segment__end", FloatField()),
+    "typing_cell": typing_sql(),
     "time_spent_seconds": Cast(
         Func(F("time_spent"), template="EXTRACT(EPOCH FROM %(expressions)s)"), FloatField()
     ),
@@ -118,6 +127,17 @@ FIELD_NOTES = {
     "bleu": "leave-one-out sentence BLEU against the rest of the cluster (stored score)",
     "pinc": "mean PINC against each other member of the cluster (stored score)",
     "references": "how many references the stored scores used",
+    "typing": "how the text came into its box: `clean` (typed on the page), `unknown` (no "
+    "record: scripts off, or imported), or the signals raised, joined by `+`: `pasted` (most "
+    "of the text pasted), `too_fast` (faster than a person types), `background` (written with "
+    "the page in the background)",
+    "typing_key_presses": "key presses in the text box (the keys themselves are not recorded)",
+    "typing_pastes": "paste and drop events in the text box",
+    "typing_pasted_characters": "characters those pastes brought",
+    "typing_first_key_ms": "milliseconds from the page opening to the first key",
+    "typing_writing_ms": "milliseconds from the first change of the text to the last",
+    "typing_focus_losses": "times the page was left while the text was being written",
+    "typing_background_ms": "milliseconds the page was left in that time",
 }
 
 
@@ -249,7 +269,9 @@ def _sized_clusters(batch: pa.RecordBatch, starts: np.ndarray):
     firsts = firsts.take(_arrow_array(pa.int64(), starts.astype(np.int64)))
     columns = (column.to_pylist() for column in firsts.columns)
     clusters = list(zip(sizes.tolist(), *columns, strict=True))
-    return pa.RecordBatch.from_arrays([*batch.columns, cluster_size], schema=SCHEMA), clusters
+    columns = batch.columns
+    columns.insert(CLUSTER_SIZE, cluster_size)
+    return pa.RecordBatch.from_arrays(columns, schema=SCHEMA), clusters
 
 
 # pyarrow's own ways between NumPy and Arrow (pa.array, to_numpy) import pandas on first use,

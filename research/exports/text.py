@@ -20,7 +20,7 @@ from collector.corpus_formats import CSV_COLUMNS
 from collector.models import Segment
 from crowd.models import Tier
 from paracrowd.spreadsheets import spreadsheet_cell, spreadsheet_cell_sql
-from research.selection import Cluster, cluster_counts, clusters
+from research.selection import TYPING_FIELDS, Cluster, cluster_counts, clusters
 from research.splits import SplitOptions, cluster_random, paraphrase_partners, video_key
 from scoring.models import ClusterScore
 
@@ -31,6 +31,8 @@ from .base import (
     language_cell_sql,
     seconds_sql,
     seconds_text,
+    typing_record,
+    typing_sql,
 )
 from .database_copy import copy_rows, query_sql
 
@@ -61,7 +63,22 @@ MSVD_CSV_CELLS = {
     "cell_time_spent": duration_sql("time_spent"),
     "cell_language": NullIf(language_cell_sql("language"), Value("")),
     "cell_text": NullIf(spreadsheet_cell_sql(F("text")), Value("")),
+    "cell_typing": typing_sql(),
 }
+# After the MSVD columns, how each description came into its box (collector.provenance): the
+# signals, then the task page's counts, empty when the page sent none. The importer reads the
+# MSVD columns by name, so an export with these still imports.
+TYPING_CSV_COLUMNS = (
+    "Typing",
+    "KeyPresses",
+    "Pastes",
+    "PastedCharacters",
+    "FirstKeyMs",
+    "TypingMs",
+    "FocusLosses",
+    "BackgroundMs",
+)
+MSVD_CSV_FIELDS = (*MSVD_CSV_CELLS, *TYPING_FIELDS[1:])
 # msvd-json needs only these.
 MSVD_JSON_FIELDS = (
     "segment_id",
@@ -77,23 +94,25 @@ MSVD_JSON_FIELDS = (
 # Pairs and the split need only the sentences.
 PAIR_FIELDS = ("id", "segment_id", "language", "text")
 # The split also needs each description's video (to draw its side) and tier (for references).
-SPLIT_FIELDS = (*PAIR_FIELDS, "segment__source", "video", "tier")
+# test.jsonl also gives each source how it was typed.
+SPLIT_FIELDS = (*PAIR_FIELDS, "segment__source", "video", "tier", *TYPING_FIELDS)
 SINGLETONS_LEFT_OUT = "descriptions alone in their cluster (no paraphrase to pair with)"
 
 
 def write_msvd_csv(destination, options, report, progress: Progress) -> None:
-    """One row per description with the MSVD columns; Source is "clean" for Tier 2 and
-    "unverified" otherwise, as the original corpus marks them. PostgreSQL formats and writes
+    """One row per description with the MSVD columns, then how it was typed
+    (``TYPING_CSV_COLUMNS``); Source is "clean" for Tier 2 and "unverified" otherwise, as the
+    original corpus marks them. PostgreSQL formats and writes
     the rows (COPY), cluster by cluster; cells a spreadsheet would run are escaped in SQL."""
     report.left_out[HOSTED_FILES_LEFT_OUT] = (
         options.filter.descriptions().filter(segment__source=Segment.Source.FILE).count()
     )
-    rows = options.filter.rows(tuple(MSVD_CSV_CELLS), **MSVD_CSV_CELLS).filter(
+    rows = options.filter.rows(MSVD_CSV_FIELDS, **MSVD_CSV_CELLS).filter(
         segment__source=Segment.Source.YOUTUBE
     )
     with destination.open(binary=True) as file:
         header = io.StringIO()
-        csv.writer(header).writerow(CSV_COLUMNS)
+        csv.writer(header).writerow((*CSV_COLUMNS, *TYPING_CSV_COLUMNS))
         file.write(header.getvalue().encode())
         copied = copy_rows(query_sql(rows), file, progress, csv=True, numbered=True)
     report.descriptions = copied.rows
@@ -257,6 +276,7 @@ def write_test_cluster(file, cluster: Cluster, split: SplitOptions) -> int:
             "description_id": row.id,
             "source": row.text,
             "references": references,
+            "typing": typing_record(row),
         }
         file.write(json.dumps(record, ensure_ascii=False) + "\n")
         written += 1
@@ -351,6 +371,7 @@ def description_record(row) -> dict:
             "pinc": row.score__pinc,
             "references": row.score__references,
         },
+        "typing": typing_record(row),
     }
 
 

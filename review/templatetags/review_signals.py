@@ -1,11 +1,12 @@
 from django import template
 
+from collector.provenance import signals_labels
 from review.models import WorkerSignals
 from review.worker_signals import percent
 
 register = template.Library()
 
-PERCENT = {"spelling", "shape", "language", "duplicates", "rejections"}
+PERCENT = {"spelling", "shape", "language", "duplicates", "typing", "rejections"}
 
 
 register.filter("percent", percent)
@@ -33,3 +34,15 @@ def signal_figure(signals, key: str) -> str:
 @register.filter
 def flagged(signals, key: str) -> bool:
     return bool(signals) and key in signals.flags
+
+
+@register.inclusion_tag("review/typing_provenance.html")
+def typing_provenance(work):
+    """How a description's or paraphrase's text came into the box: its signals in words (a
+    text without a record reads "not recorded", never clean) and the page's counts."""
+    return {
+        "signals": list(zip(work.typing_signals, signals_labels(work.typing_signals), strict=True)),
+        "flagged": work.typing_flagged,
+        "record": work.typing_record,
+        "id": work.pk,
+    }

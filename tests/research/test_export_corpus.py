@@ -121,6 +121,15 @@ def test_the_msvd_csv_has_the_corpus_columns_and_marks_tier_two_clean(tmp_path, 
         "AnnotationTime",
         "Language",
         "Description",
+        # How each was typed, after the corpus's own columns (tests/research/test_export_typing).
+        "Typing",
+        "KeyPresses",
+        "Pastes",
+        "PastedCharacters",
+        "FirstKeyMs",
+        "TypingMs",
+        "FocusLosses",
+        "BackgroundMs",
     ]
     tier2, tier1 = corpus["workers"][:2]
     by_text = {row["Description"]: row for row in rows}
@@ -133,6 +142,8 @@ def test_the_msvd_csv_has_the_corpus_columns_and_marks_tier_two_clean(tmp_path, 
         "AnnotationTime": "12.345678",
         "Language": "English",
         "Description": TOMATO[0],
+        "Typing": "unknown",
+        **dict.fromkeys(list(rows[0])[9:], ""),
     }
     assert by_text[TOMATO[1]]["Source"] == "unverified"
     assert by_text["A man slices a tomato."]["WorkerID"] == "101"  # an imported worker's own id

@@ -1,0 +1,143 @@
+"""How a typed text came into its box, and what that suggests: the provenance of descriptions
+and paraphrases.
+
+The task pages count, without recording the keys themselves: key presses, paste (and drop)
+events and the characters they brought, the time from the page opening to the first key, the
+time from the first change of the text to the last, and how often and how long the page was
+left while the text was being written. ``typing_signals`` turns one such record into signals
+a reviewer reads. This module is plain Python (no Django), so that any rule engine can call it
+on stored values.
+
+A text submitted without a record (JavaScript off, an old page, an import) has the signal
+``unknown``: nothing is known about how it was written, which is never the same as clean.
+"""
+
+from dataclasses import dataclass, fields
+
+# Most of the text came through paste events when the characters pasted are more than this
+# share of its length. Editing a pasted sentence a little leaves most of it pasted.
+PASTED_SHARE = 0.5
+
+# Characters typed per second above which no person types. Dhakal et al. (CHI 2018, 136 M
+# keystrokes from 168,000 typists) measured a mean of 52 words a minute (about 4–5 characters
+# a second) and a fastest group above 120 (10 a second); the fastest typists on record sustain
+# about 200 (17 a second) for short bursts only. 15 a second, sustained over a sentence, is
+# beyond what the page could see from a person at a keyboard.
+MAX_CHARACTERS_PER_SECOND = 15.0
+# Fewer characters than this are too few to time: one quick word proves nothing.
+SPEED_MINIMUM_CHARACTERS = 20
+# Characters typed per key press, at most: autocorrection and predictive suggestions insert a
+# few characters for one key, a script or another program the whole text without any. (A
+# phone keyboard that writes a whole word per swipe can exceed it: the signal advises, a
+# reviewer decides.)
+CHARACTERS_PER_KEY = 3.0
+
+# Written with the page in the background: the page was hidden or out of focus for at least
+# this share of the time from the first change of the text to the last, and at least this long
+# (a glance at another tab is not writing elsewhere).
+BACKGROUND_SHARE = 0.5
+BACKGROUND_MINIMUM_MS = 5_000
+
+# Bounds on each recorded figure. A record from the page never comes near them; a larger
+# (forged or absurd) value is clamped to the bound rather than stored.
+MAX_COUNT = 100_000  # key presses, pastes, characters, focus losses
+MAX_MILLISECONDS = 24 * 60 * 60 * 1000  # a day: longer than any assignment is held
+
+UNKNOWN = "unknown"
+SIGNALS = {
+    UNKNOWN: "Not recorded (the page's script did not run)",
+    "pasted": "Most of the text was pasted",
+    "too_fast": "Typed faster than a person types",
+    "background": "Written with the page in the background",
+}
+CLEAN = "clean"  # how an empty list of signals reads
+
+
+@dataclass(frozen=True, slots=True)
+class TypingRecord:
+    """What the page counted while one text was written; every figure is a non-negative
+    integer within its bound (see ``bounded``)."""
+
+    key_presses: int
+    pastes: int
+    pasted_characters: int
+    first_key_ms: int  # from the page opening to the first key press or change of the text
+    writing_ms: int  # from the first change of the text to the last
+    focus_losses: int  # times the page was left between the first change and the last
+    background_ms: int  # how long it was left, in all, in that time
+
+    MILLISECONDS = ("first_key_ms", "writing_ms", "background_ms")
+
+    @classmethod
+    def bounded(cls, **values: int) -> "TypingRecord":
+        """A record from untrusted figures: each must be an integer of at least zero (else
+        ``ValueError``); one above its bound is clamped to it."""
+        clamped = {}
+        for name in cls.field_names():
+            value = values[name]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a whole number of at least 0")
+            bound = MAX_MILLISECONDS if name in cls.MILLISECONDS else MAX_COUNT
+            clamped[name] = min(value, bound)
+        return cls(**clamped)
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(field.name for field in fields(cls))
+
+    @classmethod
+    def from_stored(cls, row) -> "TypingRecord | None":
+        """The record stored on ``row`` (a description or paraphrase, or anything with the
+        same attributes prefixed ``typing_``), or None when it has none."""
+        values = {name: getattr(row, f"typing_{name}") for name in cls.field_names()}
+        if any(value is None for value in values.values()):
+            return None
+        return cls(**values)
+
+
+def typing_signals(record: TypingRecord | None, text: str) -> list[str]:
+    """The signals of one text written as ``record`` says, in the order of ``SIGNALS``.
+
+    ``["unknown"]`` when there is no record; ``[]`` when nothing looks wrong (the text reads as
+    typed by a person, on the page); otherwise any of:
+
+    - ``"pasted"``: the characters pasted are more than ``PASTED_SHARE`` of the text;
+    - ``"too_fast"``: the characters not pasted came faster than ``MAX_CHARACTERS_PER_SECOND``
+      (counted over at least ``SPEED_MINIMUM_CHARACTERS``), or more than
+      ``CHARACTERS_PER_KEY`` of them per key press (text that appeared without being typed);
+    - ``"background"``: the page was left for at least ``BACKGROUND_SHARE`` of the writing
+      time, and at least ``BACKGROUND_MINIMUM_MS``.
+
+    Pure: it reads only its arguments.
+    """
+    if record is None:
+        return [UNKNOWN]
+    length = len(text.strip())
+    signals = []
+    if length and record.pasted_characters > PASTED_SHARE * length:
+        signals.append("pasted")
+    typed = max(length - record.pasted_characters, 0)
+    # One key's worth more, so that a text of a few characters is not judged on one key.
+    too_fast = typed > CHARACTERS_PER_KEY * (record.key_presses + 1)
+    if typed >= SPEED_MINIMUM_CHARACTERS:
+        seconds = record.writing_ms / 1000
+        too_fast = too_fast or typed > MAX_CHARACTERS_PER_SECOND * seconds
+    if too_fast:
+        signals.append("too_fast")
+    if (
+        record.background_ms >= BACKGROUND_MINIMUM_MS
+        and record.background_ms >= BACKGROUND_SHARE * record.writing_ms
+    ):
+        signals.append("background")
+    return signals
+
+
+def signals_text(signals: list[str]) -> str:
+    """The signals as one cell of an export: ``clean``, ``unknown`` or the flagged signals'
+    keys joined by ``+`` (``pasted+too_fast``)."""
+    return "+".join(signals) if signals else CLEAN
+
+
+def signals_labels(signals: list[str]) -> list[str]:
+    """The signals in words, for the review pages."""
+    return [SIGNALS.get(signal, signal) for signal in signals]
