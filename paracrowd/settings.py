@@ -259,6 +259,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "research.tasks.pay_ratings",
         "schedule": timedelta(minutes=10),
     },
+    "check-unchecked-gold": {
+        "task": "review.tasks.sweep_unchecked_gold",
+        "schedule": timedelta(minutes=10),
+    },
     "refresh-stale-signals": {
         "task": "review.tasks.sweep_stale_signals",
         "schedule": timedelta(minutes=10),
@@ -306,6 +310,9 @@ ALIGNER_MIN_TRAINING_PAIRS = env_int("ALIGNER_MIN_TRAINING_PAIRS", 1000, minimum
 # alignments) at or above which they may take alignment HITs. 0.6 sits below the agreement of
 # two trained annotators in Cohn et al. (2008) and well above a careless or blank answer.
 ALIGNMENT_TRIAL_MIN_F1 = env_float("ALIGNMENT_TRIAL_MIN_F1", 0.6)
+# Sentence BLEU (0-100, lowercased) against a gold item's references that a description or
+# paraphrase needs to count as on topic (review.gold).
+GOLD_DESCRIPTION_MIN_BLEU = env_float("GOLD_DESCRIPTION_MIN_BLEU", 8.0)
 # Crowd platforms that may frame the external-question pages (CSP frame-ancestors).
 PLATFORM_FRAME_ANCESTORS = env_list(
     "PLATFORM_FRAME_ANCESTORS",

@@ -10,13 +10,27 @@ from django.db.models import F
 from django.db.models.functions import Least
 from django.utils import timezone
 
+from paracrowd.celery import enqueue
 from paracrowd.compiled_query import CompiledQuery
 
-from ..models import Assignment, Hit, HitType, Item, PlatformAction, Qualification, Tier, Worker
+from ..models import (
+    Assignment,
+    GoldItem,
+    Hit,
+    HitType,
+    Item,
+    PlatformAction,
+    Qualification,
+    Tier,
+    Worker,
+)
 from .errors import WorkRefused
 from .outbox import platform_actions_queue
+from .quality import quality_stop_message
 from .workers import worker_from_platform
 
+# Checks an answer to a gold item (queued by name: the checks know every kind of task).
+CHECK_GOLD_ANSWER = "review.tasks.check_gold_answer"
 # How many locked-then-full candidates the allocator steps past before giving up.
 CLAIM_ATTEMPTS = 5
 
@@ -311,7 +325,9 @@ def _access_check(worker, hit_type) -> None:
 
 def _blocked_check(worker) -> None:
     if Worker.objects.filter(pk=worker.pk, blocked_at__isnull=False).exists():
-        raise WorkRefused("Your account can no longer take new tasks.")
+        raise WorkRefused(
+            quality_stop_message(worker) or "Your account can no longer take new tasks."
+        )
 
 
 def _own_hit_open(*, worker, hit_type, tier, **external_ids) -> Assignment:
@@ -397,6 +413,8 @@ def assignment_submit(
                 "was stored. Please take another task."
             )
         row = record(assignment, hit, now)
+        if hit.item_id and GoldItem.objects.live().filter(item_id=hit.item_id).exists():
+            enqueue(CHECK_GOLD_ANSWER, assignment.pk)
         # A signed-in worker's work is theirs; a platform worker's waits for the platform.
         platform_work = assignment.external_assignment_id or assignment.session_id
         verified_at = None if platform_work else now
