@@ -59,11 +59,12 @@ from .quality import (
     gold_item_create,
     gold_item_retire,
     quality_check_record,
+    quality_notice,
     quality_rule,
     quality_rules_apply,
     quality_standing,
     quality_stop_message,
-    quality_warning_message,
+    workers_with_quality,
 )
 from .review import (
     ReviewOutcome,
@@ -107,7 +108,8 @@ __all__ = [
     "quality_rules_apply",
     "quality_standing",
     "quality_stop_message",
-    "quality_warning_message",
+    "quality_notice",
+    "workers_with_quality",
     "ReviewOutcome",
     "work_accept",
     "work_auto_accept",

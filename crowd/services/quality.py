@@ -12,9 +12,11 @@ answer is compared with it belongs to the app that knows the kind of work (``rev
 """
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Count, Exists, F, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from ..models import (
@@ -38,6 +40,7 @@ GOLD = "gold"
 GOLD_ANSWERS_PER_HIT = 100_000
 # What a stop by the rule is recorded with, so pages can tell it from a block by staff.
 RULE = "quality"
+EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 # Rules ---------------------------------------------------------------------------------------
@@ -221,25 +224,64 @@ def _stopped_by_rule(worker: Worker) -> bool:
 def quality_stop_message(worker: Worker) -> str | None:
     """What a worker stopped by the rule is told when they ask for work; None for anyone
     else."""
-    if not _stopped_by_rule(worker):
-        return None
-    return (
-        "Too many of your recent answers did not match what the tasks asked for, so no new "
-        "tasks are handed out to you for now. Staff will look at your work; work you already "
-        "submitted is still reviewed and paid."
+    return STOP_MESSAGE if _stopped_by_rule(worker) else None
+
+
+STOP_MESSAGE = (
+    "Too many of your recent answers did not match what the tasks asked for, so no new tasks "
+    "are handed out to you for now. Staff will look at your work; work you already submitted "
+    "is still reviewed and paid."
+)
+WARNING_MESSAGE = (
+    "Careful: several of your recent answers did not match what the task asked for. Read each "
+    "task's instructions again before you answer; if this goes on, no more tasks will be "
+    "handed out to you."
+)
+
+
+def quality_notice(worker: Worker, kind: str = GOLD) -> str | None:
+    """What the worker's own pages tell them of the rule, in one query: why they are stopped,
+    that they were warned (since staff last lifted a stop), or nothing."""
+    shown = (
+        workers_with_quality(Worker.objects.filter(pk=worker.pk), kind)
+        .values("blocked_at", "quality_block_rule", "quality_warned")
+        .first()
     )
-
-
-def quality_warning_message(worker: Worker, kind: str = GOLD) -> str | None:
-    """What a warned worker is shown on their pages; None when they are not warned (or are
-    stopped, which says more)."""
-    standing = quality_standing(worker=worker, kind=kind)
-    if not standing.warned or standing.stopped:
+    if shown is None:
         return None
-    return (
-        f"Careful: {standing.failures} of your last {len(standing.recent)} checked answers did "
-        "not match what the task asked for. Read each task's instructions again; after "
-        f"{standing.rule.stop_after} such answers no more tasks are handed out to you."
+    if shown["blocked_at"] and shown["quality_block_rule"] == RULE:
+        return STOP_MESSAGE
+    if shown["quality_warned"] and not shown["blocked_at"]:
+        return WARNING_MESSAGE
+    return None
+
+
+def workers_with_quality(workers, kind: str = GOLD):
+    """``workers`` (a queryset) annotated, for lists of many workers in one query, with their
+    checks of ``kind``: ``quality_answered``, ``quality_passed``, ``quality_warned`` (warned
+    by the rule since staff last lifted a stop) and ``quality_block_rule`` ("quality" when
+    their last block was the rule's: with ``blocked_at``, they are stopped by it)."""
+    checks = QualityCheck.objects.filter(worker=OuterRef("pk"), kind=kind).order_by()
+    audit = AuditEntry.objects.filter(worker=OuterRef("pk"))
+    last_lift = audit.filter(action=AuditEntry.Action.UNBLOCK).order_by("-at").values("at")[:1]
+    last_block = audit.filter(action=AuditEntry.Action.BLOCK).order_by("-at", "-pk")
+
+    def counted(rows):
+        return Coalesce(Subquery(rows.values("worker").annotate(n=Count("pk")).values("n")), 0)
+
+    return workers.annotate(
+        quality_answered=counted(checks),
+        quality_passed=counted(checks.filter(passed=True)),
+        quality_last_lift=Subquery(last_lift),
+        quality_block_rule=Subquery(last_block.values("details__rule")[:1]),
+    ).annotate(
+        quality_warned=Exists(
+            audit.filter(
+                action=AuditEntry.Action.WARN,
+                details__kind=kind,
+                at__gt=Coalesce(OuterRef("quality_last_lift"), Value(EPOCH)),
+            )
+        )
     )
 
 

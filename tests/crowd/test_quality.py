@@ -84,9 +84,9 @@ def test_it_warns_after_n_failures_and_stops_after_m_audited():
     QualityRule.objects.create(check_kind="gold", warn_after=2, stop_after=3, window=10)
     worker = make_worker()
     _fail(worker, 1)
-    assert crowd.quality_warning_message(worker) is None
+    assert crowd.quality_notice(worker) is None
     _fail(worker, 1, start=1)
-    assert "2 of your last 2" in crowd.quality_warning_message(worker)
+    assert crowd.quality_notice(worker) == crowd.quality.WARNING_MESSAGE
     assert AuditEntry.objects.filter(worker=worker, action="warn").count() == 1
     _fail(worker, 1, start=2)
     worker.refresh_from_db()
@@ -94,6 +94,7 @@ def test_it_warns_after_n_failures_and_stops_after_m_audited():
     block = AuditEntry.objects.get(worker=worker, action="block")
     assert block.actor is None and block.details["rule"] == "quality"
     assert crowd.quality_standing(worker=worker).stopped
+    assert crowd.quality_notice(worker) == crowd.quality.STOP_MESSAGE
     make_segment()
     with pytest.raises(WorkRefused, match="did not match what the tasks asked for"):
         crowd.assignment_claim(worker=worker, tier=Tier.ONE)
@@ -118,7 +119,7 @@ def test_staff_lift_the_stop_and_earlier_failures_no_longer_count():
     _fail(worker, 1, start=5)
     worker.refresh_from_db()
     assert worker.blocked_at is None
-    assert crowd.quality_warning_message(worker) is not None
+    assert crowd.quality_notice(worker) is not None
 
 
 def test_each_check_kind_has_its_own_rule():
