@@ -21,7 +21,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotations.models import Alignment, SentencePair
@@ -160,11 +160,13 @@ CHECKS = {
 
 
 def gold_from_work(*, kind: str, work_id: int, created_by) -> GoldItem:
-    """Make the item that accepted work ``work_id`` of ``kind`` answered a gold item, in one
-    step: a description's segment with the segment's accepted descriptions as references; a
-    paraphrase's source sentence with its accepted paraphrases; an alignment's sentence pair
-    with its links (a trial pair's gold links when it has them); a rating's pair with each
-    rating ±1. ``WorkRefused`` for work that is not accepted or does not exist."""
+    """Make the item that work ``work_id`` of ``kind`` answered a gold item, in one step,
+    staff vouching for the work (accepted or pending, never rejected): a description's
+    segment with it and the segment's accepted descriptions as references; a paraphrase's
+    source sentence with it, the sentence and its accepted paraphrases; an alignment's
+    sentence pair with its links (a trial pair's gold links when it has them); a rating's
+    pair with each of its values ±1 as the range. ``WorkRefused`` for rejected or unknown
+    work."""
     makers = {
         KIND.DESCRIPTION: _gold_from_description,
         KIND.PARAPHRASE: _gold_from_paraphrase,
@@ -180,10 +182,13 @@ def gold_from_work(*, kind: str, work_id: int, created_by) -> GoldItem:
         )
 
 
-def _accepted(model, work_id, *related):
-    work = model.objects.accepted().select_related(*related).filter(pk=work_id).first()
+def _vouched(model, work_id, *related):
+    """The work staff vouch for by making it gold: accepted or still pending, never
+    rejected."""
+    work = model.objects.exclude(status=model.Status.REJECTED)
+    work = work.select_related(*related).filter(pk=work_id).first()
     if work is None:
-        raise WorkRefused("Gold is made from accepted work only; that is not accepted work.")
+        raise WorkRefused("There is no such work, or it was rejected: gold needs a right answer.")
     return work
 
 
@@ -200,22 +205,26 @@ def _references(texts) -> list[dict]:
 
 
 def _gold_from_description(work_id):
-    description = _accepted(Description, work_id, "segment")
+    description = _vouched(Description, work_id, "segment")
     segment = description.segment
-    references = segment.descriptions.accepted().order_by("pk").values_list("text", "language")
+    references = segment.descriptions.filter(
+        Q(status=Description.Status.ACCEPTED) | Q(pk=description.pk)
+    ).order_by("pk")
+    references = references.values_list("text", "language")
     return _offered(segment, KIND.DESCRIPTION), {"references": _references(references)}
 
 
 def _gold_from_paraphrase(work_id):
-    paraphrase = _accepted(Paraphrase, work_id, "source")
+    paraphrase = _vouched(Paraphrase, work_id, "source")
     source: ParaphraseSource = paraphrase.source
     texts = [(source.text, source.language)]
-    texts += source.paraphrases.accepted().order_by("pk").values_list("text", "language")
+    others = source.paraphrases.filter(Q(status=Paraphrase.Status.ACCEPTED) | Q(pk=paraphrase.pk))
+    texts += others.order_by("pk").values_list("text", "language")
     return _offered(source, KIND.PARAPHRASE), {"references": _references(texts)}
 
 
 def _gold_from_alignment(work_id):
-    alignment = _accepted(Alignment, work_id, "pair")
+    alignment = _vouched(Alignment, work_id, "pair")
     pair: SentencePair = alignment.pair
     links = pair.gold_links if pair.is_trial and pair.gold_links else alignment.links
     gold = links_parse(links, pair)
@@ -225,7 +234,7 @@ def _gold_from_alignment(work_id):
 
 
 def _gold_from_rating(work_id):
-    rating = _accepted(Rating, work_id, "item")
+    rating = _vouched(Rating, work_id, "item")
     item: RatingItem = rating.item
     ranges = {
         dimension: [max(1, getattr(rating, dimension) - 1), min(4, getattr(rating, dimension) + 1)]

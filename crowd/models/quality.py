@@ -8,6 +8,7 @@ per kind says after how many failures the worker is warned and stopped.
 """
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
@@ -97,3 +98,10 @@ class QualityRule(models.Model):
             f"{self.check_kind}: warn after {self.warn_after}, stop after {self.stop_after} "
             f"failures in {self.window}"
         )
+
+    def clean(self):
+        if self.window < 1:
+            raise ValidationError({"window": "Count at least the last check."})
+        for field in ("warn_after", "stop_after"):
+            if getattr(self, field) > self.window:
+                raise ValidationError({field: "At most the window: failures are counted in it."})

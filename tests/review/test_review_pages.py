@@ -28,7 +28,7 @@ from tests.factories import make_submitted_description, make_worker
 pytestmark = pytest.mark.django_db
 # What a page costs in queries, the same at every size of corpus (an N+1 shows up as a change).
 QUEUE_QUERIES = 4
-WORKER_PANEL_QUERIES = 11
+WORKER_PANEL_QUERIES = 17
 
 PAGES = ["overview", "queue", "descriptions", "ledger", "audit"]
 
