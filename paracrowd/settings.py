@@ -311,8 +311,10 @@ ALIGNER_MIN_TRAINING_PAIRS = env_int("ALIGNER_MIN_TRAINING_PAIRS", 1000, minimum
 # two trained annotators in Cohn et al. (2008) and well above a careless or blank answer.
 ALIGNMENT_TRIAL_MIN_F1 = env_float("ALIGNMENT_TRIAL_MIN_F1", 0.6)
 # Sentence BLEU (0-100, lowercased) against a gold item's references that a description or
-# paraphrase needs to count as on topic (review.gold).
-GOLD_DESCRIPTION_MIN_BLEU = env_float("GOLD_DESCRIPTION_MIN_BLEU", 8.0)
+# paraphrase needs to count as on topic (review.gold). On MSVD training clusters with six
+# references, 10 fails 3.5% of real descriptions and passes 4% of word salads and a third of
+# descriptions of another video: the warn and stop rule acts on a run of failures, not one.
+GOLD_DESCRIPTION_MIN_BLEU = env_float("GOLD_DESCRIPTION_MIN_BLEU", 10.0)
 # Crowd platforms that may frame the external-question pages (CSP frame-ancestors).
 PLATFORM_FRAME_ANCESTORS = env_list(
     "PLATFORM_FRAME_ANCESTORS",
