@@ -15,7 +15,6 @@ from paracrowd.compiled_query import CompiledQuery
 
 from ..models import (
     Assignment,
-    GoldItem,
     Hit,
     HitType,
     Item,
@@ -399,8 +398,13 @@ def assignment_submit(
     now = timezone.now()
     with transaction.atomic():
         # The assignment and its HIT locked together: one round trip where there were two.
+        # Whether the item is gold comes with it: no round trip of its own.
         assignment = _locked_assignment(
-            assignment_id, worker, kind=kind, related=related, locking=("self", "hit")
+            assignment_id,
+            worker,
+            kind=kind,
+            related=(*related, "hit__item__gold"),
+            locking=("self", "hit"),
         )
         if assignment.status == Assignment.Status.SUBMITTED:
             return getattr(assignment, submission), False
@@ -413,7 +417,8 @@ def assignment_submit(
                 "was stored. Please take another task."
             )
         row = record(assignment, hit, now)
-        if hit.item_id and GoldItem.objects.live().filter(item_id=hit.item_id).exists():
+        gold = getattr(hit.item, "gold", None) if hit.item_id else None
+        if gold is not None and gold.retired_at is None:
             enqueue(CHECK_GOLD_ANSWER, assignment.pk)
         # A signed-in worker's work is theirs; a platform worker's waits for the platform.
         platform_work = assignment.external_assignment_id or assignment.session_id
