@@ -239,11 +239,12 @@ WARNING_MESSAGE = (
 )
 
 
-def quality_notice(worker: Worker, kind: str = GOLD) -> str | None:
-    """What the worker's own pages tell them of the rule, in one query: why they are stopped,
-    that they were warned (since staff last lifted a stop), or nothing."""
+def quality_notice(worker: Worker) -> str | None:
+    """What the worker's own pages tell them of the rules, in one query: why they are
+    stopped, that they were warned by any kind of check (since staff last lifted a stop), or
+    nothing."""
     shown = (
-        workers_with_quality(Worker.objects.filter(pk=worker.pk), kind)
+        workers_with_quality(Worker.objects.filter(pk=worker.pk))
         .values("blocked_at", "quality_block_rule", "quality_warned")
         .first()
     )
@@ -259,8 +260,9 @@ def quality_notice(worker: Worker, kind: str = GOLD) -> str | None:
 def workers_with_quality(workers, kind: str = GOLD):
     """``workers`` (a queryset) annotated, for lists of many workers in one query, with their
     checks of ``kind``: ``quality_answered``, ``quality_passed``, ``quality_warned`` (warned
-    by the rule since staff last lifted a stop) and ``quality_block_rule`` ("quality" when
-    their last block was the rule's: with ``blocked_at``, they are stopped by it)."""
+    by the rule of any kind of check since staff last lifted a stop) and
+    ``quality_block_rule`` ("quality" when their last block was the rule's: with
+    ``blocked_at``, they are stopped by it)."""
     checks = QualityCheck.objects.filter(worker=OuterRef("pk"), kind=kind).order_by()
     audit = AuditEntry.objects.filter(worker=OuterRef("pk"))
     last_lift = audit.filter(action=AuditEntry.Action.UNBLOCK).order_by("-at").values("at")[:1]
@@ -278,7 +280,7 @@ def workers_with_quality(workers, kind: str = GOLD):
         quality_warned=Exists(
             audit.filter(
                 action=AuditEntry.Action.WARN,
-                details__kind=kind,
+                details__rule=RULE,
                 at__gt=Coalesce(OuterRef("quality_last_lift"), Value(EPOCH)),
             )
         )

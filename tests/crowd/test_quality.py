@@ -135,3 +135,12 @@ def test_each_check_kind_has_its_own_rule():
 def test_a_check_needs_a_kind():
     with pytest.raises(ValueError):
         crowd.quality_check_record(worker=make_worker(), kind=" ", source="x", passed=True)
+
+
+def test_a_warning_from_any_kind_of_check_is_shown_to_the_worker():
+    QualityRule.objects.create(check_kind="pasted", warn_after=1, stop_after=0, window=3)
+    worker = make_worker()
+    crowd.quality_check_record(worker=worker, kind="pasted", source="p:1", passed=False)
+    assert crowd.quality_notice(worker) == crowd.quality.WARNING_MESSAGE
+    warning = AuditEntry.objects.get(worker=worker, action="warn")
+    assert warning.details == {"rule": "quality", "kind": "pasted", "failures": 1}
