@@ -12,16 +12,18 @@ import random
 
 import numpy as np
 import pytest
+from django.contrib.auth import get_user_model
 
 from collector import services as collector
 from crowd import services as crowd
 from crowd.models import HitType, Item, QualityCheck, Tier, Worker
 from review.gold import gold_answer_check
-from tests.factories import make_segment, make_worker
+from tests.factories import make_segment
 
 pytestmark = pytest.mark.django_db
 
 SEED = 20261126
+SIMULATED_IDS = 900_000_000
 POPULATION = {"honest": 12, "clicker": 6}
 TASKS_PER_WORKER = 40
 GOLD_PERCENT = 30
@@ -100,6 +102,14 @@ def make_segments(rng, numbers):
     return segments
 
 
+def simulated_worker(number: int) -> Worker:
+    """A worker whose id is fixed: where a worker's gold items fall depends on it, so the run
+    is the same whatever other tests ran before (ids far above any the sequence hands out;
+    the test's transaction takes them back)."""
+    user = get_user_model().objects.create_user(username=f"simulated-{number}")
+    return Worker.objects.create(pk=SIMULATED_IDS + number, user=user)
+
+
 def test_the_gold_rule_stops_the_clickers_and_no_honest_worker():
     rng = random.Random(SEED)
     np.random.seed(SEED)
@@ -114,7 +124,8 @@ def test_the_gold_rule_stops_the_clickers_and_no_honest_worker():
         )
     truths |= make_segments(rng, ORDINARY_SEGMENTS)
 
-    crowd_of = [(kind, make_worker()) for kind, n in POPULATION.items() for _ in range(n)]
+    kinds = [kind for kind, count in POPULATION.items() for _ in range(count)]
+    crowd_of = [(kind, simulated_worker(number)) for number, kind in enumerate(kinds)]
     order = np.random.permutation(len(crowd_of))
     done = dict.fromkeys(range(len(crowd_of)), 0)
     for _ in range(TASKS_PER_WORKER):
