@@ -6,7 +6,7 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
 
 from crowd.models import Assignment, Hit, HitType, LedgerEntry, Qualification, Tier, Worker
-from crowd.services import worker_has_access
+from crowd.services import quality_notice, worker_has_access
 
 from .models import Description, Paraphrase, SegmentProposal
 from .provenance import SIGNALS as TYPING_SIGNALS
@@ -99,6 +99,7 @@ def worker_dashboard(worker: Worker) -> dict:
     return {
         "worker": worker,
         "tier": tier,
+        "quality_notice": quality_notice(worker),
         "alignment_locked": alignment_locked,
         "promotion": Qualification.objects.active()
         .filter(worker=worker, tier=Tier.TWO)

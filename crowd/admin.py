@@ -5,11 +5,14 @@ from . import campaign_admin  # noqa: F401  (registers the campaign pages)
 from .models import (
     Assignment,
     AuditEntry,
+    GoldItem,
     Hit,
     HitType,
     LedgerEntry,
     Payout,
     Qualification,
+    QualityCheck,
+    QualityRule,
     Worker,
 )
 from .services import ledger_entry_platform_payment
@@ -102,6 +105,7 @@ class HitTypeAdmin(admin.ModelAdmin):
         "assignment_duration",
         "auto_accept_after",
         "paste_allowed",
+        "gold_percent",
     ]
 
 
@@ -168,3 +172,23 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
 class PayoutAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "created_by", "through", "total_cents", "reason"]
     search_fields = ["reason"]
+
+
+@admin.register(QualityRule)
+class QualityRuleAdmin(admin.ModelAdmin):
+    """The warn and stop rule of each kind of quality check (see crowd.services.quality)."""
+
+    list_display = ["check_kind", "warn_after", "stop_after", "window"]
+
+
+@admin.register(GoldItem)
+class GoldItemAdmin(ReadOnlyAdmin):
+    list_display = ["id", "kind", "source", "created_by", "created_at", "retired_at"]
+    list_filter = ["kind"]
+
+
+@admin.register(QualityCheck)
+class QualityCheckAdmin(ReadOnlyAdmin):
+    list_display = ["id", "worker", "kind", "source", "passed", "score", "at"]
+    list_filter = ["kind", "passed"]
+    raw_id_fields = ["worker", "assignment"]

@@ -172,7 +172,15 @@ def session_get(request, task: PlatformTask, arrival: Arrival) -> HttpResponse:
     session = session_admit(arrival, kind=task.kind, address=client_address(request))
     if session.state != WorkSession.State.OPEN:
         return session_finished(request, session)
-    assignment = services.session_task(session=session)
+    try:
+        assignment = services.session_task(session=session)
+    except services.WorkRefused as refusal:
+        # Stopped (by staff or the quality rule) mid-session: what was done still completes
+        # the session, with the reason on the page instead of a silent redirect.
+        if not services.session_done(session):
+            raise Refusal(403, str(refusal), platform=arrival.platform) from None
+        finished = services.session_finish(session=session)
+        return session_finished(request, finished, notice=str(refusal))
     if assignment is None:
         if not services.session_done(session):
             raise Refusal(
@@ -241,15 +249,26 @@ def _arrival_query(session) -> dict:
     return query
 
 
-def session_finished(request, session) -> HttpResponse:
+def session_finished(request, session, *, notice: str = "") -> HttpResponse:
     """Back to the platform with the session's completion code: Prolific's completion
     address; a study link's redirect when one is configured, else a page with the code and
-    the session's verification code for the participant to paste."""
+    the session's verification code for the participant to paste. With a ``notice`` (why the
+    session ended early), a page says it, with a link back instead of a redirect."""
     campaign = session.campaign
+    context = {
+        "session": session,
+        "progress": services.session_progress(session),
+        "notice": notice,
+    }
     if campaign is not None and session.platform == PROLIFIC:
         query = urlencode({"cc": campaign.completion_code})
-        return redirect(settings.PROLIFIC_COMPLETION_URL + "?" + query)
-    context = {"session": session, "progress": services.session_progress(session)}
+        if not notice:
+            return redirect(settings.PROLIFIC_COMPLETION_URL + "?" + query)
+        context.update(
+            completion_code=campaign.completion_code,
+            back_address=settings.PROLIFIC_COMPLETION_URL + "?" + query,
+        )
+        return render(request, "crowd/session_done.html", context)
     if campaign is not None:
         config = studylink.StudyLinkConfig.from_settings()
         verification = studylink.verification_code(
@@ -263,7 +282,8 @@ def session_finished(request, session) -> HttpResponse:
             config=config,
             participant_id=session.worker.external_id,
         )
-        if address:
+        if address and not notice:
             return redirect(address)
         context.update(completion_code=campaign.completion_code, verification=verification)
+        context.update(back_address=address)
     return render(request, "crowd/session_done.html", context)

@@ -11,6 +11,7 @@ from django.db.models.functions import Coalesce, Greatest, TruncDate, TruncMonth
 from django.utils import timezone
 
 from collector.models import Description, Segment
+from crowd import services as crowd
 from crowd.models import Hit, HitType, LedgerEntry, Qualification, Tier, Worker
 from paracrowd.charts import grouped_bars
 
@@ -101,9 +102,8 @@ class RankedWorkers:
         if not isinstance(index, slice):
             return self[index : index + 1][0]
         rows = list(self.ranking[index])
-        workers = Worker.objects.select_related("user", "signals").in_bulk(
-            [row["worker"] for row in rows]
-        )
+        loaded = crowd.workers_with_quality(Worker.objects.select_related("user", "signals"))
+        workers = loaded.in_bulk([row["worker"] for row in rows])
         page = []
         for row in rows:
             worker = workers[row["worker"]]

@@ -3,7 +3,7 @@ task is idempotent."""
 
 from celery import shared_task
 
-from . import reports, services
+from . import gold, reports, services
 
 SWEEP_LIMIT = 500
 
@@ -35,3 +35,19 @@ def refresh_overview() -> int:
     """Periodic: queue the all-time overview again, so the page is never more than a few
     minutes old."""
     return services.overview_report_request(period=reports.Period()).pk
+
+
+@shared_task
+def check_gold_answer(assignment_id: int) -> bool:
+    """Check one answer to a gold item and apply the warn and stop rule (queued on submit)."""
+    return gold.gold_answer_check(assignment_id=assignment_id) is not None
+
+
+@shared_task
+def sweep_unchecked_gold(limit: int = SWEEP_LIMIT) -> int:
+    """Periodic: check answers to gold items that were never checked (say, submitted while
+    Redis was down)."""
+    assignment_ids = gold.gold_answers_unchecked(limit=limit)
+    for assignment_id in assignment_ids:
+        check_gold_answer.delay(assignment_id)
+    return len(assignment_ids)

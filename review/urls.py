@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import gold_views, views
 
 app_name = "review"
 urlpatterns = [
@@ -15,4 +15,7 @@ urlpatterns = [
     path("ledger/payments.csv", views.ledger_csv, name="ledger_csv"),
     path("ledger/payout/", views.payout, name="payout"),
     path("audit/", views.audit, name="audit"),
+    path("gold/", gold_views.gold_items, name="gold"),
+    path("gold/make/", gold_views.gold_make, name="gold_make"),
+    path("gold/<int:pk>/retire/", gold_views.gold_retire, name="gold_retire"),
 ]

@@ -229,6 +229,8 @@ def _worker_page(request, pk, *, standing_form=None, bonus_form=None):
         "qualifications": qualifications,
         "trial_answers": trial_answers(worker=worker),
         "typing": typing_summary(worker),
+        "gold": crowd.quality_standing(worker=worker),
+        "gold_checks": worker.quality_checks.filter(kind="gold").order_by("-at", "-pk")[:SAMPLE],
         "earnings": worker.ledger_entries.aggregate(
             total=Coalesce(Sum("amount_cents"), 0),
             unpaid=Coalesce(Sum("amount_cents", filter=Q(payout__isnull=True)), 0),

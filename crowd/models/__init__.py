@@ -2,6 +2,7 @@
 (``campaigns``)."""
 
 from .campaigns import Campaign, CampaignEvent, CampaignHit, PlatformAction, PlatformQualification
+from .quality import GoldItem, QualityCheck, QualityRule
 from .review import Reviewed, ReviewedQuerySet, ReviewStatus
 from .sessions import WorkSession, WorkSessionQuerySet
 from .work import (
@@ -31,6 +32,7 @@ __all__ = [
     "CampaignEvent",
     "CampaignHit",
     "Hit",
+    "GoldItem",
     "HitQuerySet",
     "HitType",
     "HitTypeQuerySet",
@@ -45,6 +47,8 @@ __all__ = [
     "ReviewedQuerySet",
     "ReviewStatus",
     "QualificationQuerySet",
+    "QualityCheck",
+    "QualityRule",
     "Tier",
     "Worker",
     "WorkerQuerySet",

@@ -200,8 +200,18 @@ class HitType(models.Model):
         default=True,
         help_text="Untick to forbid pasting into the description or paraphrase box.",
     )
+    # The share of a worker's tasks of this kind that are gold items (crowd.models.GoldItem),
+    # in percent; 0 hands out none.
+    gold_percent = models.PositiveSmallIntegerField(default=0)
 
     objects = HitTypeQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(gold_percent__lte=100), name="hit_type_gold_percent_at_most_100"
+            )
+        ]
 
     # The study's pay: $0.01 a description in Tier 1, five times that in Tier 2.
     DEFAULTS = {
@@ -446,6 +456,7 @@ class AuditEntry(models.Model):
         DEMOTE = "demote", "Demoted"
         BLOCK = "block", "Blocked"
         UNBLOCK = "unblock", "Unblocked"
+        WARN = "warn", "Warned"
         ACCEPT = "accept", "Accepted work"
         REJECT = "reject", "Rejected work"
         BONUS = "bonus", "Paid a bonus"

@@ -53,6 +53,19 @@ from .pay import (
     platform_fee_cents,
     task_time,
 )
+from .quality import (
+    CheckStanding,
+    gold_for_assignment,
+    gold_item_create,
+    gold_item_retire,
+    quality_check_record,
+    quality_notice,
+    quality_rule,
+    quality_rules_apply,
+    quality_standing,
+    quality_stop_message,
+    workers_with_quality,
+)
 from .review import (
     ReviewOutcome,
     work_accept,
@@ -86,6 +99,17 @@ from .workers import (
 
 __all__ = [
     "ArrivalsExceeded",
+    "CheckStanding",
+    "gold_for_assignment",
+    "gold_item_create",
+    "gold_item_retire",
+    "quality_check_record",
+    "quality_rule",
+    "quality_rules_apply",
+    "quality_standing",
+    "quality_stop_message",
+    "quality_notice",
+    "workers_with_quality",
     "ReviewOutcome",
     "work_accept",
     "work_auto_accept",

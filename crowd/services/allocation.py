@@ -10,13 +10,26 @@ from django.db.models import F
 from django.db.models.functions import Least
 from django.utils import timezone
 
+from paracrowd.celery import enqueue
 from paracrowd.compiled_query import CompiledQuery
 
-from ..models import Assignment, Hit, HitType, Item, PlatformAction, Qualification, Tier, Worker
+from ..models import (
+    Assignment,
+    Hit,
+    HitType,
+    Item,
+    PlatformAction,
+    Qualification,
+    Tier,
+    Worker,
+)
 from .errors import WorkRefused
 from .outbox import platform_actions_queue
+from .quality import quality_stop_message
 from .workers import worker_from_platform
 
+# Checks an answer to a gold item (queued by name: the checks know every kind of task).
+CHECK_GOLD_ANSWER = "review.tasks.check_gold_answer"
 # How many locked-then-full candidates the allocator steps past before giving up.
 CLAIM_ATTEMPTS = 5
 
@@ -311,7 +324,9 @@ def _access_check(worker, hit_type) -> None:
 
 def _blocked_check(worker) -> None:
     if Worker.objects.filter(pk=worker.pk, blocked_at__isnull=False).exists():
-        raise WorkRefused("Your account can no longer take new tasks.")
+        raise WorkRefused(
+            quality_stop_message(worker) or "Your account can no longer take new tasks."
+        )
 
 
 def _own_hit_open(*, worker, hit_type, tier, **external_ids) -> Assignment:
@@ -383,8 +398,13 @@ def assignment_submit(
     now = timezone.now()
     with transaction.atomic():
         # The assignment and its HIT locked together: one round trip where there were two.
+        # Whether the item is gold comes with it: no round trip of its own.
         assignment = _locked_assignment(
-            assignment_id, worker, kind=kind, related=related, locking=("self", "hit")
+            assignment_id,
+            worker,
+            kind=kind,
+            related=(*related, "hit__item__gold"),
+            locking=("self", "hit"),
         )
         if assignment.status == Assignment.Status.SUBMITTED:
             return getattr(assignment, submission), False
@@ -397,6 +417,9 @@ def assignment_submit(
                 "was stored. Please take another task."
             )
         row = record(assignment, hit, now)
+        gold = getattr(hit.item, "gold", None) if hit.item_id else None
+        if gold is not None and gold.retired_at is None:
+            enqueue(CHECK_GOLD_ANSWER, assignment.pk)
         # A signed-in worker's work is theirs; a platform worker's waits for the platform.
         platform_work = assignment.external_assignment_id or assignment.session_id
         verified_at = None if platform_work else now

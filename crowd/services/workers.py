@@ -195,15 +195,20 @@ def _tier_two_tell(kind: str, *, worker: Worker, event: str, reason: str) -> Non
     )
 
 
-def worker_block(*, worker: Worker, blocked_by, reason: str) -> None:
-    """Stop ``worker`` from taking new tasks, audit-logged. Tasks they hold may still be
-    submitted (and reviewed) so that no finished work is lost."""
+def worker_block(*, worker: Worker, blocked_by, reason: str, details=None) -> None:
+    """Stop ``worker`` from taking new tasks, audit-logged (with ``details``, when an automatic
+    rule says which). Tasks they hold may still be submitted (and reviewed) so that no
+    finished work is lost."""
     with transaction.atomic():
         if Worker.objects.filter(pk=worker.pk, blocked_at__isnull=True).update(
             blocked_at=timezone.now()
         ):
             entry = audit_record(
-                actor=blocked_by, action=AuditEntry.Action.BLOCK, worker=worker, reason=reason
+                actor=blocked_by,
+                action=AuditEntry.Action.BLOCK,
+                worker=worker,
+                reason=reason,
+                details=details,
             )
             _tier_two_tell(
                 PlatformAction.Kind.REVOKE, worker=worker, event=f"audit:{entry.pk}", reason=reason

@@ -137,6 +137,9 @@ def site(settings):
     )
     research.correlation_report_run(report_id=analysis.pk)
     video = VideoFile.objects.create(file="videos/clip.webm", title="A clip", uploaded_by=staff)
+    gold = crowd.gold_item_create(
+        item=make_segment().item, answer={"references": []}, source="test", created_by=None
+    )
     arguments = {
         "collector:describe": {"pk": description.pk},
         "collector:propose": {"pk": video_collection.pk},
@@ -154,6 +157,7 @@ def site(settings):
         "review:worker": {"pk": worker.pk},
         "review:standing": {"pk": worker.pk},
         "review:bonus": {"pk": worker.pk},
+        "review:gold_retire": {"pk": gold.pk},
         "segment_review:proposal": {"pk": make_proposal().pk},
         "segment_review:video": {"pk": video.pk},
         "password_reset_confirm": {"uidb64": "MQ", "token": "set-password"},

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('crowd', '0007_work_sessions'),
+        ('crowd', '0009_gold_claim_function'),
     ]
 
     operations = [
