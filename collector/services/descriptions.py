@@ -10,7 +10,7 @@ from paracrowd.celery import enqueue, enqueue_many
 from ..models import Description
 from ..provenance import TypingRecord
 from .review import ReviewOutcome, submissions_review
-from .typing import typing_check
+from .typing import typing_check, typing_quality_record
 
 # Work queued in the apps that build on this one, by task name.
 SCORE_SEGMENTS = "scoring.tasks.score_segments"
@@ -48,6 +48,12 @@ def description_submit(
             **Description.typing_values(typing, text),
             time_spent=max(now - assignment.accepted_at, timedelta(0)),
             created_at=now,
+        )
+        typing_quality_record(
+            worker=worker,
+            assignment=assignment,
+            signals=description.typing_signals,
+            source=f"description:{description.pk}",
         )
         enqueue_many((SCORE_SEGMENTS, ([segment_id],)), (REFRESH_WORKER_SIGNALS, (worker.pk,)))
         return description

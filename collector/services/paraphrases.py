@@ -14,7 +14,7 @@ from ..models import Paraphrase, ParaphraseSource
 from ..provenance import TypingRecord
 from ..validators import validate_not_a_copy
 from .review import ReviewOutcome, submissions_review
-from .typing import typing_check
+from .typing import typing_check, typing_quality_record
 
 # Scoring builds on this app: its task is queued by name.
 SCORE_PARAPHRASES = "scoring.tasks.score_paraphrases"
@@ -56,6 +56,12 @@ def paraphrase_submit(
             **Paraphrase.typing_values(typing, text),
             time_spent=max(now - assignment.accepted_at, timedelta(0)),
             created_at=now,
+        )
+        typing_quality_record(
+            worker=worker,
+            assignment=assignment,
+            signals=paraphrase.typing_signals,
+            source=f"paraphrase:{paraphrase.pk}",
         )
         enqueue(SCORE_PARAPHRASES, [paraphrase.pk])
         return paraphrase

@@ -1,6 +1,9 @@
-"""The rule staff may set on a HIT type about how its texts come into the box: pasting
-forbidden. Shared by the services that store descriptions and paraphrases."""
+"""The rules about how texts come into the box: pasting forbidden (set by staff per HIT type),
+and texts not typed by the worker counted against them under the warn/stop rule of the
+"typing" check (crowd.services.quality). Shared by the services that store descriptions and
+paraphrases."""
 
+from crowd import services as crowd
 from crowd.services import WorkRefused
 
 from ..provenance import TypingRecord
@@ -21,3 +24,30 @@ def typing_check(record: TypingRecord | None, *, hit_type, noun: str) -> None:
         f"Pasting is turned off for this task, and text was pasted into the box. Nothing was "
         f"stored: type your {noun} yourself, then submit again."
     )
+
+
+# The quality check a flagged text fails; its rule (warn after N, stop after M) is staff's to set
+# in the admin like the gold rule's.
+TYPING_CHECK = "typing"
+# The signals that count against a worker: the text did not come from their own keys. Writing
+# with the page in the background is shown to reviewers but counts for nothing here (watching
+# the video again in another tab is honest), and so is a text with no record (scripts off).
+COUNTED_SIGNALS = ("pasted", "too_fast")
+
+
+def typing_quality_record(*, worker, assignment, signals: list[str], source: str) -> None:
+    """Record a text flagged with any of ``COUNTED_SIGNALS`` as a failed ``typing`` check of
+    ``worker``, so that the rule for that check warns and then stops a worker whose texts keep
+    arriving untyped. Only flagged texts are recorded: a clean or unknown one is no evidence
+    either way, and the common case costs no query. So the rule counts flagged texts since the
+    worker's last stop was lifted, however many typed ones came between."""
+    counted = [signal for signal in signals if signal in COUNTED_SIGNALS]
+    if counted:
+        crowd.quality_check_record(
+            worker=worker,
+            kind=TYPING_CHECK,
+            source=source,
+            passed=False,
+            details={"signals": counted},
+            assignment=assignment,
+        )

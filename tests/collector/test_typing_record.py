@@ -10,7 +10,7 @@ from django.urls import reverse
 from collector.models import Description, Paraphrase
 from collector.provenance import MAX_COUNT, MAX_MILLISECONDS
 from crowd import services as crowd
-from crowd.models import Assignment, HitType, Tier
+from crowd.models import Assignment, HitType, QualityCheck, Tier
 from tests.factories import make_paraphrase_source, make_segment, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -160,3 +160,24 @@ def test_a_paraphrase_stores_its_record_and_refuses_a_paste_where_forbidden(clie
     assert client.post(page, {**data, **TYPED}).status_code == 302
     paraphrase = Paraphrase.objects.get()
     assert (paraphrase.typing_key_presses, paraphrase.typing_signals) == (36, [])
+
+
+def test_a_pasted_text_counts_against_the_worker_under_the_typing_rule(client, task):
+    pasted = {**TYPED, "typing_key_presses": "1", "typing_pastes": "1"}
+    pasted["typing_pasted_characters"] = str(len(TEXT))
+    assert submit(client, task, **pasted).status_code == 302
+
+    check = QualityCheck.objects.get()
+    description = Description.objects.get()
+    assert (check.kind, check.passed, check.source) == (
+        "typing",
+        False,
+        f"description:{description.pk}",
+    )
+    assert check.details == {"signals": ["pasted"]}
+
+
+@pytest.mark.parametrize("fields", [TYPED, {}], ids=["typed", "no record"])
+def test_a_typed_or_unrecorded_text_is_no_evidence_either_way(client, task, fields):
+    assert submit(client, task, **fields).status_code == 302
+    assert Description.objects.exists() and not QualityCheck.objects.exists()

@@ -1,5 +1,6 @@
 """A simulated crowd, generated here with a fixed seed, works through description tasks with
-gold items mixed in: the gold rule stops the random clickers and no honest worker.
+gold items mixed in: the gold rule stops the random clickers, the typing rule stops the pasters
+(whose pasted texts are good enough to pass gold), and neither stops an honest worker.
 
 Every task goes through the site's own services (claim, submit, the gold check the Celery task
 runs), against the real database. A kind of worker is a function writing a description from
@@ -15,6 +16,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from collector import services as collector
+from collector.provenance import TypingRecord
+from collector.services.typing import TYPING_CHECK
 from crowd import services as crowd
 from crowd.models import HitType, Item, QualityCheck, Tier, Worker
 from review.gold import gold_answer_check
@@ -24,7 +27,7 @@ pytestmark = pytest.mark.django_db
 
 SEED = 20261126
 SIMULATED_IDS = 900_000_000
-POPULATION = {"honest": 12, "clicker": 6}
+POPULATION = {"honest": 12, "clicker": 6, "paster": 6}
 TASKS_PER_WORKER = 40
 GOLD_PERCENT = 30
 GOLD_SEGMENTS = 12
@@ -88,7 +91,44 @@ def clicker(rng, truth):
     return sentence(rng, rng.choice(list(SUBJECTS)), rng.choice(others))
 
 
-BEHAVIOURS = {"honest": honest, "clicker": clicker}
+def paster(rng, truth):
+    """A fluent, on-topic sentence from elsewhere (a language model, say), pasted."""
+    return sentence(rng, *truth)
+
+
+BEHAVIOURS = {"honest": honest, "clicker": clicker, "paster": paster}
+
+
+def typed(rng, text):
+    """What the page counts while a person types ``text``: a key or so per character (and some
+    corrections), at three to six characters a second, after reading for a while."""
+    keys = round(len(text) * rng.uniform(1.0, 1.3))
+    return TypingRecord.bounded(
+        key_presses=keys,
+        pastes=0,
+        pasted_characters=0,
+        first_key_ms=rng.randint(4_000, 30_000),
+        writing_ms=round(len(text) / rng.uniform(3, 6) * 1000),
+        focus_losses=0,
+        background_ms=0,
+    )
+
+
+def pasted(rng, text):
+    """One paste of the whole text, perhaps a key or two to tidy it."""
+    return TypingRecord.bounded(
+        key_presses=rng.randint(0, 3),
+        pastes=1,
+        pasted_characters=len(text),
+        first_key_ms=rng.randint(2_000, 10_000),
+        writing_ms=rng.randint(0, 2_000),
+        focus_losses=1,
+        background_ms=rng.randint(0, 1_000),
+    )
+
+
+# How each kind of worker's text comes into the box, as the page records it.
+TYPING = {"honest": typed, "clicker": typed, "paster": pasted}
 # Checks run after each submission besides the gold check (a provenance check, say).
 AFTER_SUBMIT = []
 
@@ -110,7 +150,7 @@ def simulated_worker(number: int) -> Worker:
     return Worker.objects.create(pk=SIMULATED_IDS + number, user=user)
 
 
-def test_the_gold_rule_stops_the_clickers_and_no_honest_worker():
+def test_the_gold_and_typing_rules_stop_the_clickers_and_pasters_and_no_honest_worker():
     rng = random.Random(SEED)
     np.random.seed(SEED)
     HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
@@ -139,7 +179,11 @@ def test_the_gold_rule_stops_the_clickers_and_no_honest_worker():
                 continue
             text = BEHAVIOURS[kind](rng, truths[assignment.hit.item_id])
             collector.description_submit(
-                assignment_id=assignment.pk, worker=worker, text=text, language="en"
+                assignment_id=assignment.pk,
+                worker=worker,
+                text=text,
+                language="en",
+                typing=TYPING[kind](rng, text),
             )
             gold_answer_check(assignment_id=assignment.pk)
             for check in AFTER_SUBMIT:
@@ -151,6 +195,7 @@ def test_the_gold_rule_stops_the_clickers_and_no_honest_worker():
         members = [(i, w) for i, (k, w) in enumerate(crowd_of) if k == kind]
         ids = [w.pk for _, w in members]
         checks = QualityCheck.objects.filter(worker_id__in=ids, kind="gold")
+        flagged = QualityCheck.objects.filter(worker_id__in=ids, kind=TYPING_CHECK)
         stopped = Worker.objects.filter(pk__in=ids, blocked_at__isnull=False).count()
         figures[kind] = {
             "workers": len(ids),
@@ -161,11 +206,17 @@ def test_the_gold_rule_stops_the_clickers_and_no_honest_worker():
             "most failed by one": max(
                 (checks.filter(worker_id=pk, passed=False).count() for pk in ids), default=0
             ),
+            "texts flagged untyped": flagged.count(),
         }
     for kind, row in figures.items():
         print(kind, row)  # the figures the issue's closing note quotes
     assert figures["clicker"]["stopped"] == figures["clicker"]["workers"]
+    assert figures["paster"]["stopped"] == figures["paster"]["workers"]
     assert figures["honest"]["stopped"] == 0
+    assert figures["honest"]["texts flagged untyped"] == 0
+    # Pasted texts are on topic: gold alone would not have stopped the pasters.
+    assert figures["paster"]["gold passed"] == figures["paster"]["gold answered"]
     # Every honest worker did all their tasks; clickers were stopped well before theirs.
     assert figures["honest"]["tasks"] == POPULATION["honest"] * TASKS_PER_WORKER
     assert figures["clicker"]["tasks"] < POPULATION["clicker"] * TASKS_PER_WORKER * 0.75
+    assert figures["paster"]["tasks"] < POPULATION["paster"] * TASKS_PER_WORKER * 0.25
