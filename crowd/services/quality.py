@@ -229,15 +229,15 @@ def quality_stop_message(worker: Worker) -> str | None:
 
 # One wording for every kind of check: gold answers, and texts not typed by the worker.
 STOP_MESSAGE = (
-    "Too many of your recent answers did not pass the site's checks (they did not match what "
-    "the tasks asked for, or the text was pasted rather than typed), so no new tasks are "
+    "Too many of your recent answers did not pass our checks (they did not match what the "
+    "tasks asked for, or the text was pasted rather than typed), so no new tasks are "
     "handed out to you for now. Staff will look at your work; work you already submitted is "
     "still reviewed and paid."
 )
 WARNING_MESSAGE = (
-    "Careful: several of your recent answers did not pass the site's checks: they did not "
-    "match what the task asked for, or the text was pasted rather than typed. Read each task's "
-    "instructions again and write in your own words; if this goes on, no more tasks will be "
+    "Careful: several of your recent answers did not pass our checks: they did not match what "
+    "the task asked for, or the text was pasted rather than typed. Read the instructions of "
+    "each task again and write in your own words; if this goes on, no more tasks will be "
     "handed out to you."
 )
 

@@ -166,6 +166,7 @@ def test_refreshing_stores_every_signal_with_its_explanation_and_flags_a_paster(
         "pinc",
         "speed",
         "rejections",
+        "typing",
     }
     assert all(detail["explanation"] for detail in signals.details.values())
     assert signals.through_description == worker.descriptions.order_by("-pk").first().pk

@@ -96,7 +96,7 @@ def test_it_warns_after_n_failures_and_stops_after_m_audited():
     assert crowd.quality_standing(worker=worker).stopped
     assert crowd.quality_notice(worker) == crowd.quality.STOP_MESSAGE
     make_segment()
-    with pytest.raises(WorkRefused, match="did not pass the site's checks"):
+    with pytest.raises(WorkRefused, match="did not pass our checks"):
         crowd.assignment_claim(worker=worker, tier=Tier.ONE)
 
 

@@ -117,7 +117,7 @@ def test_the_queue_flags_the_paster_and_not_the_typist(client, staff, paster, ty
     page = client.get(reverse("review:queue")).content.decode()
     assert "How texts were typed" in page
     rows = dict(re.findall(r">(paula|tess)</a>(.*?)</tr>", page, re.S))
-    column = 2 + list(signals.SIGNALS).index("typing")  # after submitted and languages
+    column = 3 + list(signals.SIGNALS).index("typing")  # after submitted, languages, gold
 
     def typing_cell(name):
         attributes, figure = re.findall(r"<td([^>]*)>(.*?)</td>", rows[name], re.S)[column]
