@@ -15,7 +15,7 @@ from django.utils import timezone
 from collector import services
 from collector.models import Description
 from crowd import services as crowd
-from crowd.models import AuditEntry, LedgerEntry, Tier
+from crowd.models import AuditEntry, LedgerEntry, Tier, Worker
 from review.models import OverviewReport
 from review.reports import Period
 from review.services import (
@@ -279,6 +279,7 @@ def test_a_blocked_worker_sees_why_no_task_is_offered(client, paster, admin_user
 
 def test_the_ledger_totals_the_cost_with_the_platform_fee(client, staff, paster, settings):
     settings.PLATFORM_FEE_PERCENT, settings.PLATFORM_FEE_MINIMUM_CENTS = 20, 1
+    Worker.objects.filter(pk=paster.pk).update(platform=Worker.Platform.PROLIFIC)
     services.descriptions_review(
         description_ids=list(paster.descriptions.values_list("pk", flat=True)),
         status="accepted",
@@ -290,6 +291,16 @@ def test_the_ledger_totals_the_cost_with_the_platform_fee(client, staff, paster,
     # Four tasks at 1¢ (fee 1¢ each, the minimum) and a $2.50 bonus (fee 50¢).
     assert '<dd id="credited">$2.54</dd>' in page
     assert "$0.54" in page and "$3.08" in page
+
+
+def test_the_ledger_charges_no_platform_fee_on_local_sign_ups_work(
+    client, staff, paster, settings
+):
+    settings.PLATFORM_FEE_PERCENT, settings.PLATFORM_FEE_MINIMUM_CENTS = 20, 1
+    crowd.bonus_pay(worker=paster, amount_cents=250, reason="r", paid_by=staff, token="t")
+    page = client.get(reverse("review:ledger")).content.decode()
+    assert '<dd id="credited">$2.50</dd>' in page
+    assert "<dt>Platform fee</dt><dd>$0.00</dd>" in page
 
 
 def test_the_payments_csv_lists_what_each_worker_is_owed(client, staff, paster):
