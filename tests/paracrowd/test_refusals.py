@@ -2,6 +2,7 @@
 happened and what to do."""
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -34,6 +35,15 @@ def test_a_researcher_on_a_staff_page_and_a_staff_member_on_a_worker_page_are_re
     response = client.get(reverse("collector:dashboard"))
     assert response.status_code == 403
     assert "this account is not one" in response.content.decode()
+
+
+def test_a_form_without_its_csrf_token_is_refused_in_the_same_style():
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(make_staff())
+    response = client.post(reverse("review:payout"), {"reason": "x"})
+    page = response.content.decode()
+    assert response.status_code == 403 and "<h1>Not sent</h1>" in page
+    assert "Nothing was saved" in page and 'class="site-header"' in page
 
 
 def test_a_missing_page_says_so_in_the_same_style(client):
