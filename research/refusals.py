@@ -10,8 +10,9 @@ from rest_framework.views import exception_handler
 WHAT_TO_DO = {
     401: "Send your API token as the header 'Authorization: Token <key>'; a researcher finds "
     "theirs on the research page (/research/).",
-    403: "The API is for researchers and staff; ask the project's staff to add your account "
-    "to the researchers group.",
+    403: "The API is for researchers and staff: ask the project's staff to add your account "
+    "to the researchers group. A POST with a browser session also needs its CSRF token; one "
+    "with an API token needs none.",
     404: "Check the address and the id; GET /api/ lists the endpoints.",
     429: "Wait the number of seconds the Retry-After header gives, then try again.",
 }
