@@ -7,13 +7,12 @@ for staff and researchers; a pair's annotations and its trial gold are for staff
 """
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from crowd import entrance
-from crowd.access import own_assignment, researcher_required, worker_required
+from crowd.access import own_assignment, researcher_required, staff_required, worker_required
 from crowd.models import Assignment, HitType
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
@@ -243,7 +242,7 @@ def agreement(request):
     return render(request, "annotations/agreement.html", context)
 
 
-@staff_member_required
+@staff_required
 def pair_alignments(request, pk, *, gold_links=None, error=""):
     """One sentence pair's alignments side by side: the pre-alignment, the gold (for a trial
     pair) and each annotator's; with the form that makes it a trial pair."""
@@ -298,7 +297,7 @@ def _default_gold(pair, versions) -> str:
 
 
 @require_POST
-@staff_member_required
+@staff_required
 def pair_trial(request, pk):
     """Put the pair in the alignment trial set with the gold alignment given (or replace its
     gold), or take it out.

@@ -4,20 +4,19 @@ staff pages that choose the sentences and review the paraphrases.
 Security behaviour: a worker opens and submits only their own paraphrasing assignments (any
 other id answers 404) and never sees anyone else's paraphrases; the platform entrance
 authenticates each submission with a signed token bound to worker and assignment. Choosing
-sentences and reviewing are staff only (anyone else is sent to the admin login), as POSTs
+sentences and reviewing are staff only (a visitor is sent to log in, anyone else gets 403), as POSTs
 protected by Django's CSRF middleware; a review needs a reason to reject and is audit-logged.
 Worker-typed text is escaped by the templates.
 """
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.db.models import Count
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from crowd import entrance
-from crowd.access import own_assignment, worker_required
+from crowd.access import own_assignment, staff_required, worker_required
 from crowd.models import Assignment, HitType
 
 from . import services
@@ -141,7 +140,7 @@ def platform_paraphrase(request):
     return entrance.enter(request, _ParaphraseTask())
 
 
-@staff_member_required
+@staff_required
 def paraphrase_sources(request):
     """Choose sentences for direct paraphrasing: a seeded sample of accepted descriptions from
     the corpus, or an uploaded file. A refusal names what is wrong (the line, for a file) and

@@ -1,13 +1,18 @@
-"""Who may open a page: workers (the decorator and look-up every task page uses) and
-researchers (staff, and members of the "researchers" group: the research pages and the corpus
-measures, which live in apps on both sides of the layers)."""
+"""Who may open a page: workers (the decorator and look-up every task page uses), staff (the
+review pages, wherever they live) and researchers (staff, and members of the "researchers"
+group: the research pages and the corpus measures, which live in apps on both sides of the
+layers).
+
+Every refusal is one of two: a visitor who is not logged in is sent to the site's log-in page,
+and back afterwards; someone logged in without the role gets the one refusal page (403.html),
+which says who they are logged in as and what to do."""
 
 from functools import cache, wraps
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponseForbidden
+from django.http import Http404
 
 from paracrowd.compiled_query import CompiledQuery
 
@@ -26,7 +31,7 @@ def worker_required(view):
         except Worker.DoesNotExist:
             worker = None
         if worker is None:
-            return HttpResponseForbidden("This account is not a worker account.")
+            raise PermissionDenied("These pages are for workers; this account is not one.")
         return view(request, *args, worker=worker, **kwargs)
 
     return wrapper
@@ -52,18 +57,29 @@ def _in_group(user, name: str) -> bool:
     return user.groups.filter(name=name).exists()
 
 
-def researcher_required(view):
-    """Pages: a visitor who is not logged in is sent to log in; a worker gets 403."""
+def is_staff(user) -> bool:
+    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
 
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not is_researcher(request.user):
-            raise PermissionDenied("This page is for researchers and staff.")
-        return view(request, *args, **kwargs)
 
-    return wrapper
+def _role_required(allowed, refusal: str):
+    def decorator(view):
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path())
+            if not allowed(request.user):
+                raise PermissionDenied(refusal)
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+# Pages: a visitor who is not logged in is sent to the site's log-in page (not the admin's);
+# anyone else without the role gets 403.
+staff_required = _role_required(is_staff, "This page is for staff.")
+researcher_required = _role_required(is_researcher, "This page is for researchers and staff.")
 
 
 def own_assignment(pk, worker, kind=None, *, related=()) -> Assignment:

@@ -59,7 +59,12 @@ class CampaignCreateForm(forms.Form):
     size = forms.IntegerField(
         min_value=1,
         max_value=5000,
-        help_text="How many HITs (for video collection: how many videos).",
+        label="HITs",
+        help_text=(
+            "How many HITs (segments, sentence pairs or sentences; for video collection, "
+            "videos) the campaign offers, not how many workers: its places (work sessions) follow "
+            "from the tasks these HITs want and the tasks per session."
+        ),
     )
     tasks_per_session = forms.IntegerField(
         min_value=1,

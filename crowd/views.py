@@ -106,13 +106,21 @@ def login_locked_out(request, original_response=None, credentials=None):
     seconds = int(settings.AXES_COOLOFF_TIME.total_seconds())
     return _too_many(
         request,
-        f"Too many failed log-ins for this account from your network. Try again in "
-        f"{seconds // 60} minutes, or ask staff to lift the lock.",
+        f"Too many failed log-ins for this account from your network: it is locked for "
+        f"{_duration(seconds)}. Staff can lift the lock sooner.",
         seconds,
     )
 
 
 def _too_many(request, message: str, retry_after: int):
-    response = render(request, "registration/too_many.html", {"message": message}, status=429)
+    context = {"message": message, "wait": _duration(retry_after)}
+    response = render(request, "429.html", context, status=429)
     response["Retry-After"] = str(retry_after)
     return response
+
+
+def _duration(seconds: int) -> str:
+    """A wait in the unit a person counts it in: seconds under two minutes, then minutes."""
+    if seconds < 120:
+        return f"{seconds} second{'' if seconds == 1 else 's'}"
+    return f"{-(-seconds // 60)} minutes"

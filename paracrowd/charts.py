@@ -1,5 +1,6 @@
-"""Small server-drawn SVG charts: histograms counted by PostgreSQL, and grouped bars. Any app
-may draw them; the templates are charts/histogram.html and charts/grouped_bars.html."""
+"""Small server-drawn SVG charts: histograms counted by PostgreSQL, grouped bars, lines and
+forest plots. Any app may draw them; each has its template in charts/ (histogram.html,
+grouped_bars.html, lines.html, forest.html)."""
 
 import math
 from dataclasses import dataclass, replace
@@ -263,4 +264,97 @@ def line_chart(
                 )
             )
         chart.series.append((name, points))
+    return chart
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One row of a forest plot: a difference and its interval, in chart coordinates."""
+
+    label: str
+    # Said on hover and to screen readers: the figures as written in the table.
+    text: str
+    y: float
+    x: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Forest:
+    title: str
+    rows: list[Estimate]
+    # The horizontal axis, (label, x) at each round tick.
+    x_ticks: list[tuple[str, float]]
+    zero: float
+    x_label: str = ""
+    empty: bool = False
+    width: int = 600
+    row_height: int = 24
+    # Room for the rows' labels on the left, and the axis with its ticks below.
+    left: int = 170
+    right: int = 16
+    bottom: int = 34
+
+    @property
+    def height(self) -> int:
+        return PLOT_TOP + self.row_height * max(len(self.rows), 1) + self.bottom
+
+    @property
+    def baseline(self) -> float:
+        return self.height - self.bottom
+
+    @property
+    def plot_right(self) -> int:
+        return self.width - self.right
+
+
+# A row's label is cut to this many characters (the whole of it is in the row's title).
+FOREST_LABEL = 26
+
+
+def forest_plot(
+    title,
+    rows: list[tuple[str, float | None, float | None, float | None]],
+    *,
+    x_label="",
+    value_format="{:.2f}",
+) -> Forest:
+    """A forest plot: each row's (label, difference, low, high) as a point on the line of its
+    interval, on one horizontal axis of round ticks that always takes in zero, drawn as a line
+    (no difference) so a reader sees at once which intervals cross it. A row with no
+    difference is left out."""
+    shown = [row for row in rows if row[1] is not None]
+    values = [v for _, *figures in shown for v in figures if v is not None]
+    steps = nice_ticks(min([0.0, *values]), max([0.0, *values]))
+    low, high = steps[0], steps[-1]
+    chart = Forest(title=title, rows=[], x_ticks=[], zero=0, x_label=x_label, empty=not shown)
+    plot_width = chart.plot_right - chart.left
+
+    def x_of(value):
+        return chart.left + plot_width * (value - low) / (high - low)
+
+    chart = replace(
+        chart,
+        x_ticks=[(tick_label(value, steps), x_of(value)) for value in steps],
+        zero=x_of(0),
+    )
+    for i, (label, difference, interval_low, interval_high) in enumerate(shown):
+        interval_low = difference if interval_low is None else interval_low
+        interval_high = difference if interval_high is None else interval_high
+        text = (
+            f"{label}: {value_format.format(difference)} "
+            f"[{value_format.format(interval_low)}, {value_format.format(interval_high)}]"
+        )
+        short = label if len(label) <= FOREST_LABEL else label[: FOREST_LABEL - 1] + "…"
+        chart.rows.append(
+            Estimate(
+                label=short,
+                text=text,
+                y=PLOT_TOP + chart.row_height * (i + 0.5),
+                x=x_of(difference),
+                low=x_of(interval_low),
+                high=x_of(interval_high),
+            )
+        )
     return chart

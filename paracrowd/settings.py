@@ -421,6 +421,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # 401, 403, 404 and 429 in one JSON shape, each saying what to do.
+    "EXCEPTION_HANDLER": "research.refusals.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "paracrowd.throttling.AnonymousThrottle",
         "paracrowd.throttling.UserThrottle",

@@ -12,7 +12,7 @@ from collections import defaultdict
 
 from django.core.files.storage import default_storage
 from django.db.models import Count, Q
-from django.http import FileResponse, Http404, HttpResponseRedirect, JsonResponse
+from django.http import FileResponse, Http404, HttpResponseRedirect
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -385,8 +385,3 @@ class Root(ResearchAPIView, APIView):
         return Response(
             {name: reverse(f"research-api:{name}", request=request) for name in ROOT_LINKS}
         )
-
-
-def not_found(request, *args, **kwargs):
-    """Any other address under the API: a JSON 404, as the API answers everything in JSON."""
-    return JsonResponse({"detail": "Not found."}, status=404)

@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from . import api
 from .ratings import api as ratings
+from .refusals import not_found
 
 app_name = "research-api"
 urlpatterns = [
@@ -35,5 +36,5 @@ urlpatterns = [
         name="docs",
     ),
     # Anything else under /api/ answers a JSON 404 (so no slash-appending redirects here).
-    re_path(r"", api.not_found),
+    re_path(r"", not_found),
 ]

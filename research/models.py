@@ -10,7 +10,7 @@ from crowd.models import Offered, Reviewed, ReviewedQuerySet
 from paracrowd.reports import Report
 
 from .exports import FORMATS
-from .system_comparison import comparison_table
+from .system_comparison import comparison_forest, comparison_table, comparison_warning
 
 
 class ExportJob(models.Model):
@@ -92,6 +92,16 @@ class SystemScoreJob(Report):
     def table(self) -> list[dict]:
         """The result as the research page's rows (empty until done)."""
         return comparison_table(self.result) if self.result else []
+
+    @property
+    def forest(self) -> list:
+        """The result's differences from the baseline as forest plots (empty until done)."""
+        return comparison_forest(self.result) if self.result else []
+
+    @property
+    def warning(self) -> str | None:
+        """The small-sample warning its statistics must be shown with, if any."""
+        return comparison_warning(self.result) if self.result else None
 
 
 class RatingBatch(models.Model):

@@ -1,9 +1,14 @@
 """The OpenAPI schema: every operation documents the errors it can answer with."""
 
+# research.refusals' shape.
 ERROR = {
     "type": "object",
-    "properties": {"detail": {"type": "string"}},
-    "required": ["detail"],
+    "properties": {
+        "detail": {"type": "string", "description": "what happened"},
+        "status": {"type": "integer", "description": "the HTTP status"},
+        "help": {"type": "string", "description": "what to do"},
+    },
+    "required": ["detail", "status", "help"],
 }
 FIELD_ERRORS = {
     "type": "object",
@@ -16,6 +21,7 @@ ERROR_RESPONSES = {
     "401": ("No credentials, or a token that is not valid.", ERROR),
     "403": ("Not a researcher.", ERROR),
     "404": ("No such item (or not yours), or a page cursor that is not valid.", ERROR),
+    "429": ("Too many requests: wait the seconds Retry-After gives.", ERROR),
 }
 
 

@@ -11,16 +11,34 @@ bootstrap resampling over the sources both were scored on (paracrowd_metrics.sig
 import random
 from dataclasses import dataclass, field
 
+from paracrowd.charts import forest_plot
 from paracrowd_metrics.significance import paired_bootstrap
 
 from .learning import LearnedFrom
 from .selection import CorpusFilter
 from .splits import SplitOptions
-from .system_scoring import SystemPair, SystemScore, system_score
+from .system_scoring import FEW_PAIRS, SystemPair, SystemScore, few_pairs_warning, system_score
 
 HUMAN = "human descriptions"
 # Sentence-level scores the comparison resamples (corpus BLEU is reported, not resampled).
 COMPARED = ("bleu", "pinc", "combined", "meteor")
+COMPARED_NAMES = {
+    "bleu": "BLEU",
+    "pinc": "PINC",
+    "combined": "PINC × sigmoid(BLEU)",
+    "meteor": "METEOR-style",
+}
+
+
+def comparison_warning(result: dict) -> str | None:
+    """The small-sample warning for a comparison's result: its fewest paired sources."""
+    items = [
+        found["items"]
+        for compared in result.get("comparisons", {}).values()
+        for found in compared.values()
+        if found
+    ]
+    return few_pairs_warning(min(items)) if items else None
 
 
 @dataclass(frozen=True)
@@ -63,7 +81,7 @@ def systems_compare(
     rows = [_row(name, result, per_pair) for name, result in scored.items()]
     human_row = _row(HUMAN, human, per_pair) if human.scored else None
     compared = {**scored, HUMAN: human}
-    return {
+    result = {
         "baseline": baseline,
         "samples": samples,
         "seed": seed,
@@ -77,6 +95,8 @@ def systems_compare(
             if name != baseline and result.scored
         },
     }
+    result["warning"] = comparison_warning(result)
+    return result
 
 
 def job_parameters(
@@ -199,6 +219,29 @@ def comparison_table(result: dict) -> list[dict]:
                 "is_baseline": row["name"] == result["baseline"],
                 "is_human": row["name"] == HUMAN,
                 "against_baseline": [compared.get(metric) for metric in COMPARED],
+                "few_pairs": any(
+                    found and found["items"] < FEW_PAIRS for found in compared.values()
+                ),
             }
         )
     return rows
+
+
+def comparison_forest(result: dict) -> list:
+    """The table's differences from the baseline as forest plots, one per score (their scales
+    differ), a row per system with its 95% interval."""
+    charts = []
+    for metric in COMPARED:
+        rows = []
+        for name, compared in result["comparisons"].items():
+            found = compared.get(metric)
+            if found:
+                rows.append((name, found["difference"], found["low"], found["high"]))
+        charts.append(
+            forest_plot(
+                f"Δ {COMPARED_NAMES[metric]} against {result['baseline']}",
+                rows,
+                x_label=f"difference in {COMPARED_NAMES[metric]}",
+            )
+        )
+    return charts

@@ -12,6 +12,7 @@ A system may declare what its learned parts (a paraphrase table, a language mode
 from (research.learning); the score then says whether they saw the clusters it is scored on.
 """
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -38,6 +39,32 @@ class ScoringTooLarge(ValueError):
             f"take {limit:,}. Send fewer pairs (or shorter outputs) per system, or use the "
             "score_system command, which has no limit."
         )
+
+
+# Below this many scored pairs a mean, and a comparison's interval and p-value, are shown with
+# a warning.
+# Why 30: the percentile interval of a bootstrap is only as good as the normal approximation
+# to the mean of the per-source differences, and 30 is the customary size from which that
+# holds for the skewed, bounded sentence scores compared here; below it the interval is too
+# narrow (the bootstrap's variance is (n - 1)/n of the true one, and its percentiles come
+# from a lumpy distribution). Worse, n pairs have only C(2n - 1, n) distinct resamples (10 for
+# 3 pairs), so a p-value of 0.001 from 1,000 of them says how the resampling ran, not how
+# likely the difference is by chance. Koehn (2004), whose test this is, worked with hundreds
+# of sentences.
+FEW_PAIRS = 30
+
+
+def few_pairs_warning(pairs: int) -> str | None:
+    """What scores over ``pairs`` pairs (a comparison's paired sources) must say beside their
+    statistics, or None when there are enough."""
+    if pairs >= FEW_PAIRS:
+        return None
+    return (
+        f"Small sample: {pairs} scored pair{'' if pairs == 1 else 's'}. With fewer than "
+        f"{FEW_PAIRS}, means vary widely, 95% intervals are too narrow and p-values unreliable "
+        f"({pairs} pair{'' if pairs == 1 else 's'} allow only {math.comb(2 * pairs - 1, pairs):,}"
+        " distinct resamples); score more test sources before drawing a conclusion."
+    )
 
 
 @dataclass(frozen=True)
@@ -110,6 +137,9 @@ class SystemScore:
             lines.append(f"Learned from: the {record.what}: {record.describe()}")
         lines += [f"Warning: {warning}" for warning in self.leakage]
         lines += [f"Not scored: pair {index}: {reason}" for index, reason in self.unscored]
+        warning = few_pairs_warning(self.scored) if self.scored else None
+        if warning:
+            lines.append(f"Warning: {warning}")
         return lines
 
 

@@ -8,6 +8,7 @@ scoring jobs and API token; staff see every job.
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -31,6 +32,10 @@ from .releases.options import ReleaseError
 from .statistics import corpus_statistics
 
 JOBS_SHOWN = 20
+# The research page lists exports and comparisons a page at a time (a comparison's table and
+# plots are tall): each list costs one count and one page of rows, however many there are.
+EXPORTS_PER_PAGE = 10
+COMPARISONS_PER_PAGE = 3
 
 
 @researcher_required
@@ -178,11 +183,14 @@ def token_reset(request):
 def _page(request, filters, export, *, comparison=None, release=None, status=200):
     corpus_filter = filters.corpus_filter()
     jobs = jobs_visible_to(request.user).select_related("requested_by").order_by("-id")
-    jobs = list(jobs[:JOBS_SHOWN])
+    jobs = Paginator(jobs, EXPORTS_PER_PAGE).get_page(request.GET.get("exports_page"))
     comparisons = system_score_jobs_visible_to(request.user).select_related("requested_by")
-    comparisons = list(comparisons.order_by("-id")[:JOBS_SHOWN])
+    comparisons = Paginator(comparisons.order_by("-id"), COMPARISONS_PER_PAGE).get_page(
+        request.GET.get("comparisons_page")
+    )
     context = {
         "filters": filters,
+        "filters_query": filters.query_string() if filters.is_bound else "",
         "export": export,
         "corpus_filter": corpus_filter,
         "statistics": corpus_statistics(corpus_filter),

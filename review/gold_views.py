@@ -2,7 +2,6 @@
 a gold item from existing work in one click, and retiring one."""
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.shortcuts import redirect, render
@@ -10,6 +9,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from crowd import services as crowd
+from crowd.access import staff_required
 from crowd.models import GoldItem, HitType, QualityCheck
 
 from .gold import GOLD, gold_from_work
@@ -17,7 +17,7 @@ from .gold import GOLD, gold_from_work
 PAGE = 50
 
 
-@staff_member_required
+@staff_required
 def gold_items(request):
     """Gold items, newest first, with how often each was answered and passed, and the HIT
     types' gold rates. Security behavior: staff only."""
@@ -43,7 +43,7 @@ def gold_items(request):
 
 
 @require_POST
-@staff_member_required
+@staff_required
 def gold_make(request):
     """Make the item that the work ``work`` of ``kind`` answered a gold item, with that work
     (and the item's other accepted work) as its known answer; back to ``next``. Security
@@ -61,7 +61,7 @@ def gold_make(request):
 
 
 @require_POST
-@staff_member_required
+@staff_required
 def gold_retire(request, pk):
     """Stop handing out gold item ``pk``. Security behavior: staff only."""
     try:

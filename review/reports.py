@@ -6,13 +6,14 @@ from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Sum, Value
-from django.db.models.functions import Coalesce, Greatest, TruncDate, TruncMonth
+from django.db.models import Count, Exists, F, OuterRef, Q, Sum
+from django.db.models.functions import Coalesce, TruncDate, TruncMonth
 from django.utils import timezone
 
 from collector.models import Description, Segment
 from crowd import services as crowd
 from crowd.models import Hit, HitType, LedgerEntry, Qualification, Tier, Worker
+from crowd.services import fee_on, ledger_fee
 from paracrowd.charts import grouped_bars
 
 ENGLISH = Q(language="en") | Q(language__startswith="en-")
@@ -267,23 +268,6 @@ def hits_at_target() -> list[dict]:
 # The ledger --------------------------------------------------------------------------------
 
 
-def platform_fee(field: str = "amount_cents"):
-    """The platform's fee on one payment, in whole cents: the percentage, rounded half up,
-    and at least the minimum. Integer arithmetic in SQL; money never passes through floats."""
-    percent = settings.PLATFORM_FEE_PERCENT
-    return Greatest(
-        (F(field) * Value(percent) + Value(50)) / Value(100),
-        Value(settings.PLATFORM_FEE_MINIMUM_CENTS),
-        output_field=IntegerField(),
-    )
-
-
-def fee_on(amount_cents: int) -> int:
-    """The same fee, in Python, for a payment not in the ledger yet."""
-    percent, minimum = settings.PLATFORM_FEE_PERCENT, settings.PLATFORM_FEE_MINIMUM_CENTS
-    return max((amount_cents * percent + 50) // 100, minimum) if amount_cents else 0
-
-
 def ledger_totals(*, period: Period | None = None):
     """Per worker with credits in the period: entries, task pay, bonuses, total, unpaid."""
     period = period or Period()
@@ -311,13 +295,13 @@ def ledger_summary(*, period: Period | None = None) -> dict:
     entries = LedgerEntry.objects.filter((period or Period()).q("created_at"))
     by_kind = list(
         entries.values("kind", "tier")
-        .annotate(n=Count("id"), cents=Sum("amount_cents"), fee=Sum(platform_fee()))
+        .annotate(n=Count("id"), cents=Sum("amount_cents"), fee=Sum(ledger_fee()))
         .order_by("kind", "tier")
     )
     by_month = list(
         entries.annotate(month=TruncMonth("created_at"))
         .values("month")
-        .annotate(n=Count("id"), cents=Sum("amount_cents"), fee=Sum(platform_fee()))
+        .annotate(n=Count("id"), cents=Sum("amount_cents"), fee=Sum(ledger_fee()))
         .order_by("month")
     )
     paid = sum(row["cents"] for row in by_kind)
@@ -335,15 +319,16 @@ def ledger_summary(*, period: Period | None = None) -> dict:
 
 def cost_estimate() -> list[dict]:
     """What the collection costs: accepted work (in the ledger), work awaiting review, and
-    what the open description HITs still want, each with the platform's fee."""
+    what the open description HITs still want, each with the platform's fee (none on local
+    sign-ups' work; what open HITs want is priced as a platform's, not knowing who takes it)."""
     hit_type = HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
     credited = LedgerEntry.objects.aggregate(
-        cents=Coalesce(Sum("amount_cents"), 0), fee=Coalesce(Sum(platform_fee()), 0)
+        cents=Coalesce(Sum("amount_cents"), 0), fee=Coalesce(Sum(ledger_fee()), 0)
     )
     rows = [{"what": "Credited so far", "cents": credited["cents"], "fee": credited["fee"]}]
     pending = (
         Description.objects.filter(status=Description.Status.PENDING, assignment__isnull=False)
-        .values("tier")
+        .values("tier", platform=F("assignment__worker__platform"))
         .annotate(n=Count("id"))
         .order_by()
     )
@@ -358,7 +343,7 @@ def cost_estimate() -> list[dict]:
         for row in counts:
             pay = hit_type.pay_cents(row["tier"])
             cents += pay * row["n"]
-            fee += fee_on(pay) * row["n"]
+            fee += fee_on(pay, platform=row.get("platform")) * row["n"]
         rows.append({"what": what, "cents": cents, "fee": fee})
     rows.append(
         {

@@ -2,14 +2,13 @@
 and a POST that accepts (and pays), rejects or overturns one item through the one review
 service (``crowd.services.review``), with the same messages on every page.
 
-Security behaviour, for every page here: staff only (anyone else is sent to the admin login);
+Security behaviour, for every page here: staff only (a visitor is sent to log in, others get 403);
 a decision is a POST checked by Django's CSRF protection, audit-logged under the staff member's
 name by the service, and an item already decided is left alone. Worker-typed text is escaped
 by the templates.
 """
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.decorators import method_decorator
@@ -19,6 +18,7 @@ from annotations import review as alignment_review
 from annotations.models import Alignment
 from collector.models import Paraphrase
 from crowd import services as crowd
+from crowd.access import staff_required
 from research.models import Rating, RatingBatch
 
 DECISIONS = {
@@ -28,7 +28,7 @@ DECISIONS = {
 }
 
 
-@method_decorator(staff_member_required, name="dispatch")
+@method_decorator(staff_required, name="dispatch")
 class ReviewPage(View):
     """A page of one kind of work to review. Subclasses name the ``model``, the POST field
     carrying the item's id (``field``), the ``noun`` of the messages, the ``template``, and

@@ -1,12 +1,11 @@
 """Staff pages for curating segments: the review queue of proposed segments, and uploaded videos
 to cut segments from.
 
-Security behaviour, for every view here: staff only (anyone else is sent to the admin login);
+Security behaviour, for every view here: staff only (a visitor is sent to log in, others get 403);
 every change is a POST checked by Django's CSRF protection, and records who made it.
 """
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
@@ -15,13 +14,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from collector import services
 from collector.models import Segment, SegmentProposal, VideoFile
 from collector.spans import LengthRule, format_time
+from crowd.access import staff_required
 
 from .forms import ProposalReviewForm, SegmentCutForm, VideoUploadForm
 
 PAGE_SIZE = 50
 
 
-@staff_member_required
+@staff_required
 def queue(request):
     """Proposals of one status (pending by default, oldest first) with the count of each."""
     status = request.GET.get("status", SegmentProposal.Status.PENDING)
@@ -45,7 +45,7 @@ def queue(request):
     return render(request, "segment_review/queue.html", context)
 
 
-@staff_member_required
+@staff_required
 def proposal(request, pk):
     """One proposal: play it, then approve it or reject it with reasons (POST). After a
     decision the reviewer is taken to the next pending proposal."""
@@ -97,7 +97,7 @@ def proposal(request, pk):
     return render(request, "segment_review/proposal.html", context)
 
 
-@staff_member_required
+@staff_required
 def videos(request):
     """Uploaded videos, newest first, and the upload form (POST, kept in the default storage)."""
     form = VideoUploadForm(request.POST or None, request.FILES or None)
@@ -128,7 +128,7 @@ def videos(request):
     return render(request, "segment_review/videos.html", context)
 
 
-@staff_member_required
+@staff_required
 def video(request, pk):
     """Cut segments from one uploaded video with the marking tool; each POST adds a segment,
     offered for description in both tiers."""

@@ -1,7 +1,7 @@
 """The admins' pages: the qualification queue, one worker's panel, reviewing descriptions,
 the ledger, the audit log and the collection's dashboards.
 
-Security behaviour, for every view here: staff only (anyone else is sent to the admin login);
+Security behaviour, for every view here: staff only (a visitor is sent to log in, others get 403);
 every change is a POST protected by Django's CSRF middleware, needs a reason, and is written
 to the audit log by the service that makes it. Worker-typed text is escaped by the templates.
 """
@@ -13,7 +13,6 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
@@ -27,6 +26,7 @@ from collector import services
 from collector.models import Description
 from collector.selectors import typing_summary
 from crowd import services as crowd
+from crowd.access import staff_required
 from crowd.models import AuditEntry, Qualification, Tier, Worker
 from paracrowd.spreadsheets import spreadsheet_cell
 
@@ -67,7 +67,7 @@ REVIEW_REASONS = [
 ]
 
 
-@staff_member_required
+@staff_required
 def overview(request):
     """The collection at a glance, as last computed for the period: Table 1, activity per
     day, segments at their target, with when and how fast it was computed. A period never
@@ -95,7 +95,7 @@ def overview(request):
 
 
 @require_POST
-@staff_member_required
+@staff_required
 def overview_refresh(request):
     """Queue the overview of the period to be computed again."""
     form = PeriodForm(request.POST)
@@ -109,7 +109,7 @@ def overview_refresh(request):
     return redirect(f"{reverse('review:overview')}?{query}" if query else "review:overview")
 
 
-@staff_member_required
+@staff_required
 def queue(request):
     """Tier-1 workers ranked by submissions, with their signals; filters by language, period
     and signal."""
@@ -130,7 +130,7 @@ def queue(request):
     return render(request, "review/queue.html", context)
 
 
-@staff_member_required
+@staff_required
 def worker(request, pk):
     """One worker: signals with their explanations and examples, a random sample and the
     worst-scored of their descriptions, their history, and the forms to decide."""
@@ -138,7 +138,7 @@ def worker(request, pk):
 
 
 @require_POST
-@staff_member_required
+@staff_required
 def standing(request, pk):
     """Promote, demote, block or unblock a worker, with a reason."""
     worker = get_object_or_404(Worker, pk=pk)
@@ -172,7 +172,7 @@ def standing(request, pk):
 
 
 @require_POST
-@staff_member_required
+@staff_required
 def bonus(request, pk):
     """Pay a worker a bonus, with a reason the worker sees; a form sent twice pays once."""
     worker = get_object_or_404(Worker, pk=pk)
@@ -246,7 +246,7 @@ def _worker_page(request, pk, *, standing_form=None, bonus_form=None):
     return render(request, "review/worker.html", context, status=status)
 
 
-@staff_member_required
+@staff_required
 def descriptions(request):
     """Descriptions to review (pending by default), with filters; POST accepts or rejects
     the ticked ones with a reason the workers see."""
@@ -297,7 +297,7 @@ def descriptions(request):
     return render(request, "review/descriptions.html", context, status=400 if review_form else 200)
 
 
-@staff_member_required
+@staff_required
 def ledger(request):
     """Totals per worker and per period, the cost with the platform's fee, and payouts."""
     form = PeriodForm(request.GET or None)
@@ -316,7 +316,7 @@ def ledger(request):
     return render(request, "review/ledger.html", context)
 
 
-@staff_member_required
+@staff_required
 def ledger_csv(request):
     """What each worker is owed (unpaid credits in the period), as CSV for paying."""
     form = PeriodForm(request.GET or None)
@@ -343,7 +343,7 @@ def ledger_csv(request):
 
 
 @require_POST
-@staff_member_required
+@staff_required
 def payout(request):
     """Record that everything unpaid up to a day has been paid."""
     form = PayoutForm(request.POST)
@@ -364,7 +364,7 @@ def payout(request):
     return redirect("review:ledger")
 
 
-@staff_member_required
+@staff_required
 def audit(request):
     """The audit log, newest first; filter by worker or action."""
     entries = AuditEntry.objects.select_related("actor", "worker__user").order_by("-at", "-pk")
@@ -413,6 +413,11 @@ def _signal_examples(signals) -> dict[int, Description]:
     return Description.objects.select_related("segment", "score").in_bulk(ids)
 
 
+# Signals whose examples' notes are a score as it stood when the signals were computed; each
+# example shows its description's current score, so the stored one would sit beside it, stale.
+SCORED_NOTES = frozenset({"bleu", "pinc"})
+
+
 def _signal_rows(signals, examples):
     if signals is None:
         return []
@@ -423,7 +428,7 @@ def _signal_rows(signals, examples):
             "flagged": key in signals.flags,
             "explanation": signals.details.get(key, {}).get("explanation", ""),
             "examples": [
-                (examples[example["id"]], example["note"])
+                (examples[example["id"]], "" if key in SCORED_NOTES else example["note"])
                 for example in signals.details.get(key, {}).get("examples", [])
                 if example["id"] in examples
             ],

@@ -33,7 +33,9 @@ from .errors import ArrivalsExceeded, WorkRefused
 from .ledger import (
     assignments_auto_pay,
     bonus_pay,
+    fee_on,
     ledger_credit,
+    ledger_fee,
     ledger_pay_assignments,
     payout_record,
     platform_approval_record,
@@ -140,6 +142,8 @@ __all__ = [
     "assignments_expire",
     "audit_record",
     "bonus_pay",
+    "fee_on",
+    "ledger_fee",
     "campaign_create",
     "campaign_expire",
     "campaign_extend",

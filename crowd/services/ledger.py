@@ -2,8 +2,10 @@
 
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q, Sum
+from django.db.models import Case, F, IntegerField, Q, Sum, Value, When
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from ..models import (
@@ -180,6 +182,30 @@ def _session_payments(entries: list[LedgerEntry]) -> list[PlatformAction]:
     for action in actions:
         unique.setdefault(action.token, action)
     return list(unique.values())
+
+
+def ledger_fee(*, amount: str = "amount_cents", platform: str = "worker__platform"):
+    """The crowd platform's fee on one ledger entry, in whole cents, as SQL: the percentage
+    (``PLATFORM_FEE_PERCENT``), rounded half up, and at least the minimum; nothing on the work
+    of a local sign-up, which no platform carries and none charges for. Integer arithmetic;
+    money never passes through floats."""
+    percent = settings.PLATFORM_FEE_PERCENT
+    return Case(
+        When(**{platform: Worker.Platform.LOCAL}, then=Value(0)),
+        default=Greatest(
+            (F(amount) * Value(percent) + Value(50)) / Value(100),
+            Value(settings.PLATFORM_FEE_MINIMUM_CENTS),
+        ),
+        output_field=IntegerField(),
+    )
+
+
+def fee_on(amount_cents: int, *, platform: str) -> int:
+    """The same fee, in Python, for a payment not in the ledger yet."""
+    if not amount_cents or platform == Worker.Platform.LOCAL:
+        return 0
+    percent, minimum = settings.PLATFORM_FEE_PERCENT, settings.PLATFORM_FEE_MINIMUM_CENTS
+    return max((amount_cents * percent + 50) // 100, minimum)
 
 
 def platform_approval_record(*, assignment: Assignment, approved_at) -> bool:

@@ -162,13 +162,15 @@ def _check_clusters(rows, language: str, name: str) -> None:
 
 
 def items_from_corpus(*, language: str, count: int, seed: int = 0) -> list[ItemDraft]:
-    """``count`` pairs of two different descriptions of one cluster in ``language``, drawn
+    """``count`` pairs of two different accepted descriptions of one cluster in ``language``, drawn
     with ``seed``: a cluster at random (among those with two descriptions or more), then an
     ordered pair of its members. No pair is drawn twice; fewer come back when the corpus has
     fewer pairs."""
     if not 1 <= count <= MAX_ITEMS:
         raise BatchRefused(f"Ask for between 1 and {MAX_ITEMS:,} pairs.")
-    live = Description.objects.filter(language=language).exclude(status=Description.Status.REJECTED)
+    # Accepted descriptions only: work still pending review (or not yet shown submitted on its
+    # platform) may yet be rejected, and judges would have rated what the corpus leaves out.
+    live = Description.objects.accepted().filter(language=language)
     clusters = sorted(
         live.values("segment_id")
         .annotate(n=Count("id"))

@@ -87,12 +87,12 @@ def test_workers_cannot_see_agreement_pages_and_researchers_only_the_table(clien
     pair = make_pair(4)
     client.force_login(make_worker().user)
     assert client.get(reverse("annotations:agreement")).status_code == 403
-    assert client.get(reverse("annotations:pair", args=[pair.pk])).status_code == 302
+    assert client.get(reverse("annotations:pair", args=[pair.pk])).status_code == 403
 
     client.force_login(make_researcher())
     assert client.get(reverse("annotations:agreement")).status_code == 200
     # Adjudicating a pair's annotations stays with staff.
-    assert client.get(reverse("annotations:pair", args=[pair.pk])).status_code == 302
+    assert client.get(reverse("annotations:pair", args=[pair.pk])).status_code == 403
 
 
 @pytest.mark.django_db

@@ -117,7 +117,7 @@ def test_unreviewed_alignments_are_paid_after_the_delay_unless_flagged(pair):
 def test_staff_review_on_the_page_and_workers_cannot_see_it(client, pair, admin_user):
     bad = submit(BAD)
     client.force_login(bad.worker.user)
-    assert client.get(reverse("review_pages:alignments")).status_code == 302
+    assert client.get(reverse("review_pages:alignments")).status_code == 403
 
     client.force_login(admin_user)
     page = client.get(reverse("review_pages:alignments")).content.decode()

@@ -32,6 +32,17 @@ def test_an_account_is_locked_after_repeated_wrong_passwords_even_for_the_right_
     assert "_auth_user_id" not in client.session
 
 
+def test_each_failed_log_in_says_how_many_attempts_are_left_before_the_lockout(client, address):
+    name = make_worker().user.username
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    for left in range(settings.AXES_FAILURE_LIMIT - 1, 0, -1):
+        page = log_in(client, address, name, "wrong guess").content.decode()
+        noun = "attempt" if left == 1 else "attempts"
+        assert f"{left} {noun} left before a lockout of {minutes} minutes." in page
+    locked = log_in(client, address, name, "wrong guess").content.decode()
+    assert f"it is locked for {minutes} minutes" in locked and f"Wait {minutes} minutes" in locked
+
+
 def test_a_lockout_from_one_address_does_not_lock_the_worker_out_elsewhere(client, address):
     name = make_worker().user.username
     for _ in range(settings.AXES_FAILURE_LIMIT):

@@ -204,3 +204,9 @@ def test_only_staff_who_may_change_campaigns_confirm_an_export(client):
         {"export": export, "participant_column": "participant", "session_column": "session"},
     )
     assert answer.status_code == 302 and "/admin/login/" in answer["Location"]
+
+
+def test_the_form_is_headed_once_and_says_size_counts_hits(staff_client):
+    page = staff_client.get(reverse("admin:crowd_campaign_create")).content.decode()
+    assert page.count("<h1>New campaign</h1>") == 1
+    assert '<label for="id_size">HITs:</label>' in page and "not how many workers" in page

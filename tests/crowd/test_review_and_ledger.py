@@ -11,7 +11,7 @@ from annotations.models import SentencePair
 from collector import services
 from collector.models import Description
 from crowd import services as crowd
-from crowd.models import Assignment, AuditEntry, HitType, LedgerEntry, Tier
+from crowd.models import Assignment, AuditEntry, HitType, LedgerEntry, Tier, Worker
 from tests.factories import make_segment, make_submitted_description, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -253,3 +253,21 @@ def test_alignments_are_paid_automatically_after_the_delay_once(alice, alignment
     assert crowd.assignments_auto_pay(kind=kind, now=later) == 1
     assert crowd.assignments_auto_pay(kind=kind, now=later) == 0
     assert LedgerEntry.objects.get().assignment == alignment
+
+
+def test_the_platform_fee_is_charged_on_platform_work_only(alice, admin_user, settings):
+    settings.PLATFORM_FEE_PERCENT, settings.PLATFORM_FEE_MINIMUM_CENTS = 20, 1
+    bob = make_worker(username="bob")
+    Worker.objects.filter(pk=bob.pk).update(platform=Worker.Platform.MTURK)
+    for worker in (alice, bob):
+        crowd.bonus_pay(
+            worker=worker, amount_cents=250, reason="r", paid_by=admin_user, token=str(worker.pk)
+        )
+    fees = dict(
+        LedgerEntry.objects.annotate(fee=crowd.ledger_fee()).values_list(
+            "worker__user__username", "fee"
+        )
+    )
+    assert fees == {"alice": 0, "bob": 50}
+    assert crowd.fee_on(250, platform=Worker.Platform.LOCAL) == 0
+    assert crowd.fee_on(250, platform=Worker.Platform.PROLIFIC) == 50

@@ -3,7 +3,7 @@
 import pytest
 from django.template.loader import render_to_string
 
-from paracrowd.charts import grouped_bars, line_chart, nice_ticks, tick_label
+from paracrowd.charts import forest_plot, grouped_bars, line_chart, nice_ticks, tick_label
 
 
 @pytest.mark.parametrize(
@@ -58,3 +58,29 @@ def test_a_chart_with_nothing_to_draw_says_so_in_words():
     for template, chart in (("grouped_bars", bars), ("lines", lines)):
         html = render_to_string(f"charts/{template}.html", {"chart": chart})
         assert "<svg" not in html and "Nothing to draw yet" in html
+
+
+def test_a_forest_plot_takes_in_zero_with_round_ticks_and_a_row_per_estimate():
+    chart = forest_plot(
+        "Δ PINC",
+        [
+            ("reword", 12.3456, 4.2, 20.7),
+            ("a system with a very long name indeed", -3.0, -8.5, 1.25),
+            ("not compared", None, None, None),
+        ],
+        x_label="difference in PINC",
+    )
+    svg = render_to_string("charts/forest.html", {"chart": chart})
+
+    assert [label for label, _ in chart.x_ticks] == ["-10", "0", "10", "20", "30"]
+    assert [row.label for row in chart.rows] == ["reword", "a system with a very long…"]
+    reword, long = chart.rows
+    assert reword.low < reword.x < reword.high and long.low < chart.zero < long.high
+    assert reword.text == "reword: 12.35 [4.20, 20.70]"
+    assert 'class="zero"' in svg and "a system with a very long name indeed: -3.00" in svg
+
+
+def test_a_forest_plot_with_nothing_to_show_says_so():
+    chart = forest_plot("Δ BLEU", [("b", None, None, None)])
+    svg = render_to_string("charts/forest.html", {"chart": chart})
+    assert chart.empty and "Nothing to draw yet" in svg and "<svg" not in svg

@@ -4,6 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 
+from collector.models import Description
 from crowd.models import Hit, HitType, Tier
 from research.models import Rating, RatingBatch, RatingItem, SystemScoreJob
 from research.ratings.batches import (
@@ -118,6 +119,15 @@ def test_corpus_pairs_are_two_descriptions_of_one_cluster_drawn_with_the_seed():
         assert item.source != item.candidate
         assert {item.source, item.candidate} <= texts[item.segment_id]
     assert len({(i.segment_id, i.source, i.candidate) for i in first}) == len(first)
+
+
+def test_corpus_pairs_draw_accepted_descriptions_only():
+    segment = cluster("A man plays a guitar.", "Someone strums a guitar.")
+    make_description(segment, "Pending review.", status=Description.Status.PENDING)
+    make_description(segment, "Turned down.", status=Description.Status.REJECTED)
+    drawn = items_from_corpus(language="en", count=20, seed=3)
+    texts = {text for item in drawn for text in (item.source, item.candidate)}
+    assert texts == {"A man plays a guitar.", "Someone strums a guitar."}
 
 
 def test_a_corpus_without_pairs_in_the_language_is_refused():

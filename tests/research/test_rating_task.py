@@ -209,9 +209,9 @@ def test_the_review_page_is_for_staff_and_a_decision_is_made_there(client):
     rating = rate_next(make_worker())
     url = reverse("review_pages:ratings", args=[batch.pk])
     client.force_login(make_worker().user)
-    assert client.post(url, {"rating": rating.pk, "decision": "accept"}).status_code == 302
+    assert client.post(url, {"rating": rating.pk, "decision": "accept"}).status_code == 403
     rating.refresh_from_db()
-    assert rating.status == "pending"  # sent to the admin log-in, nothing decided
+    assert rating.status == "pending"  # refused, nothing decided
     client.force_login(make_staff())
     client.post(url, {"rating": rating.pk, "decision": "accept"})
     rating.refresh_from_db()

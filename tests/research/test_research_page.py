@@ -134,3 +134,35 @@ def test_a_finished_export_shows_what_it_left_out_and_why(client, researcher):
     page = client.get(reverse("research:home")).content.decode()
     assert "Exported 10 descriptions in 2 clusters" in page
     assert '<li class="left-out">Left out: 3 descriptions of hosted-file segments' in page
+
+
+def test_the_page_names_its_sections_at_the_top(client, researcher):
+    page = client.get(reverse("research:home")).content.decode()
+    nav = page[
+        page.index('aria-label="On this page"') : page.index("</nav>", page.index("On this page"))
+    ]
+    for anchor in (
+        "filter-heading",
+        "stats-heading",
+        "exports-heading",
+        "compare-heading",
+        "api-heading",
+    ):
+        assert f'href="#{anchor}"' in nav and f'id="{anchor}"' in page
+
+
+def test_exports_are_listed_ten_to_a_page_keeping_the_filters(client, researcher):
+    for n in range(23):
+        ExportJob.objects.create(
+            requested_by=researcher, format="pairs", parameters={}, folder=f"exports/x{n}"
+        )
+    newest = ExportJob.objects.order_by("-id").first().pk
+    page = client.get(reverse("research:home"), {"tier": "2"}).content.decode()
+    assert page.count('<th scope="row">') - page.count('<th scope="row">Segments') >= 10
+    assert f"{newest} · pairs" in page and f"{newest - 10} · pairs" not in page
+    assert "Page 1 of 3" in page and "tier=2&amp;exports_page=2#exports-heading" in page
+    last = client.get(reverse("research:home"), {"exports_page": "3"}).content.decode()
+    assert f"{newest - 20} · pairs" in last and f"{newest - 19} · pairs" not in last
+    # A page past the end, or not a number, shows a page that exists.
+    assert "Page 3 of 3" in client.get(reverse("research:home"), {"exports_page": "99"}).text
+    assert "Page 1 of 3" in client.get(reverse("research:home"), {"exports_page": "x"}).text

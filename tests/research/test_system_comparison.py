@@ -229,6 +229,23 @@ def test_systems_uploaded_on_the_page_are_compared_and_shown_side_by_side(client
     assert "copy (baseline)" in page and HUMAN in page
     assert "&lt;i&gt;reword" in page and "<i>reword" not in page
     assert "p=0.0" in page  # every item's PINC rises over the copy's
+    # Three pairs: the p-value comes with a warning, and the differences with a forest plot.
+    job.refresh_from_db()
+    assert job.result["warning"].startswith("Small sample: 3 scored pairs.")
+    assert f'id="small-sample-{job.pk}"' in page and "only 10 distinct resamples" in page
+    assert "⚠ n=3" in page
+    forest = page[page.index(f'id="forest-{job.pk}"') :]
+    assert forest.count('<figure class="chart forest">') == 4
+    assert 'class="zero"' in forest and "&lt;i&gt;reword: " in forest
+
+
+def test_a_comparison_on_enough_pairs_carries_no_warning(db):
+    from research.system_comparison import FEW_PAIRS, comparison_warning
+
+    enough = {"comparisons": {"b": {"bleu": {"items": FEW_PAIRS}, "pinc": None}}}
+    assert comparison_warning(enough) is None
+    few = {"comparisons": {"b": {"bleu": {"items": FEW_PAIRS - 1}, "pinc": None}}}
+    assert comparison_warning(few).startswith(f"Small sample: {FEW_PAIRS - 1} scored pairs.")
 
 
 @pytest.mark.parametrize(

@@ -75,6 +75,7 @@ def test_the_command_scores_outputs_against_the_cluster_and_the_source(tmp_path,
     assert f"BLEU (corpus, against each source's cluster): {bleu:.2f}" in text
     assert f"PINC (mean, against the source): {mean_pinc:.2f}" in text
     assert f"(mean; centre 30, slope 0.5): {combined:.2f}" in text
+    assert "Warning: Small sample: 3 scored pairs. With fewer than 30," in text
     rows = (tmp_path / "scores.tsv").read_text().splitlines()
     assert rows[2].split("\t")[:4] == ["2", str(segment.pk), "en", "2"]
     assert float(rows[2].split("\t")[5]) == 0.0  # the output copies its source: nothing new

@@ -15,8 +15,8 @@ from django.utils import timezone
 from collector import services
 from collector.models import Description
 from crowd import services as crowd
-from crowd.models import AuditEntry, LedgerEntry, Tier
-from review.models import OverviewReport
+from crowd.models import AuditEntry, LedgerEntry, Tier, Worker
+from review.models import OverviewReport, WorkerSignals
 from review.reports import Period
 from review.services import (
     overview_report_compute,
@@ -59,21 +59,23 @@ def test_staff_open_every_review_page_with_one_heading(client, staff, paster):
     assert response.status_code == 200 and response.content.decode().count("<h1") == 1
 
 
-def test_workers_and_strangers_are_sent_to_the_admin_login(client, paster):
+def test_strangers_are_sent_to_the_sites_login_and_workers_are_refused(client, paster):
     urls = [reverse(f"review:{name}") for name in PAGES] + [
         reverse("review:worker", args=[paster.pk]),
         reverse("review:ledger_csv"),
     ]
-    for user in (None, make_worker().user):
-        if user:
-            client.force_login(user)
-        for url in urls:
-            response = client.get(url)
-            assert response.status_code == 302 and "/admin/login/" in response["Location"], url
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 302, url
+        assert response["Location"].startswith(f"{reverse('login')}?next="), url
+    client.force_login(make_worker().user)
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 403 and "This page is for staff." in response.text, url
     response = client.post(
         reverse("review:standing", args=[paster.pk]), {"action": "promote", "reason": "x"}
     )
-    assert response.status_code == 302 and paster.current_tier == Tier.ONE
+    assert response.status_code == 403 and paster.current_tier == Tier.ONE
 
 
 def test_a_change_without_the_csrf_token_is_refused(admin_user, paster):
@@ -280,6 +282,7 @@ def test_a_blocked_worker_sees_why_no_task_is_offered(client, paster, admin_user
 
 def test_the_ledger_totals_the_cost_with_the_platform_fee(client, staff, paster, settings):
     settings.PLATFORM_FEE_PERCENT, settings.PLATFORM_FEE_MINIMUM_CENTS = 20, 1
+    Worker.objects.filter(pk=paster.pk).update(platform=Worker.Platform.PROLIFIC)
     services.descriptions_review(
         description_ids=list(paster.descriptions.values_list("pk", flat=True)),
         status="accepted",
@@ -291,6 +294,14 @@ def test_the_ledger_totals_the_cost_with_the_platform_fee(client, staff, paster,
     # Four tasks at 1¢ (fee 1¢ each, the minimum) and a $2.50 bonus (fee 50¢).
     assert '<dd id="credited">$2.54</dd>' in page
     assert "$0.54" in page and "$3.08" in page
+
+
+def test_the_ledger_charges_no_platform_fee_on_local_sign_ups_work(client, staff, paster, settings):
+    settings.PLATFORM_FEE_PERCENT, settings.PLATFORM_FEE_MINIMUM_CENTS = 20, 1
+    crowd.bonus_pay(worker=paster, amount_cents=250, reason="r", paid_by=staff, token="t")
+    page = client.get(reverse("review:ledger")).content.decode()
+    assert '<dd id="credited">$2.50</dd>' in page
+    assert "<dt>Platform fee</dt><dd>$0.00</dd>" in page
 
 
 def test_the_payments_csv_lists_what_each_worker_is_owed(client, staff, paster):
@@ -353,3 +364,17 @@ def test_the_worker_panel_shows_whether_the_platform_paid_each_entry_in_flat_que
     payments = page.split('id="payments"')[1].split("</table>")[0]
     assert payments.count("<td>pending</td>") == 6
     assert "&lt;i&gt;Thanks&lt;/i&gt;" in payments and "<i>Thanks</i>" not in payments
+
+
+def test_the_worker_panel_shows_each_examples_current_bleu_not_the_one_stored_with_it(
+    client, staff, paster
+):
+    signals = WorkerSignals.objects.get(worker=paster)
+    described = paster.descriptions.first()
+    signals.details["bleu"] = {
+        "explanation": "Mean leave-one-out BLEU 1.0 over 3 descriptions.",
+        "examples": [{"id": described.pk, "note": "BLEU 99.9"}],
+    }
+    signals.save()
+    page = client.get(reverse("review:worker", args=[paster.pk])).content.decode()
+    assert "&lt;b&gt;A man&lt;/b&gt;" in page and "BLEU 99.9" not in page
