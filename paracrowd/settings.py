@@ -31,6 +31,16 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is False")
     SECRET_KEY = "local-development-only-not-secret"  # noqa: S105
+# The example files' placeholders are public: a key copied from one would sign sessions and
+# platform task tokens with a key anyone can read. "<...>" is an example's blank never filled.
+_PLACEHOLDER_KEYS = {"change-me-to-a-long-random-string", "local-development-only-not-secret"}
+if not DEBUG and (
+    SECRET_KEY in _PLACEHOLDER_KEYS or (SECRET_KEY.startswith("<") and SECRET_KEY.endswith(">"))
+):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is still the placeholder of .env.example or .env.production.example; set "
+        'a long random one: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+    )
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 

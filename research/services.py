@@ -12,7 +12,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from paracrowd.celery import enqueue
-from paracrowd.reports import claimable, report_compute
+from paracrowd.reports import pending, report_compute
 from scoring.services import combined_setting_store
 
 from .correlation import combined_fit, correlation_from_parameters
@@ -146,7 +146,7 @@ def system_score_jobs_stalled(*, older_than) -> list[int]:
     died holding them."""
     now = timezone.now()
     return list(
-        SystemScoreJob.objects.filter(claimable(now))
+        SystemScoreJob.objects.filter(pending())
         .filter(requested_at__lt=now - older_than)
         .values_list("pk", flat=True)
     )
@@ -183,7 +183,7 @@ def correlation_reports_stalled(*, older_than) -> list[int]:
     worker died holding them."""
     now = timezone.now()
     return list(
-        CorrelationReport.objects.filter(claimable(now))
+        CorrelationReport.objects.filter(pending())
         .filter(requested_at__lt=now - older_than)
         .values_list("pk", flat=True)
     )

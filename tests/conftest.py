@@ -131,6 +131,16 @@ def running_worker():
         yield worker
 
 
+# The site's cache pointed at a port where nothing listens: Redis down, for the rate limits.
+UNREACHABLE_CACHE = {
+    "default": {
+        "BACKEND": "paracrowd.cache.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0",
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+}
+
+
 @contextmanager
 def broker_unreachable():
     """Redis out of reach: the Celery app is pointed at a port where nothing listens."""
