@@ -199,6 +199,9 @@ CACHES = {
 SESSION_ENGINE = "paracrowd.sessions"
 SESSION_CACHE_SECONDS = env_int("SESSION_CACHE_SECONDS", 300, minimum=1)
 CELERY_BROKER_URL = REDIS_URL
+# The queue tasks are sent to and workers consume: two sites (or a benchmark beside a site)
+# may share one Redis database, each on a queue of its own.
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", "celery")
 CELERY_TASK_ACKS_LATE = False  # opted into per task, only where the task is idempotent
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
