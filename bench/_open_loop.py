@@ -22,6 +22,7 @@ import math
 import random
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -62,7 +63,7 @@ class LevelResult:
     started: int = 0
     finished: int = 0
     latencies: dict = field(default_factory=lambda: {"next": [], "page": [], "submit": []})
-    errors: int = 0
+    errors: Counter = field(default_factory=Counter)
     short_of_workers: int = 0
 
     def p99(self, endpoint: str) -> float:
@@ -76,7 +77,7 @@ class LevelResult:
         """Every endpoint measured, every p99 under the limit, no error, nobody turned away."""
         p99s = [self.p99(endpoint) for endpoint in self.latencies]
         return (
-            not self.errors
+            not sum(self.errors.values())
             and not self.short_of_workers
             and all(not math.isnan(p) and p < P99_LIMIT_MS for p in p99s)
         )
@@ -133,13 +134,14 @@ def run_level(actor, *, rate: float, seconds: float, think: Think, seed: int) ->
     def timed(endpoint, due, call):
         try:
             ok = call()
-        except (OSError, http.client.HTTPException, psycopg2.Error):
-            ok = False
-        if ok:
-            result.latencies[endpoint].append(time.perf_counter() - due)
-        else:
-            result.errors += 1
-        return ok
+        except (OSError, http.client.HTTPException, psycopg2.Error) as error:
+            result.errors[f"{endpoint}: {type(error).__name__}: {str(error)[:80]}"] += 1
+            return False
+        if not ok:
+            result.errors[f"{endpoint}: refused"] += 1
+            return False
+        result.latencies[endpoint].append(time.perf_counter() - due)
+        return True
 
     def submit(worker):
         def job(due):

@@ -340,12 +340,16 @@ def print_open_loop(figures: dict) -> None:
                     f"{round(result.rate * think.mean):,}",
                     str(result.finished),
                     *(f"{result.p99(e):.1f}" for e in ("next", "page", "submit")),
-                    str(result.errors + result.short_of_workers),
+                    str(sum(result.errors.values()) + result.short_of_workers),
                     "holds" if result.holds else "breaks",
                 ]
             )
     header = ["", "tasks/s", "workers", "submitted", "next p99", "page p99", "submit p99"]
     print_table([*header, "errors", "rule"], rows)
+    for side, results in figures["levels"].items():
+        for result in results:
+            for error, count in result.errors.most_common(3):
+                print(f"Note: {side} at {result.rate:g} tasks/s: {count} × {error}")
     site, raw = found["site"], found["raw"]
     ratio = f"{site / raw:.3f}" if raw else "n/a (the reference held at no rate)"
     print(
