@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from django.db import DatabaseError, connection
 
 
-def _lock_key(model, pk: int) -> tuple[int, int]:
+def lock_key(model, pk: int) -> tuple[int, int]:
     # Two 32-bit keys: the table (named, stable across processes) and the row.
     table = zlib.crc32(model._meta.db_table.encode()) - 2**31
     return table, pk & 0x7FFFFFFF
@@ -28,7 +28,7 @@ def _lock_key(model, pk: int) -> tuple[int, int]:
 def held_while_alive(model, pk: int):
     """Yields True when this worker now holds the claim of row ``pk`` of ``model`` (until the
     block ends or the worker dies), False when a live worker holds it."""
-    key = _lock_key(model, pk)
+    key = lock_key(model, pk)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", key)
         held = cursor.fetchone()[0]

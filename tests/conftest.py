@@ -162,6 +162,35 @@ def live_worker(transactional_db):
         yield worker
 
 
+@pytest.fixture
+def claim_holder():
+    """Another connection to the test database, standing for a live Celery worker: call it
+    with a model and a primary key to hold that row's claim (paracrowd.claims) as the worker
+    computing it would. The connection is yielded too, to end it as a dying worker would."""
+    import psycopg2
+    from django.db import connection
+
+    from paracrowd.claims import lock_key
+
+    database = connection.settings_dict
+    other = psycopg2.connect(
+        dbname=database["NAME"],
+        user=database["USER"],
+        password=database["PASSWORD"],
+        host=database["HOST"],
+        port=database["PORT"],
+    )
+    other.autocommit = True
+
+    def hold(model, pk):
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", lock_key(model, pk))
+        return other
+
+    yield hold
+    other.close()
+
+
 def wait_for(condition, *, seconds=30.0):
     """Poll until ``condition()`` is true; fail after ``seconds`` (a deadline, not a timing)."""
     deadline = time.monotonic() + seconds

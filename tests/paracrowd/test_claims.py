@@ -1,40 +1,17 @@
 """A computation's claim lasts as long as its worker: a report left running by a worker that
 died is taken over by the next task at once; one a live worker holds is left to it."""
 
-import psycopg2
 import pytest
 from django.db import connection
 from django.utils import timezone
 
 from annotations import agreement_store
 from annotations.models import AgreementReport
-from paracrowd.claims import _lock_key
 from review.models import OverviewReport
 from review.services import overview_report_compute
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def another_worker():
-    """A second connection to the test database, standing for a live Celery worker."""
-    settings = connection.settings_dict
-    other = psycopg2.connect(
-        dbname=settings["NAME"],
-        user=settings["USER"],
-        password=settings["PASSWORD"],
-        host=settings["HOST"],
-        port=settings["PORT"],
-    )
-    other.autocommit = True
-    yield other
-    other.close()
-
-
-def hold_claim(worker, model, pk) -> None:
-    with worker.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(%s, %s)", _lock_key(model, pk))
 
 
 def backend_alive(pid: int) -> bool:
@@ -50,18 +27,18 @@ def test_a_report_whose_worker_died_is_taken_over_at_once():
     assert report.state == "done" and report.result is not None
 
 
-def test_a_report_a_live_worker_holds_is_left_to_it(another_worker):
+def test_a_report_a_live_worker_holds_is_left_to_it(claim_holder):
     report = OverviewReport.objects.create(state="running", started_at=timezone.now())
-    hold_claim(another_worker, OverviewReport, report.pk)
+    claim_holder(OverviewReport, report.pk)
     assert not overview_report_compute(report_id=report.pk)
     assert OverviewReport.objects.get(pk=report.pk).state == "running"
 
 
-def test_the_claim_is_free_again_once_its_worker_is_gone(another_worker):
+def test_the_claim_is_free_again_once_its_worker_is_gone(claim_holder):
     report = OverviewReport.objects.create(state="running", started_at=timezone.now())
-    hold_claim(another_worker, OverviewReport, report.pk)
-    backend = another_worker.get_backend_pid()
-    another_worker.close()  # the worker dies: its connection, and the lock, go with it
+    worker = claim_holder(OverviewReport, report.pk)
+    backend = worker.get_backend_pid()
+    worker.close()  # the worker dies: its connection, and the lock, go with it
     wait_for(lambda: not backend_alive(backend))  # PostgreSQL ends the backend a moment later
     assert overview_report_compute(report_id=report.pk)
 
@@ -72,13 +49,13 @@ def test_a_done_report_is_not_computed_again():
     assert OverviewReport.objects.get(pk=report.pk).result == {"kept": True}
 
 
-def test_an_agreement_recomputation_left_by_a_dead_worker_is_retaken(another_worker):
+def test_an_agreement_recomputation_left_by_a_dead_worker_is_retaken():
     AgreementReport.objects.create(pk=1, refreshing_since=timezone.now())
     assert agreement_store.agreement_recompute()
     assert AgreementReport.objects.get(pk=1).refreshing_since is None
 
 
-def test_an_agreement_recomputation_a_live_worker_runs_is_left_to_it(another_worker):
+def test_an_agreement_recomputation_a_live_worker_runs_is_left_to_it(claim_holder):
     AgreementReport.objects.create(pk=1, refreshing_since=timezone.now())
-    hold_claim(another_worker, AgreementReport, 1)
+    claim_holder(AgreementReport, 1)
     assert not agreement_store.agreement_recompute()
