@@ -339,7 +339,9 @@ def print_open_loop(figures: dict) -> None:
                     f"{result.rate:g}",
                     f"{round(result.rate * think.mean):,}",
                     str(result.finished),
-                    *(f"{result.p99(e):.1f}" for e in ("next", "page", "submit")),
+                    f"{result.p99('next'):.1f}",
+                    f"{result.p99('page'):.1f}" if side == "site" else "-",
+                    f"{result.p99('submit'):.1f}",
                     str(sum(result.errors.values()) + result.short_of_workers),
                     "holds" if result.holds else "breaks",
                 ]
