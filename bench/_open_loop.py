@@ -19,12 +19,15 @@ Not a benchmark itself (`make bench` skips files starting with an underscore).
 import heapq
 import http.client
 import math
+import queue
 import random
 import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import psycopg2
 
@@ -251,29 +254,37 @@ class HttpActor(_Workers):
 
 class RawActor(_Workers):
     """The raw-SQL reference: a worker id claims with the site's claim statement and submits
-    with its transaction, over a pool of connections (one per thread)."""
+    with its transaction, over a fixed pool of connections (as many as the site's gunicorn
+    threads could hold: ``threads``), shared by every level."""
 
     threads = 32
 
     def __init__(self, worker_ids: list[int], connect: dict):
         super().__init__(worker_ids)
-        self.connect, self.local, self.claimed = connect, threading.local(), {}
-        self.connections = []
+        self.connect, self.claimed = connect, {}
+        self.pool, self.opened = queue.Queue(), 0
+        self.opening = threading.Lock()
 
+    @contextmanager
     def _connection(self):
-        if not hasattr(self.local, "connection"):
-            self.local.connection = psycopg2.connect(**self.connect)
-            self.connections.append(self.local.connection)
-        return self.local.connection
+        try:
+            connection = self.pool.get_nowait()
+        except queue.Empty:
+            with self.opening:
+                room = self.opened < self.threads
+                self.opened += room
+            connection = psycopg2.connect(**self.connect) if room else self.pool.get()
+        try:
+            yield connection
+        finally:
+            self.pool.put(connection)
 
     def claim(self, worker_id) -> bool:
-        from datetime import UTC, datetime
-
-        connection = self._connection()
-        connection.autocommit = True
-        with connection.cursor() as cursor:
-            cursor.execute(CLAIM, [worker_id, datetime.now(UTC)])
-            claimed = cursor.fetchone()
+        with self._connection() as connection:
+            connection.autocommit = True
+            with connection.cursor() as cursor:
+                cursor.execute(CLAIM, [worker_id, datetime.now(UTC)])
+                claimed = cursor.fetchone()
         self.claimed[worker_id] = claimed
         return claimed is not None
 
@@ -281,22 +292,9 @@ class RawActor(_Workers):
         return True  # no page in the reference: the claim is all the database does for it
 
     def submit(self, worker_id) -> bool:
-        return submit_claimed(self._connection(), worker_id, self.claimed.pop(worker_id), worker_id)
+        with self._connection() as connection:
+            return submit_claimed(connection, worker_id, self.claimed.pop(worker_id), worker_id)
 
     def close(self) -> None:
-        for connection in self.connections:
-            connection.close()
-
-
-def highest_rate(actor, *, rates: list[float], seconds: float, think: Think, log) -> tuple:
-    """Levels at ``rates`` (ascending) until one breaks the rule; returns (the highest rate
-    that held, or 0.0, [every level's result])."""
-    results = []
-    for number, rate in enumerate(rates):
-        print(f"  {rate:g} tasks/s for {seconds:g} s…", file=log, flush=True)
-        result = run_level(actor, rate=rate, seconds=seconds, think=think, seed=number)
-        results.append(result)
-        if not result.holds:
-            break
-    held = [result.rate for result in results if result.holds]
-    return (max(held) if held else 0.0), results
+        while not self.pool.empty():
+            self.pool.get_nowait().close()
