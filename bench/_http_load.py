@@ -81,17 +81,17 @@ class WebServer:
 
 
 def broker_queue_delete(redis_url: str, queue: str) -> int:
-    """Delete a Celery queue of a run's own (and kombu's record of it); returns how many
+    """Delete a Celery queue of a run's own and kombu's records of it; returns how many
     messages it held."""
     import redis
 
     client = redis.Redis.from_url(redis_url)
     try:
         removed = client.llen(queue)
-        client.delete(queue)
+        client.delete(queue, f"_kombu.binding_permanent.{queue}")
         for binding in client.scan_iter("_kombu.binding.*"):
             for member in client.smembers(binding):
-                if member.decode(errors="replace").endswith(f"\x06\x16{queue}"):
+                if member.decode(errors="replace").endswith(queue):
                     client.srem(binding, member)
         return removed
     except redis.RedisError as error:

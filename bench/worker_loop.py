@@ -70,6 +70,7 @@ from bench._seed import (
     places_ensure,
     raw_workers,
     sessions_create,
+    sessions_delete,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -420,6 +421,7 @@ def main() -> int:
         try:
             return measure(args, server, env, log)
         finally:
+            print(f"Deleted the run's {sessions_delete()} sessions.", file=log)
             removed = broker_queue_delete(env["REDIS_URL"], env["CELERY_QUEUE"])
             print(f"Removed the run's Celery queue ({removed} messages).", file=log)
 
@@ -472,7 +474,6 @@ def measure(args, server: dict, env: dict, log) -> int:
             for results in figures["levels"].values():
                 total.submitted += sum(result.finished for result in results)
         rows, cpu_rows = closed_loop(args, web, urls, connect, server, monitor, scratch, total, log)
-        connections.close_all()
 
     if figures:
         print_open_loop(figures)
@@ -489,6 +490,7 @@ def measure(args, server: dict, env: dict, log) -> int:
     for note in notes:
         print(f"Note: {note}")
     problems = stored_data_problems(submitted=total.submitted, uncertain=total.uncertain)
+    connections.close_all()
     for problem in problems:
         print(f"FAILED: {problem}")
     if not problems:
