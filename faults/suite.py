@@ -346,7 +346,7 @@ def run_scenarios(args, env: dict, server: dict, redis_server, log_dir: Path) ->
             )
             connections.close_all()
             results["6. Randomised fuzzing of the research API"] = scenario_fuzzing(
-                web.port, log_dir, examples=20 if args.quick else 200
+                web.port, log_dir, examples=20 if args.quick else 100
             )
     finally:
         scorer.stop()
