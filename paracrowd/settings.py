@@ -83,6 +83,11 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
+# Request bodies (files aside) are read into memory up to this many bytes, and answered 413 over
+# it (paracrowd.request_text). The largest body the API takes fits: a ratings file of
+# research.correlation.RATINGS_TEXT_MAX (5,000,000) characters sent as JSON.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 24 * 1024 * 1024
+
 ROOT_URLCONF = "paracrowd.urls"
 WSGI_APPLICATION = "paracrowd.wsgi.application"
 

@@ -146,6 +146,13 @@ def test_an_api_body_over_the_size_limit_answers_413_in_json(api, settings):
     assert "at most 1,000 bytes" in response.json()["detail"]
 
 
+def test_an_api_body_larger_than_djangos_default_limit_still_reaches_the_api(api):
+    # A ratings file of up to 5,000,000 characters travels as JSON; 2.5 MB is Django's default.
+    body = json.dumps({"format": "jsonl", "padding": "x" * 3_000_000})
+    response = api.post(reverse("research-api:exports"), body, content_type="application/json")
+    assert response.status_code == 201
+
+
 def test_too_many_fields_answers_413_saying_how_many(client, settings):
     settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 10
     response = client.post(reverse("signup"), {f"f{n}": "x" for n in range(20)})
