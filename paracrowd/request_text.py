@@ -29,10 +29,12 @@ from django.template import loader
 # Line breaks and tabs are text (a textarea sends CR LF); every other control character is not.
 ALLOWED_CONTROLS = {"\t", "\n", "\r"}
 REPLACEMENT = "\ufffd"
-# The request headers the site reads: the API token, the session and CSRF cookies, the
-# client's address behind our proxies, a media byte range. Others (User-Agent, Accept-...)
-# are never read, so odd bytes there are no reason to refuse a request.
-READ_HEADERS = ("HTTP_AUTHORIZATION", "HTTP_COOKIE", "HTTP_X_FORWARDED_FOR", "HTTP_RANGE")
+# The request headers the site reads: the API token, the client's address behind our proxies,
+# a media byte range; and of the cookies, its own (session, CSRF, messages). Others
+# (User-Agent, another site's cookies on a shared domain) are never read, so odd bytes there
+# are no reason to refuse a request.
+READ_HEADERS = ("HTTP_AUTHORIZATION", "HTTP_X_FORWARDED_FOR", "HTTP_RANGE")
+MESSAGES_COOKIE = "messages"
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 NOT_TEXT = (
@@ -92,8 +94,13 @@ def request_is_text(request) -> bool:
     """Whether every text of ``request`` the site may read is text (see the module's docstring).
     Reads the body of form and JSON requests; raises Django's RequestDataTooBig and
     TooManyFieldsSent when a limit is passed."""
-    headers = (request.META.get(name, "") for name in READ_HEADERS)
-    if not all(is_text(value) and _is_utf8(value.encode("iso-8859-1")) for value in headers):
+    headers = [request.META.get(name, "") for name in READ_HEADERS]
+    cookies = (settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME, MESSAGES_COOKIE)
+    headers += [request.COOKIES.get(name, "") for name in cookies]
+    if not all(
+        is_text(value) and _is_utf8(value.encode("iso-8859-1", errors="replace"))
+        for value in headers
+    ):
         return False
     if not is_text(request.path) or not _raw_query_is_utf8(request.META.get("QUERY_STRING", "")):
         return False

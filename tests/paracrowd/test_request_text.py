@@ -131,6 +131,11 @@ def test_a_header_the_site_never_reads_may_hold_anything(client):
     assert client.get(reverse("login"), HTTP_USER_AGENT="odd\xff").status_code == 200
 
 
+def test_another_sites_cookie_may_hold_anything():
+    response = Client(HTTP_COOKIE="tracker=\xff\x00odd").get(reverse("login"))
+    assert response.status_code == 200
+
+
 def test_a_body_over_the_size_limit_answers_413_saying_the_limit(client, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     response = client.post(reverse("signup"), {"username": "x" * 2000})
