@@ -17,12 +17,12 @@ pair's share does not depend on when or in which order pairs were added.
 
 import time
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
 
+from paracrowd.claims import held_while_alive
 from paracrowd_metrics.alignment import (
     AgreementTotals,
     EditModel,
@@ -43,8 +43,6 @@ from .models import AgreementReport, Alignment, PairAgreement, SentencePair
 
 SAMPLES = 1000  # J, Monte Carlo draws per annotator and pair
 SEED = 0
-# A full recomputation that has claimed the report for this long is taken to have died.
-REFRESH_CLAIM_EXPIRES = timedelta(minutes=30)
 
 
 def _report() -> AgreementReport:
@@ -212,13 +210,19 @@ def agreement_recompute() -> bool:
     that changed while it computed are caught up afterwards.
     """
     _report()
+    with held_while_alive(AgreementReport, 1) as held:
+        if not held:
+            return False  # a live worker is recomputing it
+        # Set while it runs, for the page; one left by a worker that died is simply retaken.
+        AgreementReport.objects.filter(pk=1).update(refreshing_since=timezone.now())
+        _recompute()
+    for pair_id in changed_pairs():
+        agreement_pair_update(pair_id=pair_id)
+    return True
+
+
+def _recompute() -> None:
     reports = AgreementReport.objects.filter(pk=1)
-    now = timezone.now()
-    claimed = reports.filter(
-        Q(refreshing_since__isnull=True) | Q(refreshing_since__lt=now - REFRESH_CLAIM_EXPIRES)
-    ).update(refreshing_since=now)
-    if not claimed:
-        return False
     try:
         started = time.monotonic()
         pairs = stored_pairs().annotate(count=Count("alignments")).filter(count__gte=2)
@@ -253,6 +257,3 @@ def agreement_recompute() -> bool:
             )
     finally:
         reports.update(refreshing_since=None)
-    for pair_id in changed_pairs():
-        agreement_pair_update(pair_id=pair_id)
-    return True

@@ -4,6 +4,7 @@ Not a benchmark itself (`make bench` skips files starting with an underscore).
 """
 
 import os
+from contextlib import contextmanager
 from urllib.parse import quote
 
 import dj_database_url
@@ -46,3 +47,44 @@ def database_recreate(server: dict) -> None:
         cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
         cursor.execute(sql.SQL("CREATE DATABASE {}").format(name))
     connection.close()
+
+
+def scratch_name(purpose: str) -> str:
+    """A database name of DATABASE_URL's server for one run of ``purpose``: the configured
+    database's name, the purpose and this process's id, so that two runs on one server (two
+    checkouts, two people) never share one, and none is the configured database itself."""
+    configured = dj_database_url.parse(
+        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd")
+    )["NAME"]
+    return f"{configured}_{purpose}_{os.getpid()}"[:63]
+
+
+@contextmanager
+def scratch_database(purpose: str):
+    """Create a database of this run's own (``scratch_name``) and yield its ``server_settings``;
+    drop it on the way out, whatever happens. Only this run ever connects to it, so it is
+    dropped without forcing anybody else's connections."""
+    server = server_settings(scratch_name(purpose))
+    _administer(server, "DROP DATABASE IF EXISTS {}", "CREATE DATABASE {}")
+    try:
+        yield server
+    finally:
+        # The name is this run's alone: whatever still holds a connection to it is ours.
+        _administer(server, "DROP DATABASE IF EXISTS {} WITH (FORCE)")
+
+
+def _administer(server: dict, *statements: str) -> None:
+    connection = psycopg2.connect(
+        dbname="postgres",
+        user=server["USER"],
+        password=server["PASSWORD"],
+        host=server["HOST"],
+        port=server["PORT"],
+    )
+    connection.autocommit = True
+    try:
+        with connection.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(sql.SQL(statement).format(sql.Identifier(server["NAME"])))
+    finally:
+        connection.close()

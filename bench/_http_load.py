@@ -72,23 +72,47 @@ class WebServer:
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
-        self.messages_removed = broker_messages_remove(self.env["REDIS_URL"], pids)
+        self.messages_removed = broker_messages_remove(
+            self.env["REDIS_URL"], pids, self.env.get("CELERY_QUEUE")
+        )
 
     def pids(self) -> list[int]:
         return [self.process.pid, *process_children(self.process.pid)]
 
 
-def broker_messages_remove(redis_url: str, pids: set[int]) -> int:
+def broker_queue_delete(redis_url: str, queue: str) -> int:
+    """Delete a Celery queue of a run's own and kombu's records of it; returns how many
+    messages it held."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        removed = client.llen(queue)
+        client.delete(queue, f"_kombu.binding_permanent.{queue}")
+        for binding in client.scan_iter("_kombu.binding.*"):
+            for member in client.smembers(binding):
+                if member.decode(errors="replace").endswith(queue):
+                    client.srem(binding, member)
+        return removed
+    except redis.RedisError as error:
+        print(f"Could not delete the Celery queue {queue}: {error}", file=sys.stderr)
+        return 0
+    finally:
+        client.close()
+
+
+def broker_messages_remove(redis_url: str, pids: set[int], queue: str | None = None) -> int:
     """Remove the queued Celery messages that these processes sent; returns how many."""
     import redis
 
     client = redis.Redis.from_url(redis_url)
+    queue = queue or CELERY_QUEUE
     removed = 0
     try:
-        for raw in client.lrange(CELERY_QUEUE, 0, -1):
+        for raw in client.lrange(queue, 0, -1):
             origin = re.match(r"gen(\d+)@", json.loads(raw)["headers"].get("origin") or "")
             if origin and int(origin.group(1)) in pids:
-                removed += client.lrem(CELERY_QUEUE, 1, raw)
+                removed += client.lrem(queue, 1, raw)
     except redis.RedisError as error:
         print(f"Could not clear the bench's Celery messages: {error}", file=sys.stderr)
     finally:

@@ -79,6 +79,13 @@ def _one_task(connection, worker_id: int, number: int) -> bool:
         claimed = cursor.fetchone()
     if claimed is None:
         return False
+    submit_claimed(connection, worker_id, claimed, number)
+    return True
+
+
+def submit_claimed(connection, worker_id: int, claimed: tuple, number: int) -> bool:
+    """The submit transaction for a task ``CLAIM`` returned; False (nothing written) if it is
+    no longer the worker's to submit."""
     assignment_id, hit_id, accepted_at = claimed
     connection.autocommit = False
     now = datetime.now(UTC)
@@ -87,7 +94,7 @@ def _one_task(connection, worker_id: int, number: int) -> bool:
         status, submitted, target, segment_id = cursor.fetchone()
         if status != "assigned" or submitted >= target:
             connection.rollback()
-            return True
+            return False
         text = f"A person is slicing tomato number {number} on a wooden board."
         spent = max(now - accepted_at, timedelta(0))
         cursor.execute(INSERT, [segment_id, assignment_id, worker_id, text, spent, now])

@@ -1,17 +1,30 @@
-"""Throughput of the worker loop against gunicorn as deployed, against PostgreSQL's insert rate.
+"""Serving the worker loop with gunicorn as deployed, against the database-bound limit.
 
-N simulated workers, each with its own session and connection, repeat what a worker's browser
-does for one task: post the dashboard's "next task" form (302 to the task), get the task page,
-post the description (302 to the dashboard); URLs come from the URLconf, as the pages link
-them. Two references are measured in the same run, with the same number of clients: pgbench
-on the same server (one single-row INSERT per transaction), and the raw-SQL reference, the
-loop's own claim and submit transactions sent straight over psycopg2 (bench/_raw_reference.py):
-the database-bound limit of this design. The SQL queries of one task are counted too.
+Two views. Open loop (the headline): tasks arrive as a crowd's do, at a stated rate (a
+Poisson process), each a worker asking for the next task, loading its page, reading and typing
+for a think time drawn from a stated distribution (log-normal, median 20 s), and submitting
+(bench/_open_loop.py). Rates rise level by level until one breaks the rule: next task, task
+page and submit each keep their p99 under 150 ms. The highest rate that held is printed
+beside the same figure for the raw-SQL reference under the same schedule and rule, with the
+concurrent workers the rate means, in one line to compare run to run ("open loop: 61.0
+tasks/s with every p99 under 150 ms (1,220 workers at 20 s think time); raw SQL: 480.0
+tasks/s; ratio 0.127").
 
-Everything happens in the database paracrowd_bench, dropped and recreated at the start of each
-run so that runs are comparable; paracrowd and test_paracrowd are never touched.
+Closed loop (a second view): N simulated workers, each with its own session and connection,
+repeat what a worker's browser does for one task: post the dashboard's "next task" form (302 to
+the task), get the task page, post the description (302 to the dashboard); URLs come from the
+URLconf, as the pages link them. Two references are measured in the same run, with the same
+number of clients: pgbench on the same server (one single-row INSERT per transaction), and the
+raw-SQL reference, the loop's own claim and submit transactions sent straight over psycopg2
+(bench/_raw_reference.py): the database-bound limit of this design. The SQL queries of one task
+are counted too.
 
-    .venv/bin/python bench/worker_loop.py         # 1, 8, 32 and 64 workers, 10 s each
+Everything happens in a database of the run's own on DATABASE_URL's server (its name, "bench"
+and the process id), created empty and dropped at the end; Celery messages go to a queue of
+the run's own in REDIS_URL's database, removed at the end. Work (segments, workers) is seeded
+as each level needs it. Two runs on one server never touch each other.
+
+    .venv/bin/python bench/worker_loop.py         # open loop, then 1, 8, 32 and 64 workers
     .venv/bin/python bench/worker_loop.py --concurrency 4,16 --seconds 20 --web-workers 3
     .venv/bin/python bench/worker_loop.py --quick # smoke run, a couple of seconds a level
 
@@ -33,27 +46,35 @@ import runpy
 import subprocess
 import tempfile
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import psycopg2
 
-from bench._database import database_recreate, server_settings
+from bench._database import scratch_database
 from bench._http_load import (
     ENDPOINTS,
     Browser,
     Tally,
     WebServer,
+    broker_queue_delete,
     cpu_snapshot,
     cpu_used,
+    is_task_page,
     run_level,
 )
+from bench._open_loop import P99_LIMIT_MS, HttpActor, RawActor, Think
+from bench._open_loop import run_level as run_open_level
 from bench._raw_reference import raw_tasks_per_second
+from bench._seed import (
+    get_user_model_rows,
+    pgbench_table_create,
+    places_ensure,
+    raw_workers,
+    sessions_create,
+    sessions_delete,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
-BENCH_DATABASE = "paracrowd_bench"
-# Redis database for the bench's Celery messages: not the app's (0) nor the tests' (15).
-BENCH_REDIS_DB = 14
 PGBENCH = "/usr/bin/pgbench"
 PGBENCH_SCRIPT = (
     "INSERT INTO bench_insert (worker, text) VALUES (:client_id, 'A man slices a tomato.');\n"
@@ -64,6 +85,13 @@ def concurrency_levels(value: str) -> list[int]:
     return [int(number) for number in value.split(",")]
 
 
+def rates_list(value: str) -> list[float]:
+    rates = [float(number) for number in value.split(",")]
+    if any(rate <= 0 for rate in rates) or rates != sorted(rates):
+        raise argparse.ArgumentTypeError("rates must be above 0, in ascending order")
+    return rates
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -72,7 +100,37 @@ def parse_args() -> argparse.Namespace:
         help="simulated workers per level, comma-separated (default 1,8,32,64; --quick: 1,4)",
     )
     parser.add_argument("--seconds", type=int, help="measured seconds per level (default 10)")
-    parser.add_argument("--segments", type=int, default=2000, help="segments to seed (2000)")
+    parser.add_argument(
+        "--segments",
+        type=int,
+        default=200,
+        help="segments seeded before any level (200); each level adds what it needs",
+    )
+    parser.add_argument(
+        "--rates",
+        type=rates_list,
+        help="open loop: arrival rates to try over HTTP, tasks/s, ascending "
+        "(default 10,15,20,30,40,50,60,80,100,120,150,200; --quick: 5,10)",
+    )
+    parser.add_argument(
+        "--raw-rates",
+        type=rates_list,
+        help="open loop: rates to try for the raw-SQL reference "
+        "(default 50,100,150,200,300,400,500,600,800,1000; --quick: 20,40)",
+    )
+    parser.add_argument(
+        "--open-seconds", type=int, help="open loop: measured seconds per rate (default 20)"
+    )
+    parser.add_argument(
+        "--think-median", type=float, default=20.0, help="median think time, s (20)"
+    )
+    parser.add_argument(
+        "--think-sigma",
+        type=float,
+        default=0.5,
+        help="shape of the log-normal think time, sigma of its logarithm (0.5)",
+    )
+    parser.add_argument("--closed-only", action="store_true", help="skip the open loop")
     parser.add_argument(
         "--target", type=int, default=20, help="descriptions wanted per HIT in each tier (20)"
     )
@@ -94,102 +152,23 @@ def parse_args() -> argparse.Namespace:
     args = parser.parse_args()
     args.concurrency = args.concurrency or ([1, 4] if args.quick else [1, 8, 32, 64])
     args.seconds = args.seconds or (2 if args.quick else 10)
+    args.open_seconds = args.open_seconds or (5 if args.quick else 20)
+    args.rates = args.rates or (
+        [5, 10] if args.quick else [10, 15, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200]
+    )
+    args.raw_rates = args.raw_rates or (
+        [20, 40] if args.quick else [50, 100, 150, 200, 300, 400, 500, 600, 800, 1000]
+    )
     # gunicorn as deployed (gunicorn.conf.py), but for what the command line sets.
     deployed = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
     args.web_workers = args.web_workers or deployed["workers"]
     args.worker_class = args.worker_class or deployed["worker_class"]
     args.threads = args.threads or deployed["threads"]
-    if min(args.concurrency) < 1 or args.seconds < 1 or args.segments < 1 or args.target < 1:
-        parser.error("concurrency, seconds, segments and target must be at least 1")
+    if min(args.concurrency) < 1 or args.seconds < 1 or args.segments < 0 or args.target < 1:
+        parser.error("concurrency, seconds and target must be at least 1, segments at least 0")
+    if args.think_median <= 0 or args.think_sigma < 0 or args.open_seconds < 1:
+        parser.error("think median and open-loop seconds must be above 0, sigma at least 0")
     return args
-
-
-def seed(*, segments: int, groups: list[int], target: int) -> list[list[str]]:
-    """Segments with open HITs, and one logged-in session per simulated worker, per group.
-
-    Each concurrency level gets workers of its own, so every level starts from the same state.
-    """
-    from decimal import Decimal
-    from importlib import import_module
-
-    from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.db import connection
-    from django.test.utils import override_settings
-
-    from collector.models import Segment
-    from collector.services import segments_offer
-    from crowd import services as crowd
-    from crowd.models import HitType
-
-    hit_type = HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
-    HitType.objects.filter(pk=hit_type.pk).update(target_tier1=target, target_tier2=target)
-    created = Segment.objects.bulk_create(
-        [
-            Segment(
-                source=Segment.Source.YOUTUBE,
-                youtube_id=f"b{number:010d}",
-                start=Decimal(0),
-                end=Decimal(4),
-                title=f"Bench segment {number}",
-            )
-            for number in range(segments)
-        ],
-        batch_size=1000,
-    )
-    segments_offer(segments=Segment.objects.filter(pk__in=[s.pk for s in created]))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "CREATE TABLE bench_insert (id bigserial PRIMARY KEY, worker int, text text,"
-            " created timestamptz DEFAULT now())"
-        )
-
-    session_store = import_module(settings.SESSION_ENGINE).SessionStore
-    sessions = []
-    # Logging in is not what is measured: cheap hashes, and sessions written directly.
-    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
-        for level, size in enumerate(groups):
-            keys = []
-            for number in range(size):
-                worker = crowd.worker_create(
-                    username=f"bench-{level}-{number}",
-                    password="bench-only-password",  # noqa: S106 (never used to log in)
-                )
-                session = session_store()
-                session[SESSION_KEY] = str(worker.user.pk)
-                session[BACKEND_SESSION_KEY] = "crowd.auth_backend.WorkerProfileBackend"
-                session[HASH_SESSION_KEY] = worker.user.get_session_auth_hash()
-                session.create()
-                keys.append(session.session_key)
-            sessions.append(keys)
-    return sessions
-
-
-def raw_workers(groups: list[int]) -> list[list[int]]:
-    """Worker ids for the raw-SQL reference, a group of its own per level."""
-    from crowd.models import Worker
-
-    users = get_user_model_rows(
-        [
-            f"bench-raw-{level}-{number}"
-            for level, size in enumerate(groups)
-            for number in range(size)
-        ]
-    )
-    workers = Worker.objects.bulk_create(Worker(user=user) for user in users)
-    ids, start = [], 0
-    for size in groups:
-        ids.append([worker.pk for worker in workers[start : start + size]])
-        start += size
-    return ids
-
-
-def get_user_model_rows(usernames: list[str]):
-    from django.contrib.auth import get_user_model
-
-    users = get_user_model()
-    unusable = "!"  # noqa: S105 (these workers never log in)
-    return users.objects.bulk_create(users(username=name, password=unusable) for name in usernames)
 
 
 # Tasks done in this process to count the queries of one: the first loads the templates.
@@ -222,7 +201,7 @@ def queries_per_task(urls: dict) -> int:
 def pgbench_inserts_per_second(server: dict, clients: int, seconds: int, script: Path) -> float:
     command = [PGBENCH, "-n", "-f", str(script), "-c", str(clients), "-j", str(min(clients, 2))]
     command += ["-T", str(seconds), "-h", server["HOST"], "-p", server["PORT"]]
-    command += ["-U", server["USER"], BENCH_DATABASE]
+    command += ["-U", server["USER"], server["NAME"]]
     env = {**os.environ, "PGPASSWORD": server["PASSWORD"] or ""}
     result = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     found = re.search(r"^tps = ([\d.]+)", result.stdout, re.MULTILINE)
@@ -276,15 +255,10 @@ def print_table(header: list[str], lines: list[list[str]]) -> None:
         print("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)))
 
 
-def bench_redis_url() -> str:
-    url = urlsplit(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    return url._replace(path=f"/{BENCH_REDIS_DB}").geturl()
-
-
-def main() -> int:
-    args = parse_args()
-    server = server_settings(BENCH_DATABASE)
-    env = {
+def bench_environment(server: dict) -> dict:
+    """The environment of gunicorn and of this process: the run's own database, and Redis as
+    REDIS_URL says with a Celery queue of the run's own (removed at the end)."""
+    return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "paracrowd.settings",
         "DEBUG": "False",
@@ -294,41 +268,187 @@ def main() -> int:
         "CSRF_COOKIE_SECURE": "False",
         "SECURE_SSL_REDIRECT": "False",
         "DATABASE_URL": server["URL"],
-        "REDIS_URL": bench_redis_url(),
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        "CELERY_QUEUE": f"bench-{server['NAME']}",
     }
-    endpoints = ["next", "page", "submit"] + (["dashboard"] if args.with_dashboard else [])
-    load_before = os.getloadavg()[0]
 
+
+def browsers_for(port: int, keys: list[str]) -> list:
+    """A browser per session. Its CSRF cookie is set here rather than fetched from a page:
+    Django takes the unmasked secret as the form's token, so one cookie serves both."""
+    from django.conf import settings
+
+    return [
+        Browser(
+            port,
+            {settings.SESSION_COOKIE_NAME: key, settings.CSRF_COOKIE_NAME: f"{n:032d}"},
+            settings.CSRF_COOKIE_NAME,
+        )
+        for n, key in enumerate(keys)
+    ]
+
+
+def open_loop(args, web, urls: dict, connect: dict, log) -> dict:
+    """The open-loop view: the highest arrival rate that keeps every p99 under the limit, over
+    HTTP and for the raw-SQL reference, under the same schedule and rule."""
+    think = Think(median=args.think_median, sigma=args.think_sigma)
+    found, tallies = {}, {}
+    for side, rates in (("site", args.rates), ("raw", args.raw_rates)):
+        print(f"Open loop, {side}: rates {rates}", file=log, flush=True)
+        actor = HttpActor([], urls, is_task_page) if side == "site" else RawActor([], connect)
+        results = []
+        for number, rate in enumerate(rates):
+            # Workers and places for this level: the thinking population plus the arrivals.
+            needed = math.ceil(rate * (think.mean * 1.5 + args.open_seconds) + 50)
+            places_ensure(needed, target=args.target)
+            missing = needed - len(actor.free) - len(actor.holding)
+            if missing > 0:
+                prefix = f"bench-open-{side}-{number}"
+                if side == "site":
+                    keys = sessions_create(prefix, missing)
+                    actor.free += browsers_for(web.port, keys)
+                else:
+                    actor.free += raw_workers(prefix, missing)
+            print(f"  {rate:g} tasks/s for {args.open_seconds} s…", file=log, flush=True)
+            result = run_open_level(
+                actor, rate=rate, seconds=args.open_seconds, think=think, seed=number
+            )
+            results.append(result)
+            if not result.holds:
+                break
+        if side == "raw":
+            actor.close()
+        held = [result.rate for result in results if result.holds]
+        found[side] = max(held) if held else 0.0
+        tallies[side] = results
+    return {"think": think, "found": found, "levels": tallies}
+
+
+def print_open_loop(figures: dict) -> None:
+    think, found = figures["think"], figures["found"]
+    print(
+        f"\nOpen loop: tasks arriving as a Poisson process at each rate, think time "
+        f"{think.describe()}; a rate holds when next task, task page and submit each keep "
+        f"p99 under {P99_LIMIT_MS:.0f} ms (from when each was due), with no error.\n"
+    )
+    rows = []
+    for side, results in figures["levels"].items():
+        for result in results:
+            rows.append(
+                [
+                    "site" if side == "site" else "raw SQL",
+                    f"{result.rate:g}",
+                    f"{round(result.rate * think.mean):,}",
+                    str(result.finished),
+                    f"{result.p99('next'):.1f}",
+                    f"{result.p99('page'):.1f}" if side == "site" else "-",
+                    f"{result.p99('submit'):.1f}",
+                    str(sum(result.errors.values()) + result.short_of_workers),
+                    "holds" if result.holds else "breaks",
+                ]
+            )
+    header = ["", "tasks/s", "workers", "submitted", "next p99", "page p99", "submit p99"]
+    print_table([*header, "errors", "rule"], rows)
+    for side, results in figures["levels"].items():
+        for result in results:
+            for error, count in result.errors.most_common(3):
+                print(f"Note: {side} at {result.rate:g} tasks/s: {count} × {error}")
+    site, raw = found["site"], found["raw"]
+    ratio = f"{site / raw:.3f}" if raw else "n/a (the reference held at no rate)"
+    print(
+        f"open loop: {site:.1f} tasks/s with every p99 under {P99_LIMIT_MS:.0f} ms "
+        f"({round(site * think.mean):,} workers at {think.median:g} s think time); "
+        f"raw SQL: {raw:.1f} tasks/s; ratio {ratio}"
+    )
+
+
+def closed_loop(args, web, urls, connect, server, monitor, scratch, total, log) -> tuple:
+    """The closed-loop view: N workers with no pause between tasks, beside pgbench and the
+    raw-SQL reference with as many clients; returns (table rows, CPU rows)."""
+    options = {"urls": urls, "with_dashboard": args.with_dashboard}
+    endpoints = ["next", "page", "submit"] + (["dashboard"] if args.with_dashboard else [])
+    script = Path(scratch, "insert.sql")
+    script.write_text(PGBENCH_SCRIPT)
+    rows, cpu_rows = [], []
+    for level, workers in enumerate(args.concurrency):
+        # Room for the fastest either side could go (each worker does each HIT at most once).
+        places_ensure(args.seconds * CLOSED_TASKS_PER_SECOND_CEILING, target=args.target)
+        keys = sessions_create(f"bench-{level}", workers)
+        browsers = browsers_for(web.port, keys)
+        print(f"{workers} workers: {args.seconds} s over HTTP…", file=log, flush=True)
+        before = cpu_snapshot(web, monitor)
+        tally, elapsed = run_level(browsers, args.seconds, **options)
+        cpu = cpu_used(before, cpu_snapshot(web, monitor))
+        total.merge(tally)
+        print(f"{workers} clients: {args.seconds} s of pgbench…", file=log, flush=True)
+        inserts = pgbench_inserts_per_second(server, workers, args.seconds, script)
+        print(f"{workers} clients: {args.seconds} s of raw SQL…", file=log, flush=True)
+        raw_ids = raw_workers(f"bench-raw-{level}", workers)
+        raw, raw_submitted = raw_tasks_per_second(connect, raw_ids, args.seconds)
+        total.submitted += raw_submitted
+        tasks = tally.tasks / elapsed
+        line = [str(workers), f"{tasks:.1f}", f"{tally.requests / elapsed:.1f}"]
+        for endpoint in endpoints:
+            values = tally.latencies[endpoint]
+            line.append(f"{percentile(values, 50):.1f} / {percentile(values, 99):.1f}")
+        line += [f"{inserts:.0f}", ratio_text(tasks, inserts, 4), f"{raw:.0f}"]
+        line.append(ratio_text(tasks, raw, 3))
+        rows.append(line)
+        per_task = {part: 1000 * seconds / max(tally.tasks, 1) for part, seconds in cpu.items()}
+        busy = sum(cpu.values()) / elapsed
+        cpu_rows.append(
+            [str(workers)]
+            + [f"{per_task[part]:.1f}" for part in ("web", "database", "client")]
+            + [f"{busy:.2f} of {os.cpu_count()}"]
+        )
+    return rows, cpu_rows
+
+
+# More tasks a second than either side of the closed loop reaches on any machine we know of.
+CLOSED_TASKS_PER_SECOND_CEILING = 2000
+
+
+def ratio_text(value: float, reference: float, places: int) -> str:
+    """value ÷ reference, or "n/a" when the reference measured nothing."""
+    return f"{value / reference:.{places}f}" if reference else "n/a"
+
+
+def main() -> int:
+    args = parse_args()
     log = sys.stderr
-    print(f"Recreating {BENCH_DATABASE} and migrating it…", file=log, flush=True)
-    database_recreate(server)
+    with scratch_database("bench") as server:
+        env = bench_environment(server)
+        try:
+            return measure(args, server, env, log)
+        finally:
+            print(f"Deleted the run's {sessions_delete()} sessions.", file=log)
+            removed = broker_queue_delete(env["REDIS_URL"], env["CELERY_QUEUE"])
+            print(f"Removed the run's Celery queue ({removed} messages).", file=log)
+
+
+def measure(args, server: dict, env: dict, log) -> int:
+    load_before = os.getloadavg()[0]
+    print(f"Migrating {server['NAME']}…", file=log, flush=True)
     migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
     subprocess.run(migrate, cwd=ROOT, env=env, check=True)
     os.environ.update(env)
     import django
 
     django.setup()
-    from django.conf import settings
     from django.db import connections
     from django.urls import reverse
 
     urls = {"next": reverse("crowd:task_next"), "dashboard": reverse("collector:dashboard")}
-    options = {"urls": urls, "with_dashboard": args.with_dashboard}
-
-    print(f"Seeding {args.segments} segments…", file=log, flush=True)
-    sessions = seed(segments=args.segments, groups=args.concurrency, target=args.target)
-    raw_groups = raw_workers(args.concurrency)
+    places_ensure(args.segments * args.target, target=args.target)
+    pgbench_table_create()
     queries = queries_per_task(urls)
-    connections.close_all()
     connect = {
-        "dbname": BENCH_DATABASE,
+        "dbname": server["NAME"],
         "user": server["USER"],
         "password": server["PASSWORD"],
         "host": server["HOST"],
         "port": server["PORT"],
     }
-
-    rows, cpu_rows = [], []
     total = Tally(submitted=COUNTED_TASKS)
     monitor = psycopg2.connect(**connect)
     monitor.autocommit = True
@@ -342,78 +462,35 @@ def main() -> int:
             options=["--worker-class", args.worker_class, "--threads", str(args.threads)],
         ) as web,
     ):
-        script = Path(scratch, "insert.sql")
-        script.write_text(PGBENCH_SCRIPT)
-        groups = []
-        for keys in sessions:
-            cookies = [{settings.SESSION_COOKIE_NAME: key} for key in keys]
-            browsers = [Browser(web.port, jar, settings.CSRF_COOKIE_NAME) for jar in cookies]
-            for browser in browsers:  # the CSRF cookie, as the dashboard hands it out
-                if browser.request("GET", urls["dashboard"])[0] != 200:
-                    sys.exit("The dashboard did not answer 200 to a seeded session.")
-            groups.append(browsers)
         # Warm every gunicorn worker (imports, templates, database connection) before timing.
-        warm_up, _ = run_level(max(groups, key=len), 1, **options)
+        warm = browsers_for(web.port, sessions_create("bench-warm", 8))
+        warm_up, _ = run_level(warm, 1, urls=urls, with_dashboard=False)
         total.merge(warm_up)
         if not warm_up.tasks:
-            sys.exit(
-                f"Not one task completed while warming up: {dict(warm_up.errors)}, "
-                f"{warm_up.refused} refused, {warm_up.ran_out} workers out of work."
-            )
+            sys.exit(f"Not one task completed while warming up: {dict(warm_up.errors)}.")
+        figures = None
+        if not args.closed_only:
+            figures = open_loop(args, web, urls, connect, log)
+            for results in figures["levels"].values():
+                total.submitted += sum(result.finished for result in results)
+        rows, cpu_rows = closed_loop(args, web, urls, connect, server, monitor, scratch, total, log)
 
-        for workers, browsers, raw_ids in zip(args.concurrency, groups, raw_groups, strict=True):
-            print(f"{workers} workers: {args.seconds} s over HTTP…", file=log, flush=True)
-            before = cpu_snapshot(web, monitor)
-            tally, elapsed = run_level(browsers, args.seconds, **options)
-            cpu = cpu_used(before, cpu_snapshot(web, monitor))
-            total.merge(tally)
-            print(f"{workers} clients: {args.seconds} s of pgbench…", file=log, flush=True)
-            inserts = pgbench_inserts_per_second(server, workers, args.seconds, script)
-            print(f"{workers} clients: {args.seconds} s of raw SQL…", file=log, flush=True)
-            raw, raw_submitted = raw_tasks_per_second(connect, raw_ids, args.seconds)
-            total.submitted += raw_submitted
-            tasks = tally.tasks / elapsed
-            line = [str(workers), f"{tasks:.1f}", f"{tally.requests / elapsed:.1f}"]
-            for endpoint in endpoints:
-                values = tally.latencies[endpoint]
-                line.append(f"{percentile(values, 50):.1f} / {percentile(values, 99):.1f}")
-            line += [f"{inserts:.0f}", f"{tasks / inserts:.4f}", f"{raw:.0f}", f"{tasks / raw:.3f}"]
-            rows.append(line)
-            per_task = {part: 1000 * seconds / max(tally.tasks, 1) for part, seconds in cpu.items()}
-            busy = sum(cpu.values()) / elapsed
-            cpu_rows.append(
-                [str(workers)]
-                + [f"{per_task[part]:.1f}" for part in ("web", "database", "client")]
-                + [f"{busy:.2f} of {os.cpu_count()}"]
-            )
-
-    print(
-        f"\nWorker loop over HTTP: gunicorn paracrowd.wsgi, {args.web_workers} {args.worker_class} "
-        f"workers{f' of {args.threads} threads' if args.threads > 1 else ''}, "
-        f"{os.cpu_count()} cores; {args.segments} segments; {args.seconds} s per level. A task is "
-        f"{' + '.join(ENDPOINTS[e] for e in endpoints)}, {queries} SQL queries. References, "
-        "same client count, same server: pgbench, one single-row INSERT per transaction; raw "
-        "SQL, the same claim and submit transactions over psycopg2.\n"
-    )
-    header = ["workers", "tasks/s", "requests/s"]
-    header += [f"{ENDPOINTS[e]} p50/p99 ms" for e in endpoints]
-    header += ["pgbench inserts/s", "tasks/s ÷ inserts/s", "raw SQL tasks/s", "÷ raw SQL"]
-    print_table(header, rows)
-    print("\nCPU per task (ms), from /proc: gunicorn, its PostgreSQL backends, this client.\n")
-    print_table(["workers", "gunicorn", "postgres", "client", "CPUs used"], cpu_rows)
+    if figures:
+        print_open_loop(figures)
+    print_closed_loop(args, queries, rows, cpu_rows)
     print(
         f"\nLoad average (1 min) before the run {load_before:.2f}, after {os.getloadavg()[0]:.2f}."
     )
-    notes = [f"{web.messages_removed} scoring tasks queued to Redis db {BENCH_REDIS_DB}, removed"]
+    notes = []
     if total.refused:
         notes.append(f"{total.refused} submissions refused")
     if total.ran_out:
-        notes.append(f"{total.ran_out} workers ran out of work (raise --segments or --target)")
+        notes.append(f"{total.ran_out} workers ran out of work")
     notes += [f"{count} × {error}" for error, count in total.errors.most_common()]
     for note in notes:
         print(f"Note: {note}")
-
     problems = stored_data_problems(submitted=total.submitted, uncertain=total.uncertain)
+    connections.close_all()
     for problem in problems:
         print(f"FAILED: {problem}")
     if not problems:
@@ -424,8 +501,27 @@ def main() -> int:
     return 1 if problems or total.errors else 0
 
 
+def print_closed_loop(args, queries: int, rows, cpu_rows) -> None:
+    endpoints = ["next", "page", "submit"] + (["dashboard"] if args.with_dashboard else [])
+    print(
+        f"\nClosed loop (a second view): each worker asks again as soon as it is answered, no "
+        f"think time. gunicorn paracrowd.wsgi, {args.web_workers} {args.worker_class} "
+        f"workers{f' of {args.threads} threads' if args.threads > 1 else ''}, "
+        f"{os.cpu_count()} cores; {args.seconds} s per level. A task is "
+        f"{' + '.join(ENDPOINTS[e] for e in endpoints)}, {queries} SQL queries. References, "
+        "same client count, same server: pgbench, one single-row INSERT per transaction; raw "
+        "SQL, the same claim and submit transactions over psycopg2.\n"
+    )
+    header = ["workers", "tasks/s", "requests/s"]
+    header += [f"{ENDPOINTS[e]} p50/p99 ms" for e in endpoints]
+    header += ["pgbench inserts/s", "tasks/s ÷ inserts/s", "raw SQL tasks/s", "÷ raw SQL"]
+    print_table(header, rows)
+    print("\nCPU per task (ms), from /proc: gunicorn, its PostgreSQL backends, this client.\n")
+    print_table(["workers", "gunicorn", "postgres", "client", "CPUs used"], cpu_rows)
+
+
 if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        sys.exit("Interrupted; gunicorn is stopped and its queued messages removed.")
+        sys.exit("Interrupted; gunicorn is stopped, the run's database and queue removed.")

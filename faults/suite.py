@@ -6,19 +6,22 @@ serves a scratch database of the PostgreSQL server of DATABASE_URL with gunicorn
 1. next task: 500 workers ask for a task at the same moment;
 2. Redis down: 1,000 submissions while Redis is stopped part of the way and started again;
 3. a Celery worker killed (SIGKILL) in the middle of an export job;
-4. PostgreSQL backends terminated while workers load their dashboards.
+4. PostgreSQL backends terminated while workers load their dashboards;
+5. a Celery worker killed in the middle of a correlation report: done within the visibility
+   timeout and a minute;
+6. a randomised fuzzing pass over the research API (schemathesis, a new seed each run).
 
 It prints what it saw, and exits non-zero on any lost or doubled row (and on a scenario that
-does not recover). Times are printed, never asserted.
+does not recover in time). The fuzzing pass prints what it found without failing the suite.
+The scratch database is this run's own and is dropped at the end.
 
-    .venv/bin/python faults/suite.py            # all four, about two minutes
+    .venv/bin/python faults/suite.py            # all six, a few minutes
     .venv/bin/python faults/suite.py --quick    # smaller numbers, for a smoke run
 """
 
 import argparse
 import math
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -30,92 +33,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._database import database_recreate, server_settings
-from bench._http_load import Browser, WebServer, free_port
-
-DATABASE = "paracrowd_faults_suite"
-# Short enough that a killed worker's task comes back within the run; the product's is 300 s.
-VISIBILITY_TIMEOUT = 15
-
-
-class RedisServer:
-    """A redis-server of our own on a free port, without persistence; stop() and start()
-    again on the same port, as an outage would."""
-
-    def __init__(self, log_dir: Path):
-        self.port = free_port()
-        self.log = log_dir / "redis.log"
-        self.process = None
-
-    def url(self, db: int = 0) -> str:
-        return f"redis://127.0.0.1:{self.port}/{db}"
-
-    def start(self) -> None:
-        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        command += ["--save", "", "--appendonly", "no"]
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=log)
-        import redis
-
-        client = redis.Redis.from_url(self.url())
-        for _ in range(100):
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        sys.exit("redis-server did not start")
-
-    def stop(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-
-class CeleryWorker:
-    """`celery worker` in a process group of its own, so SIGKILL reaches its pool too."""
-
-    def __init__(self, env: dict, log_dir: Path, name: str):
-        self.env, self.log, self.name = env, log_dir / f"celery-{name}.log", name
-        self.process = None
-
-    def start(self) -> "CeleryWorker":
-        command = [str(Path(sys.executable).parent / "celery"), "-A", "paracrowd", "worker"]
-        command += ["--concurrency", "2", "--hostname", f"{self.name}@faults", "-l", "INFO"]
-        command += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, env=self.env, stdout=log, stderr=log, start_new_session=True
-            )
-        return self
-
-    def kill(self) -> None:
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-def percentile(values: list[float], percent: float) -> float:
-    if not values:
-        return math.nan
-    ranked = sorted(values)
-    return 1000 * ranked[max(0, math.ceil(percent / 100 * len(ranked)) - 1)]
-
-
-def wait_until(condition, *, seconds: float) -> float | None:
-    """Seconds until ``condition()`` held, or None if it did not within ``seconds``."""
-    started = time.monotonic()
-    while time.monotonic() - started < seconds:
-        if condition():
-            return time.monotonic() - started
-        time.sleep(0.1)
-    return None
+from bench._database import scratch_database
+from bench._http_load import Browser, WebServer
+from faults._fuzz import scenario_fuzzing
+from faults._jobs import VISIBILITY_TIMEOUT, scenario_correlation_killed, scenario_worker_killed
+from faults._services import CeleryWorker, RedisServer, percentile, wait_until
 
 
 def sessions_for(workers) -> list[dict]:
@@ -295,74 +217,6 @@ def scenario_redis_down(port: int, redis_server: RedisServer, *, submissions: in
     }
 
 
-def scenario_worker_killed(env: dict, log_dir: Path, *, descriptions: int) -> dict:
-    import json
-
-    from django.contrib.auth import get_user_model
-    from django.core.files.storage import default_storage
-
-    from collector.models import Description, Segment
-    from research.exports import ExportOptions
-    from research.models import ExportJob
-    from research.services import export_job_create
-
-    segments = list(Segment.objects.all()[:200])
-    Description.objects.bulk_create(
-        (
-            Description(
-                segment=segments[n % len(segments)],
-                text=f"Someone does thing {n} with care.",
-                language="en",
-                status=Description.Status.ACCEPTED,
-            )
-            for n in range(descriptions)
-        ),
-        batch_size=5000,
-    )
-    expected = set(
-        Description.objects.filter(status=Description.Status.ACCEPTED).values_list("pk", flat=True)
-    )
-    owner = get_user_model().objects.create_user("faults-researcher", is_staff=True)
-    first = CeleryWorker(env, log_dir, "first").start()
-    job = export_job_create(user=owner, options=ExportOptions("jsonl"))
-    running = wait_until(
-        lambda: ExportJob.objects.filter(pk=job.pk, state=ExportJob.State.RUNNING).exists(),
-        seconds=60,
-    )
-    first.kill()  # SIGKILL, mid-export: no acknowledgement, no clean-up
-    killed = time.monotonic()
-    job.refresh_from_db()
-    state_when_killed = job.state if running is not None else "never running"
-    second = CeleryWorker(env, log_dir, "second").start()
-    try:
-        done = wait_until(
-            lambda: (
-                ExportJob.objects.filter(pk=job.pk)
-                .exclude(state__in=[ExportJob.State.QUEUED, ExportJob.State.RUNNING])
-                .exists()
-            ),
-            seconds=VISIBILITY_TIMEOUT * 4 + 30,
-        )
-    finally:
-        second.stop()
-    job.refresh_from_db()
-    written = []
-    for name in job.files:
-        with default_storage.open(f"{job.folder}/{name}") as file:
-            for line in file:
-                written += [member["id"] for member in json.loads(line)["descriptions"]]
-    return {
-        "killed while": state_when_killed,
-        "visibility timeout s": VISIBILITY_TIMEOUT,
-        "s from kill to done": None if done is None else round(time.monotonic() - killed, 1),
-        "state": job.state,
-        "rows expected": len(expected),
-        "rows written": len(written),
-        "lost": len(expected - set(written)),
-        "doubled": len(written) - len(set(written)),
-    }
-
-
 RECOVERY_PATIENCE = 30  # seconds a terminated round may take to answer well again
 
 
@@ -400,7 +254,7 @@ def scenario_backends_terminated(port: int, server: dict, *, rounds: int) -> dic
     for thread in threads:
         thread.start()
     killer = psycopg2.connect(
-        dbname=DATABASE,
+        dbname=server["NAME"],
         user=server["USER"],
         password=server["PASSWORD"],
         host=server["HOST"],
@@ -453,8 +307,7 @@ def print_result(title: str, figures: dict) -> None:
 
 
 def run_scenarios(args, env: dict, server: dict, redis_server, log_dir: Path) -> dict:
-    print(f"Recreating {DATABASE}; logs in {log_dir}", file=sys.stderr, flush=True)
-    database_recreate(server)
+    print(f"Migrating {server['NAME']}; logs in {log_dir}", file=sys.stderr, flush=True)
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
         cwd=ROOT,
@@ -487,6 +340,14 @@ def run_scenarios(args, env: dict, server: dict, redis_server, log_dir: Path) ->
             results["4. PostgreSQL backends terminated"] = scenario_backends_terminated(
                 web.port, server, rounds=2 if args.quick else 5
             )
+            connections.close_all()
+            results["5. Celery worker killed mid-correlation"] = scenario_correlation_killed(
+                env, log_dir, ratings=1000 if args.quick else 2000
+            )
+            connections.close_all()
+            results["6. Randomised fuzzing of the research API"] = scenario_fuzzing(
+                web.port, log_dir, examples=20 if args.quick else 100
+            )
     finally:
         scorer.stop()
         connections.close_all()
@@ -498,11 +359,24 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller numbers (smoke run)")
     args = parser.parse_args()
     log_dir = Path(tempfile.mkdtemp(prefix="paracrowd-faults-"))
-    server = server_settings(DATABASE)
     redis_server = RedisServer(log_dir)
     redis_server.start()
-    media = log_dir / "media"
-    env = {
+    with scratch_database("faults") as server:
+        try:
+            results = run_scenarios(
+                args,
+                faults_environment(server, redis_server, log_dir),
+                server,
+                redis_server,
+                log_dir,
+            )
+        finally:
+            redis_server.stop()
+    return report(results)
+
+
+def faults_environment(server: dict, redis_server, log_dir: Path) -> dict:
+    return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "paracrowd.settings",
         "DEBUG": "False",
@@ -512,14 +386,14 @@ def main() -> int:
         "DATABASE_URL": server["URL"],
         "REDIS_URL": redis_server.url(),
         "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
-        "MEDIA_ROOT": str(media),
+        "MEDIA_ROOT": str(log_dir / "media"),
         # Many workers share one address here; the limits are not what is under test.
         "THROTTLE_USER": "100000/minute",
     }
-    try:
-        results = run_scenarios(args, env, server, redis_server, log_dir)
-    finally:
-        redis_server.stop()
+
+
+def report(results: dict) -> int:
+    """Print every scenario's figures; 1 when one lost or doubled rows or did not recover."""
     failures = []
     for title, figures in results.items():
         print_result(title, figures)
@@ -531,6 +405,11 @@ def main() -> int:
         failures.append("the export whose worker was killed never finished")
     if math.isinf(results["4. PostgreSQL backends terminated"]["worst s to recover"]):
         failures.append("the site did not recover after its connections were terminated")
+    if not results["5. Celery worker killed mid-correlation"]["in time"]:
+        failures.append(
+            "the correlation report whose worker was killed was not done within the "
+            "visibility timeout and a minute"
+        )
     for failure in failures:
         print(f"FAILED: {failure}", file=sys.stderr)
     print("\nAll scenarios held." if not failures else "", flush=True)

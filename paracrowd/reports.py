@@ -10,18 +10,15 @@ the row while it is computed again, so a page always has something to show.
 import logging
 import time
 from collections.abc import Callable
-from datetime import timedelta
 
 from django.db import DatabaseError, InterfaceError, OperationalError, models
 from django.db.models import Q
 from django.utils import timezone
 
 from .celery import enqueue
+from .claims import held_while_alive
 
 logger = logging.getLogger(__name__)
-
-# A claim held this long is taken to belong to a worker that died mid-computation.
-CLAIM_EXPIRES = timedelta(minutes=30)
 
 
 class Report(models.Model):
@@ -36,7 +33,8 @@ class Report(models.Model):
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     requested_at = models.DateTimeField(default=timezone.now)
-    # When the running computation claimed the row.
+    # When the running computation claimed the row (its worker holds the row's claim lock,
+    # paracrowd.claims, for as long as it lives).
     started_at = models.DateTimeField(null=True, blank=True)
     computed_at = models.DateTimeField(null=True, blank=True)
     seconds = models.FloatField(null=True, blank=True)
@@ -55,11 +53,10 @@ class Report(models.Model):
         return self.state in (self.State.QUEUED, self.State.RUNNING)
 
 
-def claimable(now) -> Q:
-    """Rows a computation may claim: queued ones, and running ones whose claim expired."""
-    return Q(state=Report.State.QUEUED) | Q(
-        state=Report.State.RUNNING, started_at__lt=now - CLAIM_EXPIRES
-    )
+def pending() -> Q:
+    """Rows a computation may have to claim: queued ones, and running ones (whose worker may
+    have died; ``report_compute`` finds out from the claim lock, at no cost)."""
+    return Q(state__in=[Report.State.QUEUED, Report.State.RUNNING])
 
 
 def report_request(model: type[Report], *, task: str, **parameters) -> Report:
@@ -67,14 +64,13 @@ def report_request(model: type[Report], *, task: str, **parameters) -> Report:
     queued (on commit) to compute it. A report already being computed is left to finish."""
     report, _ = model.objects.get_or_create(**parameters)
     now = timezone.now()
-    model.objects.filter(pk=report.pk).filter(
-        Q(state__in=[Report.State.DONE, Report.State.FAILED]) | claimable(now)
-    ).update(state=Report.State.QUEUED, requested_at=now, started_at=None, error="")
+    model.objects.filter(pk=report.pk, state__in=[Report.State.DONE, Report.State.FAILED]).update(
+        state=Report.State.QUEUED, requested_at=now, started_at=None, error=""
+    )
     report.refresh_from_db()
-    # Sent again for a report that was already queued: its first message may have been lost
-    # (a broker that was down); a duplicate finds nothing to claim.
-    if report.state == Report.State.QUEUED:
-        enqueue(task, report.pk)
+    # Sent again for a report already queued or running: its first message may have been
+    # lost (a broker that was down), or its worker died; a duplicate finds nothing to claim.
+    enqueue(task, report.pk)
     return report
 
 
@@ -82,23 +78,31 @@ def report_compute(
     model: type[Report], *, report_id: int, compute: Callable[[Report], object]
 ) -> bool:
     """Claim the report and store ``compute(report)`` (JSON) with its time. Returns False when
-    there is nothing to do: the report is done, failed, or another worker holds it. Safe to
-    call twice or concurrently: the claim is one conditional UPDATE, so only one caller
-    computes. No transaction stays open while it computes."""
+    there is nothing to do: the report is done, failed, or a live worker holds it. Safe to
+    call twice or concurrently: only the holder of the claim lock computes, and a report left
+    running by a worker that died (its lock went with its connection) is taken over at once,
+    as the broker hands the dead worker's task to another. No transaction stays open while it
+    computes."""
+    with held_while_alive(model, report_id) as held:
+        if not held:
+            return False  # a live worker is computing it
+        return _compute_claimed(model, report_id, compute)
+
+
+def _compute_claimed(model: type[Report], report_id: int, compute) -> bool:
     reports = model.objects.filter(pk=report_id)
     claimed_at = timezone.now()
-    if not reports.filter(claimable(claimed_at)).update(
-        state=Report.State.RUNNING, started_at=claimed_at
-    ):
-        return False  # done already, or another worker got there first
-    # Writes only while the claim is still ours (an expired claim may have been retaken).
+    # Running with nobody holding the lock: its worker died, so the claim is free to take.
+    if not reports.filter(pending()).update(state=Report.State.RUNNING, started_at=claimed_at):
+        return False  # done already
+    # Writes only while the claim is still ours (a lost connection may have let it be retaken).
     mine = reports.filter(state=Report.State.RUNNING, started_at=claimed_at)
     started = time.monotonic()
     try:
         result = compute(reports.get())
     except (OperationalError, InterfaceError):
         # Back in the queue for the task base's retry; with the database gone the update may
-        # fail too, and then the claim expires.
+        # fail too, and then the lost connection has freed the claim.
         try:
             mine.update(state=Report.State.QUEUED, started_at=None)
         except DatabaseError:

@@ -32,6 +32,16 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is False")
     SECRET_KEY = "local-development-only-not-secret"  # noqa: S105
+# The example files' placeholders are public: a key copied from one would sign sessions and
+# platform task tokens with a key anyone can read. "<...>" is an example's blank never filled.
+_PLACEHOLDER_KEYS = {"change-me-to-a-long-random-string", "local-development-only-not-secret"}
+if not DEBUG and (
+    SECRET_KEY in _PLACEHOLDER_KEYS or (SECRET_KEY.startswith("<") and SECRET_KEY.endswith(">"))
+):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is still the placeholder of .env.example or .env.production.example; set "
+        'a long random one: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+    )
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
@@ -64,7 +74,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "paracrowd.form_text.FormTextMiddleware",
+    "paracrowd.request_text.RequestTextMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -73,6 +83,11 @@ MIDDLEWARE = [
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+
+# Request bodies (files aside) are read into memory up to this many bytes, and answered 413 over
+# it (paracrowd.request_text). The largest body the API takes fits: a ratings file of
+# research.correlation.RATINGS_TEXT_MAX (5,000,000) characters sent as JSON.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 24 * 1024 * 1024
 
 ROOT_URLCONF = "paracrowd.urls"
 WSGI_APPLICATION = "paracrowd.wsgi.application"
@@ -190,6 +205,9 @@ CACHES = {
 SESSION_ENGINE = "paracrowd.sessions"
 SESSION_CACHE_SECONDS = env_int("SESSION_CACHE_SECONDS", 300, minimum=1)
 CELERY_BROKER_URL = REDIS_URL
+# The queue tasks are sent to and workers consume: two sites (or a benchmark beside a site)
+# may share one Redis database, each on a queue of its own.
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", "celery")
 CELERY_TASK_ACKS_LATE = False  # opted into per task, only where the task is idempotent
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -1,13 +1,16 @@
 """Rate limits kept in the cache (Redis), shared by every web worker.
 
-They are a defence, not a dependency: when Redis cannot be reached a limit lets the request
-through (and logs it) rather than turning an outage of the cache into an outage of the site.
+They are a defence, not a dependency, and one an attacker must not be able to switch off by
+waiting for (or causing) an outage of Redis: when it cannot be reached, each web process
+counts in its own memory instead (and logs it). A limit is then per process, so at most the
+number of processes times the limit gets through, never everything.
 """
 
 import ipaddress
 import logging
 
 from django.conf import settings
+from django.core.cache.backends.locmem import LocMemCache
 from redis.exceptions import RedisError
 from rest_framework import exceptions, throttling
 from rest_framework.authentication import TokenAuthentication
@@ -15,8 +18,11 @@ from rest_framework.settings import api_settings
 
 logger = logging.getLogger(__name__)
 
+# This process's own counters, used while Redis cannot be reached.
+LOCAL_COUNTERS = LocMemCache("paracrowd-rate-limits", {"OPTIONS": {"MAX_ENTRIES": 10_000}})
 
-class _FailOpen:
+
+class _LocalFallback:
     def get_rate(self):
         # Read when asked, not once at import as DRF does, so a changed setting takes effect.
         return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
@@ -25,20 +31,23 @@ class _FailOpen:
         try:
             return super().allow_request(request, view)
         except RedisError:
-            logger.warning("rate limit %s not checked: the cache is unreachable", self.scope)
-            return True
+            logger.warning(
+                "rate limit %s counted in this process: Redis is unreachable", self.scope
+            )
+            self.cache = LOCAL_COUNTERS
+            return super().allow_request(request, view)
 
 
-class AnonymousThrottle(_FailOpen, throttling.AnonRateThrottle):
+class AnonymousThrottle(_LocalFallback, throttling.AnonRateThrottle):
     """Requests without credentials, per network address (``THROTTLE_ANONYMOUS``), on any
     endpoint open to them (the research API refuses them first, 401, at no cost)."""
 
 
-class UserThrottle(_FailOpen, throttling.UserRateThrottle):
+class UserThrottle(_LocalFallback, throttling.UserRateThrottle):
     """Requests of one account, by token or session (``THROTTLE_USER``)."""
 
 
-class _PerAddress(_FailOpen, throttling.SimpleRateThrottle):
+class _PerAddress(_LocalFallback, throttling.SimpleRateThrottle):
     # Counted by address whoever is asking (AnonRateThrottle asks who the user is, which
     # during authentication would authenticate again).
     def get_cache_key(self, request, view):

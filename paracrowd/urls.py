@@ -11,6 +11,8 @@ from .media import serve_media
 
 # A database out of reach answers 503 with Retry-After, not a bare 500.
 handler500 = "paracrowd.health.server_error"
+# Over-limit bodies: a page (JSON on the API) that says which limit, not a bare 400.
+handler400 = "paracrowd.request_text.bad_request"
 
 urlpatterns = [
     # Browsers ask for /favicon.ico on pages that name no icon (the admin's).

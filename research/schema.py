@@ -21,6 +21,7 @@ ERROR_RESPONSES = {
     "401": ("No credentials, or a token that is not valid.", ERROR),
     "403": ("Not a researcher.", ERROR),
     "404": ("No such item (or not yours), or a page cursor that is not valid.", ERROR),
+    "413": ("The body is over a size limit (the detail says which).", ERROR),
     "429": ("Too many requests: wait the seconds Retry-After gives.", ERROR),
 }
 

@@ -13,7 +13,7 @@ from rest_framework.authtoken.models import Token
 
 from crowd.access import RESEARCHERS_GROUP
 from paracrowd.celery import enqueue
-from paracrowd.reports import claimable, report_compute
+from paracrowd.reports import pending, report_compute
 from scoring.ratings_file import ratings_from_text
 from scoring.services import combined_setting_store
 
@@ -151,7 +151,7 @@ def system_score_jobs_stalled(*, older_than) -> list[int]:
     died holding them."""
     now = timezone.now()
     return list(
-        SystemScoreJob.objects.filter(claimable(now))
+        SystemScoreJob.objects.filter(pending())
         .filter(requested_at__lt=now - older_than)
         .values_list("pk", flat=True)
     )
@@ -188,7 +188,7 @@ def correlation_reports_stalled(*, older_than) -> list[int]:
     worker died holding them."""
     now = timezone.now()
     return list(
-        CorrelationReport.objects.filter(claimable(now))
+        CorrelationReport.objects.filter(pending())
         .filter(requested_at__lt=now - older_than)
         .values_list("pk", flat=True)
     )

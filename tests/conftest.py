@@ -131,6 +131,16 @@ def running_worker():
         yield worker
 
 
+# The site's cache pointed at a port where nothing listens: Redis down, for the rate limits.
+UNREACHABLE_CACHE = {
+    "default": {
+        "BACKEND": "paracrowd.cache.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0",
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+}
+
+
 @contextmanager
 def broker_unreachable():
     """Redis out of reach: the Celery app is pointed at a port where nothing listens."""
@@ -150,6 +160,35 @@ def broker_unreachable():
 def live_worker(transactional_db):
     with running_worker() as worker:
         yield worker
+
+
+@pytest.fixture
+def claim_holder():
+    """Another connection to the test database, standing for a live Celery worker: call it
+    with a model and a primary key to hold that row's claim (paracrowd.claims) as the worker
+    computing it would. The connection is yielded too, to end it as a dying worker would."""
+    import psycopg2
+    from django.db import connection
+
+    from paracrowd.claims import lock_key
+
+    database = connection.settings_dict
+    other = psycopg2.connect(
+        dbname=database["NAME"],
+        user=database["USER"],
+        password=database["PASSWORD"],
+        host=database["HOST"],
+        port=database["PORT"],
+    )
+    other.autocommit = True
+
+    def hold(model, pk):
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", lock_key(model, pk))
+        return other
+
+    yield hold
+    other.close()
 
 
 def wait_for(condition, *, seconds=30.0):

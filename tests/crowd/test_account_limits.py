@@ -6,6 +6,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from tests.conftest import UNREACHABLE_CACHE
 from tests.factories import make_staff, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -94,6 +95,19 @@ def test_sign_ups_from_one_address_are_limited_per_hour(client, address, setting
     assert int(refused["Retry-After"]) > 0
     assert "Too many sign-ups" in refused.content.decode()
     assert not get_user_model().objects.filter(username="bulk9").exists()
+
+
+def test_sign_ups_are_still_limited_while_the_cache_is_unreachable(client, address, settings):
+    settings.CACHES = UNREACHABLE_CACHE
+    settings.SIGNUPS_PER_HOUR = 3
+    statuses = []
+    for n in range(5):
+        client.logout()
+        password = "a long safe passphrase"
+        form = {"username": f"outage{n}", "password1": password, "password2": password}
+        statuses.append(client.post(reverse("signup"), form, REMOTE_ADDR=address).status_code)
+    assert statuses == [302, 302, 302, 429, 429]
+    assert get_user_model().objects.filter(username__startswith="outage").count() == 3
 
 
 @pytest.mark.parametrize(

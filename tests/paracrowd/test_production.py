@@ -43,6 +43,18 @@ def test_check_deploy_prints_no_warning_with_the_documented_production_environme
     assert "WARNING" not in result.stderr + result.stdout
 
 
+@pytest.mark.parametrize("example", [".env.production.example", ".env.example"])
+@pytest.mark.parametrize("command", [["check"], ["check", "--deploy"]])
+def test_the_example_files_placeholder_key_is_refused_at_start_up(example, command):
+    env = documented_production_environment()
+    for line in (ROOT / example).read_text().splitlines():
+        if line.startswith("SECRET_KEY="):
+            env["SECRET_KEY"] = line.partition("=")[2]
+    result = django_command(*command, env=env)
+    assert result.returncode != 0
+    assert "SECRET_KEY is still the placeholder" in result.stderr
+
+
 def test_without_debug_cookies_redirects_and_hsts_are_secure_by_default():
     result = subprocess.run(
         [

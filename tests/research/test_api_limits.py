@@ -5,6 +5,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.conftest import UNREACHABLE_CACHE
 from tests.factories import make_researcher
 
 pytestmark = pytest.mark.django_db
@@ -43,14 +44,34 @@ def test_a_researcher_flooding_the_api_is_slowed_down_with_retry_after(address, 
     assert int(client.get(reverse("research-api:statistics"))["Retry-After"]) > 0
 
 
-def test_limits_let_requests_through_when_the_cache_is_unreachable(address, settings):
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": "redis://127.0.0.1:1/0",
-        }
+def test_limits_still_count_while_the_cache_is_unreachable(address, settings):
+    settings.CACHES = UNREACHABLE_CACHE
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "user": "3/minute",
+        },
     }
     token = Token.objects.create(user=make_researcher())
     client = APIClient(REMOTE_ADDR=address)
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    assert client.get(reverse("research-api:statistics")).status_code == 200
+    statuses = [client.get(reverse("research-api:statistics")).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+
+
+def test_guessing_tokens_is_still_limited_while_the_cache_is_unreachable(address, settings):
+    settings.CACHES = UNREACHABLE_CACHE
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "bad_token": "5/hour",
+        },
+    }
+    client = APIClient(REMOTE_ADDR=address)
+    statuses = []
+    for n in range(7):
+        client.credentials(HTTP_AUTHORIZATION=f"Token guess{n:036d}")
+        statuses.append(client.get(reverse("research-api:statistics")).status_code)
+    assert statuses == [401] * 5 + [429] * 2

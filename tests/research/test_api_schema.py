@@ -59,6 +59,7 @@ def token(db, media_root, wsgi_keeps_the_test_connection):
 @schema.parametrize()
 # The same generated requests every run: a fuzzing test that fails by chance would make CI a
 # lottery (it found a NUL in a language and a "³" in reference counts that way; both fixed).
+# `make faults` runs the randomised search, a new seed each run (faults/_fuzz.py).
 @settings(
     max_examples=25,
     derandomize=True,

@@ -210,7 +210,7 @@ def test_accepted_direct_paraphrases_come_with_their_sentence_and_pinc(api, clie
     )
     assert row["worker"] == f"local-{accepted.worker_id}"
     assert api.get(url("direct-paraphrases"), {"language": "fr"}).json()["results"] == []
-    # A language holding NUL (which PostgreSQL cannot compare) matches nothing, as any other.
-    assert api.get(url("direct-paraphrases"), {"language": "e\x00n"}).json()["results"] == []
+    # A language holding NUL (which PostgreSQL cannot compare) is refused at the edge.
+    assert api.get(url("direct-paraphrases"), {"language": "e\x00n"}).status_code == 400
     client.force_login(accepted.worker.user)
     assert client.get(url("direct-paraphrases")).status_code == 403

@@ -11,7 +11,6 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 import paracrowd_metrics as metrics
-from paracrowd.reports import CLAIM_EXPIRES
 from research import services
 from research.models import SystemScoreJob
 from research.splits import SplitOptions, video_key
@@ -189,10 +188,10 @@ def test_a_job_is_scored_once_and_a_dead_workers_claim_is_retaken(live_worker):
             "per_pair": False,
         },
     )
-    # A worker claimed it long ago and died; its message is gone.
-    long_ago = timezone.now() - CLAIM_EXPIRES - timedelta(minutes=1)
+    # A worker claimed it and died (its claim lock went with it); its message is gone.
+    long_ago = timezone.now() - STALLED_AFTER - timedelta(minutes=1)
     SystemScoreJob.objects.filter(pk=job.pk).update(
-        state="running", started_at=long_ago, requested_at=long_ago - STALLED_AFTER
+        state="running", started_at=long_ago, requested_at=long_ago
     )
 
     assert sweep_system_score_jobs() == 1

@@ -50,11 +50,12 @@ def test_computing_the_overview_twice_computes_it_once():
 
 
 @pytest.mark.django_db
-def test_an_overview_claimed_by_one_worker_is_not_computed_by_another():
+def test_an_overview_claimed_by_one_worker_is_not_computed_by_another(claim_holder):
     report = overview_report_request(period=Period())
     OverviewReport.objects.filter(pk=report.pk).update(
         state=OverviewReport.State.RUNNING, started_at=timezone.now()
     )
+    claim_holder(OverviewReport, report.pk)
     assert not overview_report_compute(report_id=report.pk)
     assert OverviewReport.objects.get().result is None
     assert refresh_overview() == report.pk

@@ -1,0 +1,166 @@
+"""Refuse input that is not text at the edge, before any view or query sees it.
+
+PostgreSQL refuses NUL in text (a query carrying one ends in a 500), a lone surrogate cannot be
+encoded to UTF-8 at all, and Django decodes leniently: percent-encoded bytes that are not UTF-8
+become U+FFFD, and a raw body or query string that is not UTF-8 is read as ISO-8859-1, so it
+would be stored as mojibake ("ÿþ"). Control characters (tab and line breaks aside) belong in
+no description, name, reason or search either, and once stored they travel into exports. So
+every text a view may read — the path, query parameters, form fields, JSON bodies and the
+headers the site reads — is checked here once, and a request carrying anything else is refused
+whole with a 400 that says so (JSON on the API); nothing it asked for is done.
+
+Bodies over Django's limits (DATA_UPLOAD_MAX_MEMORY_SIZE, DATA_UPLOAD_MAX_NUMBER_FIELDS, ...)
+are answered here too, with a page that says which limit was passed.
+"""
+
+import json
+import unicodedata
+from urllib.parse import unquote_to_bytes
+
+from django.conf import settings
+from django.core.exceptions import (
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
+from django.http import HttpResponse, JsonResponse
+from django.template import loader
+
+# Line breaks and tabs are text (a textarea sends CR LF); every other control character is not.
+ALLOWED_CONTROLS = {"\t", "\n", "\r"}
+REPLACEMENT = "\ufffd"
+# The request headers the site reads: the API token, the client's address behind our proxies,
+# a media byte range; and of the cookies, its own (session, CSRF, messages). Others
+# (User-Agent, another site's cookies on a shared domain) are never read, so odd bytes there
+# are no reason to refuse a request.
+READ_HEADERS = ("HTTP_AUTHORIZATION", "HTTP_X_FORWARDED_FOR", "HTTP_RANGE")
+MESSAGES_COOKIE = "messages"
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+NOT_TEXT = (
+    "What you sent holds characters that are not text: bytes that are not valid UTF-8, a NUL, "
+    "a lone surrogate, or invisible control characters (often pasted from another program). "
+    "Nothing was saved."
+)
+
+
+def is_text(value: str) -> bool:
+    """True for text a person could have typed: no U+FFFD (what undecodable bytes became), no
+    lone surrogate, no control character other than tab and line breaks."""
+    return REPLACEMENT not in value and not any(
+        unicodedata.category(char) in ("Cc", "Cs") and char not in ALLOWED_CONTROLS
+        for char in value
+    )
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _raw_query_is_utf8(query: str) -> bool:
+    # WSGI hands the query string over as ISO-8859-1; encoding it back gives the raw bytes.
+    raw = query.encode("iso-8859-1", errors="replace")
+    return _is_utf8(raw) and _is_utf8(unquote_to_bytes(raw.replace(b"+", b" ")))
+
+
+def _json_strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _json_strings(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _json_strings(item)
+
+
+def _json_is_text(body: bytes) -> bool:
+    if not _is_utf8(body):
+        return False
+    try:
+        # Escapes such as "\u0000" or "\ud800" only show once parsed.
+        document = json.loads(body)
+    except ValueError:
+        return True  # not JSON at all: the API's parser refuses it with its own 400
+    return all(is_text(text) for text in _json_strings(document))
+
+
+def request_is_text(request) -> bool:
+    """Whether every text of ``request`` the site may read is text (see the module's docstring).
+    Reads the body of form and JSON requests; raises Django's RequestDataTooBig and
+    TooManyFieldsSent when a limit is passed."""
+    headers = [request.META.get(name, "") for name in READ_HEADERS]
+    cookies = (settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME, MESSAGES_COOKIE)
+    headers += [request.COOKIES.get(name, "") for name in cookies]
+    if not all(
+        is_text(value) and _is_utf8(value.encode("iso-8859-1", errors="replace"))
+        for value in headers
+    ):
+        return False
+    if not is_text(request.path) or not _raw_query_is_utf8(request.META.get("QUERY_STRING", "")):
+        return False
+    if not all(is_text(text) for key, values in request.GET.lists() for text in (key, *values)):
+        return False
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return True
+    if request.content_type == "application/json":
+        return _json_is_text(request.body)
+    if request.content_type not in FORM_TYPES:
+        return True
+    if request.content_type == FORM_TYPES[0] and not _is_utf8(unquote_to_bytes(request.body)):
+        return False
+    return all(is_text(text) for key, values in request.POST.lists() for text in (key, *values))
+
+
+def _limit_passed(error: Exception) -> tuple[int, str] | None:
+    """The status and message for a request over one of Django's limits, else None."""
+    if isinstance(error, RequestDataTooBig):
+        size = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return 413, (
+            f"The request is too large: its body (files aside) may be at most {size:,} bytes. "
+            "Nothing was saved."
+        )
+    if isinstance(error, TooManyFieldsSent):
+        count = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return 413, f"The request has too many fields: at most {count:,}. Nothing was saved."
+    if isinstance(error, TooManyFilesSent):
+        count = settings.DATA_UPLOAD_MAX_NUMBER_FILES
+        return 413, f"The request has too many files: at most {count:,}. Nothing was saved."
+    return None
+
+
+def refusal(request, status: int, message: str) -> HttpResponse:
+    """A refused request's answer: JSON ``{"detail": message}`` on the API, a page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": message}, status=status)
+    page = loader.get_template("400.html").render({"message": message, "status": status})
+    return HttpResponse(page, status=status)
+
+
+def bad_request(request, exception=None):
+    """Django's handler400: says which limit a request passed when it was one (a view that
+    read a body the guard below did not), instead of a bare "Bad Request (400)"."""
+    status, message = _limit_passed(exception) or (400, "The request could not be understood.")
+    return refusal(request, status, message)
+
+
+class RequestTextMiddleware:
+    """Every request: 400 when a text it carries is not text, 413 when it is over a size limit;
+    the view is not called either way."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            text = request_is_text(request)
+        except (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent) as error:
+            return refusal(request, *_limit_passed(error))
+        if not text:
+            return refusal(request, 400, NOT_TEXT)
+        return self.get_response(request)
