@@ -38,10 +38,16 @@ MESSAGES_COOKIE = "messages"
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 NOT_TEXT = (
-    "What you sent holds characters that are not text: bytes that are not valid UTF-8, a NUL, "
-    "a lone surrogate, or invisible control characters (often pasted from another program). "
-    "Nothing was saved."
+    "{where} holds characters that are not text: bytes that are not valid UTF-8, a NUL, a lone "
+    "surrogate, or invisible control characters (often pasted from another program). Nothing "
+    "was saved."
 )
+# Header names as a person knows them, for the refusal's message.
+HEADER_NAMES = {
+    "HTTP_AUTHORIZATION": "The Authorization header",
+    "HTTP_X_FORWARDED_FOR": "The X-Forwarded-For header",
+    "HTTP_RANGE": "The Range header",
+}
 
 
 def is_text(value: str) -> bool:
@@ -90,31 +96,48 @@ def _json_is_text(body: bytes) -> bool:
     return all(is_text(text) for text in _json_strings(document))
 
 
-def request_is_text(request) -> bool:
-    """Whether every text of ``request`` the site may read is text (see the module's docstring).
-    Reads the body of form and JSON requests; raises Django's RequestDataTooBig and
-    TooManyFieldsSent when a limit is passed."""
-    headers = [request.META.get(name, "") for name in READ_HEADERS]
-    cookies = (settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME, MESSAGES_COOKIE)
-    headers += [request.COOKIES.get(name, "") for name in cookies]
-    if not all(
-        is_text(value) and _is_utf8(value.encode("iso-8859-1", errors="replace"))
-        for value in headers
-    ):
-        return False
-    if not is_text(request.path) or not _raw_query_is_utf8(request.META.get("QUERY_STRING", "")):
-        return False
-    if not all(is_text(text) for key, values in request.GET.lists() for text in (key, *values)):
-        return False
+def request_not_text(request) -> str | None:
+    """Which text of ``request`` the site may read is not text (see the module's docstring),
+    named for the refusal ("The parameter workerId"); None when all are. Reads the body of form
+    and JSON requests; raises Django's RequestDataTooBig and TooManyFieldsSent when a limit is
+    passed."""
+    for name, label in HEADER_NAMES.items():
+        if not _header_is_text(request.META.get(name, "")):
+            return label
+    for name in (settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME, MESSAGES_COOKIE):
+        if not _header_is_text(request.COOKIES.get(name, "")):
+            return f"The cookie {name}"
+    if not is_text(request.path):
+        return "The address"
+    if not _raw_query_is_utf8(request.META.get("QUERY_STRING", "")):
+        return "The query string"
+    if where := _first_not_text(request.GET, "parameter"):
+        return where
     if request.method in ("GET", "HEAD", "OPTIONS"):
-        return True
+        return None
     if request.content_type == "application/json":
-        return _json_is_text(request.body)
+        return None if _json_is_text(request.body) else "The JSON body"
     if request.content_type not in FORM_TYPES:
-        return True
+        return None
     if request.content_type == FORM_TYPES[0] and not _is_utf8(unquote_to_bytes(request.body)):
-        return False
-    return all(is_text(text) for key, values in request.POST.lists() for text in (key, *values))
+        return "The form"
+    return _first_not_text(request.POST, "field")
+
+
+def _header_is_text(value: str) -> bool:
+    # WSGI hands headers over as ISO-8859-1: their bytes must be UTF-8 text.
+    return is_text(value) and _is_utf8(value.encode("iso-8859-1", errors="replace"))
+
+
+def _first_not_text(data, noun: str) -> str | None:
+    """The first of a QueryDict's names or values that is not text, named for a person (a name
+    that is not text itself is not repeated back)."""
+    for key, values in data.lists():
+        if not is_text(key):
+            return f"The name of a {noun}"
+        if not all(is_text(value) for value in values):
+            return f"The {noun} {key}"
+    return None
 
 
 def _limit_passed(error: Exception) -> tuple[int, str] | None:
@@ -135,9 +158,10 @@ def _limit_passed(error: Exception) -> tuple[int, str] | None:
 
 
 def refusal(request, status: int, message: str) -> HttpResponse:
-    """A refused request's answer: JSON ``{"detail": message}`` on the API, a page elsewhere."""
+    """A refused request's answer: JSON ``{"detail": message, "status": status}`` on the API
+    (the keys of every API refusal), a page elsewhere."""
     if request.path.startswith("/api/"):
-        return JsonResponse({"detail": message}, status=status)
+        return JsonResponse({"detail": message, "status": status}, status=status)
     page = loader.get_template("400.html").render({"message": message, "status": status})
     return HttpResponse(page, status=status)
 
@@ -158,9 +182,9 @@ class RequestTextMiddleware:
 
     def __call__(self, request):
         try:
-            text = request_is_text(request)
+            where = request_not_text(request)
         except (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent) as error:
             return refusal(request, *_limit_passed(error))
-        if not text:
-            return refusal(request, 400, NOT_TEXT)
+        if where:
+            return refusal(request, 400, NOT_TEXT.format(where=where))
         return self.get_response(request)

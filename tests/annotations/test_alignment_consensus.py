@@ -137,7 +137,7 @@ def test_the_review_page_with_its_consensus_is_for_staff_only(client, outvoted):
     assert client.get(url).status_code == 302
     client.force_login(make_worker().user)
     response = client.get(url)
-    assert response.status_code == 302 and "consensus" not in response.content.decode()
+    assert response.status_code == 403 and "consensus" not in response.content.decode()
 
 
 def test_the_export_writes_the_consensus_its_confidences_and_the_weights(tmp_path, outvoted):

@@ -104,9 +104,12 @@ def test_a_malformed_platform_id_is_refused_with_a_message_and_nothing_is_stored
     make_segment()
     response = accept(client, **bad)
     page = response.content.decode()
-    assert response.status_code == 400
-    assert "letters, digits, - or _" in page and "Please return the HIT." in page
-    assert page.count("<h1>") == 1
+    assert response.status_code == 400 and page.count("<h1>") == 1
+    if any("\x00" in value for value in bad.values()):
+        # The site's edge refuses a NUL before the arrival is read, naming the parameter.
+        assert "The parameter workerId holds characters that are not text" in page
+    else:
+        assert "letters, digits, - or _" in page and "Please return the HIT." in page
     assert not Worker.objects.exists() and not Assignment.objects.exists()
 
 

@@ -221,8 +221,10 @@ def test_a_malformed_id_is_refused_by_name_and_nothing_is_stored(client, kind, p
     response = client.get(URLS[kind], params)
     page = response.content.decode()
     assert response.status_code == 400
-    assert f"parameter {named}" in page and "letters, digits, - or _" in page
-    assert "Please return" in page and page.count("<h1>") == 1
+    assert f"parameter {named}" in page and page.count("<h1>") == 1
+    if not any("\x00" in value for value in params.values()):
+        assert "letters, digits, - or _" in page and "Please return" in page
+    # A NUL never reaches the arrival: the site's edge refuses it, naming the parameter.
     assert not Worker.objects.exists() and not Assignment.objects.exists()
 
 

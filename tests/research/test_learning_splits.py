@@ -93,7 +93,7 @@ def test_a_table_learned_from_train_only_is_not_flagged_and_one_with_test_is(db,
     assert ("cuts",) not in table.paraphrases("slices")
     assert "Pairs: 1, scored: 1" in scored
     assert "Learned from: the paraphrase table: train (by video" in scored
-    assert "Warning" not in scored
+    assert "test leakage" not in scored
 
     learned, table, scored = found["leaky"]
     assert "Learned from train, test (by video, seed 0, test 0.1, dev 0; 3 clusters" in learned

@@ -163,7 +163,7 @@ def test_staff_make_gold_in_one_click_and_strangers_cannot(client):
     url = reverse("review:gold_make")
     data = {"kind": "description", "work": description.pk, "next": "/review/descriptions/"}
     client.force_login(make_worker().user)
-    assert client.post(url, data).status_code == 302
+    assert client.post(url, data).status_code == 403
     assert not GoldItem.objects.exists()
     client.force_login(make_staff())
     response = client.post(url, data)
