@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from crowd import entrance
 from crowd.access import own_assignment, researcher_required, worker_required
 from crowd.models import Assignment, HitType
+from crowd.next_task import after_submit
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 from paracrowd_metrics.alignment import format_pharaoh, parse_pharaoh
@@ -47,7 +48,7 @@ def align(request, pk, worker):
                 if saved
                 else "You had already submitted this task; it was saved once.",
             )
-            return redirect("collector:dashboard")
+            return after_submit(request, worker, assignment)
         error = saved
     return _align_page(
         request,

@@ -101,6 +101,24 @@ def session_claim(
     )
 
 
+def assignments_held(*, worker: Worker, kind: str | None = None):
+    """The tasks ``worker`` holds open on this site (assigned, deadline not passed), of
+    ``kind`` or of every kind, soonest deadline first. A platform's assignment or session
+    task is done through the platform, so it is not among them."""
+    held = (
+        Assignment.objects.filter(
+            worker=worker,
+            status=Assignment.Status.ASSIGNED,
+            expires_at__gt=timezone.now(),
+            external_assignment_id="",
+            session__isnull=True,
+        )
+        .select_related("hit__hit_type")
+        .order_by("expires_at", "pk")
+    )
+    return held.filter(hit__hit_type__kind=kind) if kind else held
+
+
 def assignment_for_platform(
     *,
     worker: Worker,
