@@ -48,7 +48,9 @@ def align(request, pk, worker):
                 if saved
                 else "You had already submitted this task; it was saved once.",
             )
-            return after_submit(request, worker, assignment)
+            return after_submit(
+                request, worker, kind=HitType.Kind.ALIGNMENT, tier=assignment.hit.tier
+            )
         error = saved
     return _align_page(
         request,

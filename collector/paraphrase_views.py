@@ -45,7 +45,9 @@ def paraphrase(request, pk, worker):
                 if created
                 else "You had already submitted this task; it was saved once.",
             )
-            return after_submit(request, worker, assignment)
+            return after_submit(
+                request, worker, kind=HitType.Kind.PARAPHRASE, tier=assignment.hit.tier
+            )
     return _task_page(
         request,
         assignment.hit,

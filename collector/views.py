@@ -50,7 +50,7 @@ def describe(request, pk, worker):
                 messages.success(request, "Thank you! Your description was saved.")
             else:
                 messages.info(request, "You had already submitted this task; it was saved once.")
-            return after_submit(request, worker, result[0].assignment)
+            return after_submit(request, worker, kind=HitType.Kind.DESCRIPTION, tier=result[0].tier)
     assignment = _own_task(pk, worker, HitType.Kind.DESCRIPTION)
     return _render_task(request, assignment, form, action=reverse("collector:describe", args=[pk]))
 
@@ -71,7 +71,9 @@ def propose(request, pk, worker):
                 if created
                 else "You had already submitted this task; it was saved once.",
             )
-            return after_submit(request, worker, assignment)
+            return after_submit(
+                request, worker, kind=HitType.Kind.VIDEO_COLLECTION, tier=assignment.hit.tier
+            )
     elif submitted:
         proposal = assignment.proposal
         messages.info(request, "You already submitted this segment; it is waiting for review.")

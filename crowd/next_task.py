@@ -2,9 +2,9 @@
 next* on each task page all end here, so a worker always lands on the same task for the same
 request.
 
-A worker who holds an open task of the kind is sent back to it (continue where you left off),
-whatever its tier; otherwise a new one is claimed in the tier asked for. The pages belong to the
-apps that collect each kind of work; they are named, not imported.
+A worker who holds an open task of the kind is sent back to it (continue where you left off):
+the one in the tier asked for, else a new one there, else the one held in another tier. The
+pages belong to the apps that collect each kind of work; they are named, not imported.
 """
 
 from django.contrib import messages
@@ -36,23 +36,24 @@ def next_task(request, worker, *, kind, tier):
     """Redirect to the worker's next task of ``kind``: the one they hold, else a new one in
     ``tier``; to the dashboard, saying why, when there is none."""
     page, items = TASK_PAGES[kind]
-    held = services.assignments_held(worker=worker, kind=kind).first()
-    if held is not None:
-        return redirect(page, held.pk)
     try:
+        # Gives back what the worker holds of this kind in this tier, in the same round trip.
         assignment = services.assignment_claim(worker=worker, tier=tier, kind=kind)
     except services.WorkRefused as refusal:
         messages.error(request, str(refusal))
         return redirect(DASHBOARD)
+    if assignment is None:
+        # Nothing new in this tier, but a task of the kind held in the other one is theirs.
+        assignment = services.assignments_held(worker=worker, kind=kind).first()
     if assignment is None:
         messages.info(request, f"There are no Tier-{tier} {items} left for you. Thank you!")
         return redirect(DASHBOARD)
     return redirect(page, assignment.pk)
 
 
-def after_submit(request, worker, assignment):
-    """Submit and next: after saving ``assignment``, the next task of its kind and tier, or the
-    dashboard when the worker pressed the page's second button (``STOP``)."""
+def after_submit(request, worker, *, kind, tier):
+    """Submit and next: after saving a task of ``kind`` in ``tier``, the next one like it, or
+    the dashboard when the worker pressed the page's second button (``STOP``)."""
     if request.POST.get(STOP[0]) == STOP[1]:
         return redirect(DASHBOARD)
-    return next_task(request, worker, kind=assignment.hit.hit_type.kind, tier=assignment.hit.tier)
+    return next_task(request, worker, kind=kind, tier=tier)

@@ -88,7 +88,7 @@ def rate(request, pk, worker):
                 if saved
                 else "You had already submitted this task; it was saved once.",
             )
-            return after_submit(request, worker, assignment)
+            return after_submit(request, worker, kind=KIND, tier=assignment.hit.tier)
         error = saved
     return _rate_page(
         request,
