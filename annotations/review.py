@@ -3,8 +3,9 @@
 A worker's alignment waits, submitted and unpaid, until staff accept it (it is paid) or reject
 it with a reason (its HIT slot reopens and the platform is told). Each one is scored against
 the other annotations of the same pair; one whose mean F1 with them is below
-``FLAG_BELOW_F1`` is flagged, listed first, and never paid automatically. Unflagged alignments
-nobody reviewed are paid after the HIT type's ``auto_accept_after``, as descriptions are.
+``FLAG_BELOW_F1`` is flagged, listed first, and never paid automatically, as is one with no link
+that no other annotator of the pair confirms. Unflagged alignments nobody reviewed are paid
+after the HIT type's ``auto_accept_after``, as descriptions are.
 """
 
 from dataclasses import dataclass
@@ -28,10 +29,14 @@ class ReviewItem:
     alignment: Alignment
     others: int  # other annotations of the pair it was compared with
     agreement_f1: float | None  # mean F1 against them; None with nobody to compare
+    # No link at all, and no other annotator of the pair left it unlinked too: a worker's
+    # "nothing corresponds" waits for a second annotator's agreement or a person's decision.
+    unlinked_alone: bool = False
 
     @property
     def flagged(self) -> bool:
-        return self.agreement_f1 is not None and self.agreement_f1 < FLAG_BELOW_F1
+        low = self.agreement_f1 is not None and self.agreement_f1 < FLAG_BELOW_F1
+        return low or self.unlinked_alone
 
 
 def _waiting():
@@ -65,7 +70,17 @@ def _items(alignments) -> list[ReviewItem]:
     items = []
     for alignment in alignments:
         others = [a for a in every.get(alignment.pair_id, []) if a.pk != alignment.pk]
-        items.append(ReviewItem(alignment, len(others), agreement_with_others(alignment, others)))
+        unlinked_alone = not alignment.links.strip() and not any(
+            not other.links.strip() and other.worker_id != alignment.worker_id for other in others
+        )
+        items.append(
+            ReviewItem(
+                alignment,
+                len(others),
+                agreement_with_others(alignment, others),
+                unlinked_alone=unlinked_alone,
+            )
+        )
     return items
 
 
