@@ -1,7 +1,7 @@
 """The dashboard and next task never lose a task the worker opened: every open task of every
 kind is listed with its time left, and next task gives the held one back."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.urls import reverse
@@ -10,6 +10,7 @@ from django.utils import timezone
 from collector import services
 from crowd import services as crowd
 from crowd.models import Assignment, HitType, Tier
+from crowd.templatetags.deadlines import deadline_text
 from tests.factories import make_paraphrase_source, make_segment, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -71,3 +72,36 @@ def test_next_task_offers_an_expired_task_again_as_the_same_assignment(client):
     assert response["Location"] == reverse("collector:describe", args=[first.pk])
     first.refresh_from_db()
     assert first.status == Assignment.Status.ASSIGNED and first.expires_at > timezone.now()
+
+
+@pytest.mark.parametrize("stop", [False, True], ids=["submit and next", "back to my work"])
+def test_a_paraphrase_submitted_goes_on_to_the_next_sentence_or_back(client, stop):
+    make_paraphrase_source("A man is slicing a tomato.")
+    make_paraphrase_source("A dog runs on the beach.")
+    worker = make_worker()
+    client.force_login(worker.user)
+    page = next_task(client, Tier.ONE, kind="paraphrase")["Location"]
+
+    form = {"text": "Someone cuts a tomato into slices.", "language": "en"}
+    if stop:
+        form["then"] = "dashboard"
+    response = client.post(page, form)
+
+    following = response["Location"]
+    if stop:
+        assert following == reverse("collector:dashboard")
+    else:
+        assert following.startswith("/paraphrase/") and following != page
+
+
+def test_every_deadline_reads_the_same_way():
+    due = datetime(2026, 11, 26, 14, 56, tzinfo=UTC)
+    assert deadline_text(due, now=due - timedelta(minutes=12, seconds=30)) == (
+        "12 min left (due 14:56 UTC)"
+    )
+    assert deadline_text(due, now=due - timedelta(seconds=20)) == (
+        "under a minute left (due 14:56 UTC)"
+    )
+    assert deadline_text(due, "you may still submit", now=due + timedelta(seconds=1)) == (
+        "time is up (was due 14:56 UTC): you may still submit"
+    )
