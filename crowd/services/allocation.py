@@ -70,8 +70,9 @@ def assignment_claim(
 
     A worker who still holds a live assignment of that kind and tier gets it back, so reloading
     or double-clicking never hoards work. Otherwise the HIT with the fewest submissions that the
-    worker has not had and that has room is locked with SKIP LOCKED, so concurrent claims spread
-    over different HITs instead of queueing on one.
+    worker has not had (or had and let expire: their assignment is reopened, see
+    ``Assignment.reopenable``) and that has room is locked with SKIP LOCKED, so concurrent claims
+    spread over different HITs instead of queueing on one.
     """
     return _claim(
         worker=worker,
@@ -263,7 +264,7 @@ def _claim_in_database(
     external_hit_id,
     attempts=CLAIM_ATTEMPTS,
 ) -> Assignment | None:
-    """One round trip to crowd_assignment_claim (see crowd/migrations/0006): lock the worker's
+    """One round trip to crowd_assignment_claim (crowd/migrations/0006, 0008): lock the worker's
     row, give back what they hold (if asked), else lock the best open HIT with SKIP LOCKED, count
     again under the lock and assign it, stepping past up to ``attempts`` HITs that filled in
     between. None for a blocked worker, for a HIT type whose qualification was not checked
