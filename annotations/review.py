@@ -3,8 +3,9 @@
 A worker's alignment waits, submitted and unpaid, until staff accept it (it is paid) or reject
 it with a reason (its HIT slot reopens and the platform is told). Each one is scored against
 the other annotations of the same pair; one whose mean F1 with them is below
-``FLAG_BELOW_F1`` is flagged, listed first, and never paid automatically. Unflagged alignments
-nobody reviewed are paid after the HIT type's ``auto_accept_after``, as descriptions are.
+``FLAG_BELOW_F1`` is flagged, listed first, and never paid automatically, as is one with no link
+that no other annotator of the pair confirms. Unflagged alignments nobody reviewed are paid
+after the HIT type's ``auto_accept_after``, as descriptions are.
 """
 
 from dataclasses import dataclass, field
@@ -32,10 +33,14 @@ class ReviewItem:
     # The pair's weighted consensus beside this alignment's links (empty with nobody to
     # compare), for the reviewer to adjudicate.
     consensus: list[ConsensusRow] = field(default_factory=list)
+    # No link at all, and no other annotator of the pair left it unlinked too: a worker's
+    # "nothing corresponds" waits for a second annotator's agreement or a person's decision.
+    unlinked_alone: bool = False
 
     @property
     def flagged(self) -> bool:
-        return self.agreement_f1 is not None and self.agreement_f1 < FLAG_BELOW_F1
+        low = self.agreement_f1 is not None and self.agreement_f1 < FLAG_BELOW_F1
+        return low or self.unlinked_alone
 
 
 def _waiting():
@@ -79,8 +84,17 @@ def _items(alignments, *, with_consensus: bool = False) -> list[ReviewItem]:
         consensus = []
         if weights is not None and others:
             consensus = consensus_rows(weights.consensus(pair_alignments), alignment)
+        unlinked_alone = not alignment.links.strip() and not any(
+            not other.links.strip() and other.worker_id != alignment.worker_id for other in others
+        )
         items.append(
-            ReviewItem(alignment, len(others), agreement_with_others(alignment, others), consensus)
+            ReviewItem(
+                alignment,
+                len(others),
+                agreement_with_others(alignment, others),
+                consensus,
+                unlinked_alone=unlinked_alone,
+            )
         )
     return items
 

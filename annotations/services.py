@@ -277,12 +277,30 @@ def cells_changed(before, after) -> int:
     return sum(1 for cell in cells if state(before, cell) != state(after, cell))
 
 
-def alignment_submit(*, assignment_id: int, worker: Worker, links: str) -> tuple[Alignment, bool]:
-    """Store a worker's alignment for their assignment, exactly once."""
+NO_LINK = (
+    "Your alignment has no link. Link the words that correspond, or, if nothing in the two "
+    "sentences corresponds at all, tick “Nothing corresponds” before submitting."
+)
+LINKS_AND_NOTHING = (
+    "You ticked “Nothing corresponds” but linked words: untick it, or clear the links."
+)
+
+
+def alignment_submit(
+    *, assignment_id: int, worker: Worker, links: str, nothing_corresponds: bool = False
+) -> tuple[Alignment, bool]:
+    """Store a worker's alignment for their assignment, exactly once. An alignment with no
+    link is refused unless the worker confirms that nothing corresponds
+    (``nothing_corresponds``): an empty grid is far more often a task not done than a pair with
+    nothing to link, and it would otherwise be accepted and paid as done."""
 
     def record(assignment, hit, now):
         pair = SentencePair.objects.get(item_id=hit.item_id)
         alignment = links_parse(links, pair)
+        if not alignment.possible and not nothing_corresponds:
+            raise WorkRefused(NO_LINK)
+        if alignment.possible and nothing_corresponds:
+            raise WorkRefused(LINKS_AND_NOTHING)
         enqueue("annotations.tasks.refresh_agreement", pair.pk)
         return Alignment.objects.create(
             pair=pair,

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from crowd import entrance
 from crowd.access import own_assignment, researcher_required, staff_required, worker_required
 from crowd.models import Assignment, HitType
+from crowd.next_task import after_submit
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 from paracrowd_metrics.alignment import format_pharaoh, parse_pharaoh
@@ -38,7 +39,7 @@ def align(request, pk, worker):
     links, error = None, ""
     if request.method == "POST":
         links = request.POST.get("links", "")
-        saved = _save(assignment, worker, links)
+        saved = _save(assignment, worker, links, NOTHING_CORRESPONDS in request.POST)
         if isinstance(saved, bool):
             messages.success(
                 request,
@@ -46,7 +47,9 @@ def align(request, pk, worker):
                 if saved
                 else "You had already submitted this task; it was saved once.",
             )
-            return redirect("collector:dashboard")
+            return after_submit(
+                request, worker, kind=HitType.Kind.ALIGNMENT, tier=assignment.hit.tier
+            )
         error = saved
     return _align_page(
         request,
@@ -59,14 +62,19 @@ def align(request, pk, worker):
 
 
 RELATED = ("hit__item__sentencepair", "alignment")
+# The task page's box confirming that an alignment has no link on purpose.
+NOTHING_CORRESPONDS = "nothing_corresponds"
 TRIAL_ANSWERS_SHOWN = 10
 
 
-def _save(assignment, worker, links) -> bool | str:
+def _save(assignment, worker, links, nothing_corresponds=False) -> bool | str:
     """Store the links: whether stored now (or before), or why nothing was stored."""
     try:
         _, created = services.alignment_submit(
-            assignment_id=assignment.pk, worker=worker, links=links
+            assignment_id=assignment.pk,
+            worker=worker,
+            links=links,
+            nothing_corresponds=nothing_corresponds,
         )
     except WorkRefused as refusal:
         return str(refusal)
@@ -162,6 +170,8 @@ def _align_page(request, hit, *, assignment, links, action, error="", hidden=Non
         "action": action,
         "submitted": submitted,
         "preview": preview,
+        # Kept ticked when the page comes back with a refusal.
+        "nothing_corresponds": request.method == "POST" and NOTHING_CORRESPONDS in request.POST,
         # A crowd platform's page: framed, no site header, the signed token instead of CSRF's.
         "platform": bool(hidden) or preview,
         "hidden": hidden or {},
@@ -191,7 +201,7 @@ class _AlignmentTask(entrance.PlatformTask):
 
     def save(self, request, assignment, *, hidden):
         links = request.POST.get("links", "")
-        saved = _save(assignment, assignment.worker, links)
+        saved = _save(assignment, assignment.worker, links, NOTHING_CORRESPONDS in request.POST)
         if isinstance(saved, bool):
             return saved
         return self.show(request, assignment, hidden=hidden, links=links, error=saved)

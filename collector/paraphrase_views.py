@@ -18,6 +18,7 @@ from django.urls import reverse
 from crowd import entrance
 from crowd.access import own_assignment, staff_required, worker_required
 from crowd.models import Assignment, HitType
+from crowd.next_task import after_submit
 
 from . import services
 from .forms import ParaphraseCorpusChoiceForm, ParaphraseForm, ParaphraseUploadForm
@@ -43,7 +44,9 @@ def paraphrase(request, pk, worker):
                 if created
                 else "You had already submitted this task; it was saved once.",
             )
-            return redirect("collector:dashboard")
+            return after_submit(
+                request, worker, kind=HitType.Kind.PARAPHRASE, tier=assignment.hit.tier
+            )
     return _task_page(
         request,
         assignment.hit,

@@ -6,7 +6,8 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
 
 from crowd.models import Assignment, Hit, HitType, LedgerEntry, Qualification, Tier, Worker
-from crowd.services import quality_notice, worker_has_access
+from crowd.next_task import task_page
+from crowd.services import assignments_held, quality_notice, worker_has_access
 
 from .models import Description, Paraphrase, SegmentProposal
 from .provenance import SIGNALS as TYPING_SIGNALS
@@ -96,10 +97,14 @@ def worker_dashboard(worker: Worker) -> dict:
         .values_list("hit__hit_type", "n")
         .order_by()
     )
+    # Every task the worker opened and has not finished, while it is still theirs.
+    held = [(assignment, task_page(assignment)) for assignment in assignments_held(worker=worker)]
     return {
         "worker": worker,
         "tier": tier,
         "quality_notice": quality_notice(worker),
+        "held": held,
+        "describing_held": any(a.hit.hit_type_id == describing.pk for a, _ in held),
         "alignment_locked": alignment_locked,
         "promotion": Qualification.objects.active()
         .filter(worker=worker, tier=Tier.TWO)

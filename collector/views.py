@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
@@ -19,6 +19,7 @@ from crowd import entrance
 from crowd import services as crowd
 from crowd.access import own_assignment, worker_required
 from crowd.models import Assignment, HitType, Tier
+from crowd.next_task import after_submit
 
 from . import selectors, services
 from .forms import DescriptionForm, ProposalForm
@@ -49,7 +50,7 @@ def describe(request, pk, worker):
                 messages.success(request, "Thank you! Your description was saved.")
             else:
                 messages.info(request, "You had already submitted this task; it was saved once.")
-            return redirect("collector:dashboard")
+            return after_submit(request, worker, kind=HitType.Kind.DESCRIPTION, tier=result[0].tier)
     assignment = _own_task(pk, worker, HitType.Kind.DESCRIPTION)
     return _render_task(request, assignment, form, action=reverse("collector:describe", args=[pk]))
 
@@ -70,7 +71,9 @@ def propose(request, pk, worker):
                 if created
                 else "You had already submitted this task; it was saved once.",
             )
-            return redirect("collector:dashboard")
+            return after_submit(
+                request, worker, kind=HitType.Kind.VIDEO_COLLECTION, tier=assignment.hit.tier
+            )
     elif submitted:
         proposal = assignment.proposal
         messages.info(request, "You already submitted this segment; it is waiting for review.")

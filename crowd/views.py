@@ -19,17 +19,7 @@ from . import services
 from .access import own_assignment, worker_required
 from .forms import SignUpForm
 from .models import HitType, Tier
-
-# Where each kind of task is done, and what runs out when there is none left. The pages belong
-# to the apps that collect each kind of work; they are named, not imported.
-TASK_PAGES = {
-    HitType.Kind.DESCRIPTION: ("collector:describe", "segments to describe"),
-    HitType.Kind.ALIGNMENT: ("annotations:align", "sentence pairs to align"),
-    HitType.Kind.VIDEO_COLLECTION: ("collector:propose", "video-collection tasks"),
-    HitType.Kind.RATING: ("research:rate", "paraphrases to rate"),
-    HitType.Kind.PARAPHRASE: ("collector:paraphrase", "sentences to paraphrase"),
-}
-DASHBOARD = "collector:dashboard"
+from .next_task import DASHBOARD, TASK_PAGES, next_task
 
 
 def signup(request):
@@ -67,7 +57,7 @@ def task_next(request, worker):
     except ValueError:
         messages.error(request, "There is no such task.")
         return redirect(DASHBOARD)
-    return _next_task(request, worker, kind=kind, tier=tier)
+    return next_task(request, worker, kind=kind, tier=tier)
 
 
 @require_POST
@@ -84,20 +74,7 @@ def skip(request, pk, worker):
     messages.info(request, "Skipped. You will not be shown that task again.")
     if assignment.hit.hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
         return redirect(DASHBOARD)  # each such task opens a new one: nothing to go on to
-    return _next_task(request, worker, kind=assignment.hit.hit_type.kind, tier=assignment.hit.tier)
-
-
-def _next_task(request, worker, *, kind, tier):
-    page, items = TASK_PAGES[kind]
-    try:
-        assignment = services.assignment_claim(worker=worker, tier=tier, kind=kind)
-    except services.WorkRefused as refusal:
-        messages.error(request, str(refusal))
-        return redirect(DASHBOARD)
-    if assignment is None:
-        messages.info(request, f"There are no Tier-{tier} {items} left for you. Thank you!")
-        return redirect(DASHBOARD)
-    return redirect(page, assignment.pk)
+    return next_task(request, worker, kind=assignment.hit.hit_type.kind, tier=assignment.hit.tier)
 
 
 def login_locked_out(request, original_response=None, credentials=None):

@@ -286,9 +286,13 @@ class Offered(models.Model):
 
 class HitQuerySet(models.QuerySet):
     def open_to(self, worker):
-        """HITs under target that ``worker`` has not had and that have room for a new holder."""
+        """HITs under target that ``worker`` has not had (or had and let expire: see
+        ``Assignment.reopenable``) and that have room for a new holder. The claim
+        (crowd_assignment_claim, crowd/migrations/0008) applies the same rule."""
         now = timezone.now()
-        held = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker)
+        held = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker).exclude(
+            Assignment.reopenable(now)
+        )
         in_progress = (
             Assignment.objects.filter(
                 hit=OuterRef("pk"), status=Assignment.Status.ASSIGNED, expires_at__gt=now
@@ -418,6 +422,16 @@ class Assignment(models.Model):
 
     def __str__(self):
         return f"{self.worker} on {self.hit} ({self.status})"
+
+    @staticmethod
+    def reopenable(now) -> Q:
+        """Assignments the claim may hand back to their worker with a new deadline: expired
+        unsubmitted, and tied to no platform assignment or session (the SQL function
+        crowd_assignment_reopenable, crowd/migrations/0008, says the same)."""
+        expired = Q(status=Assignment.Status.EXPIRED) | Q(
+            status=Assignment.Status.ASSIGNED, expires_at__lte=now
+        )
+        return expired & Q(external_assignment_id="", session__isnull=True)
 
     @property
     def is_expired(self) -> bool:

@@ -83,8 +83,9 @@ def assignment_claim(
 
     A worker who still holds a live assignment of that kind and tier gets it back, so reloading
     or double-clicking never hoards work. Otherwise the HIT with the fewest submissions that the
-    worker has not had and that has room is locked with SKIP LOCKED, so concurrent claims spread
-    over different HITs instead of queueing on one.
+    worker has not had (or had and let expire: their assignment is reopened, see
+    ``Assignment.reopenable``) and that has room is locked with SKIP LOCKED, so concurrent claims
+    spread over different HITs instead of queueing on one.
     """
     return _claim(
         worker=worker,
@@ -112,6 +113,24 @@ def session_claim(
         external_hit_id=listing_id,
         campaign=campaign,
     )
+
+
+def assignments_held(*, worker: Worker, kind: str | None = None):
+    """The tasks ``worker`` holds open on this site (assigned, deadline not passed), of
+    ``kind`` or of every kind, soonest deadline first. A platform's assignment or session
+    task is done through the platform, so it is not among them."""
+    held = (
+        Assignment.objects.filter(
+            worker=worker,
+            status=Assignment.Status.ASSIGNED,
+            expires_at__gt=timezone.now(),
+            external_assignment_id="",
+            session__isnull=True,
+        )
+        .select_related("hit__hit_type")
+        .order_by("expires_at", "pk")
+    )
+    return held.filter(hit__hit_type__kind=kind) if kind else held
 
 
 def assignment_for_platform(
@@ -258,7 +277,7 @@ def _claim_in_database(
     external_hit_id,
     attempts=CLAIM_ATTEMPTS,
 ) -> Assignment | None:
-    """One round trip to crowd_assignment_claim (see crowd/migrations/0006): lock the worker's
+    """One round trip to crowd_assignment_claim (crowd/migrations/0006, 0008): lock the worker's
     row, give back what they hold (if asked), else lock the best open HIT with SKIP LOCKED, count
     again under the lock and assign it, stepping past up to ``attempts`` HITs that filled in
     between. None for a blocked worker, for a HIT type whose qualification was not checked

@@ -16,9 +16,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from crowd import entrance
-from crowd import services as crowd
 from crowd.access import own_assignment, researcher_required, worker_required
 from crowd.models import Assignment, HitType
+from crowd.next_task import after_submit
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 
@@ -89,7 +89,7 @@ def rate(request, pk, worker):
                 if saved
                 else "You had already submitted this task; it was saved once.",
             )
-            return _next(request, worker, tier=assignment.hit.tier)
+            return after_submit(request, worker, kind=KIND, tier=assignment.hit.tier)
         error = saved
     return _rate_page(
         request,
@@ -99,18 +99,6 @@ def rate(request, pk, worker):
         error=error,
         action=reverse("research:rate", args=[pk]),
     )
-
-
-def _next(request, worker, *, tier):
-    try:
-        following = crowd.assignment_claim(worker=worker, tier=tier, kind=KIND)
-    except WorkRefused as refusal:
-        messages.error(request, str(refusal))
-        following = None
-    if following is None:
-        messages.info(request, "There are no more paraphrases to rate for you right now.")
-        return redirect("collector:dashboard")
-    return redirect("research:rate", following.pk)
 
 
 def _save(assignment, worker, values) -> bool | str:

@@ -339,6 +339,7 @@
   });
 
   var submitting = false;
+  var submitLabel = submitButton.textContent;
   form.addEventListener("submit", function (event) {
     if (submitting) {
       event.preventDefault();
@@ -354,7 +355,7 @@
     if (!event.persisted) return;
     submitting = false;
     submitButton.disabled = readonly;
-    submitButton.textContent = "Submit";
+    submitButton.textContent = submitLabel;
   });
 
   tool.hidden = false;

@@ -25,18 +25,29 @@
     };
   }
 
-  // The IFrame API script is loaded once, when a first video is asked for.
+  // The IFrame API script is loaded once, when a first video is asked for. Offline, or with
+  // YouTube blocked, the script fails at once: every player waiting for it (and any asked for
+  // later) is told then, not after LOAD_PATIENCE_MS of a black box.
   var apiCallbacks = null;
-  function withYouTubeApi(callback) {
+  var apiFailures = [];
+  var apiFailed = false;
+  function withYouTubeApi(callback, failure) {
     if (window.YT && window.YT.Player) { callback(); return; }
+    if (apiFailed) { failure(); return; }
+    apiFailures.push(failure);
     if (apiCallbacks) { apiCallbacks.push(callback); return; }
     apiCallbacks = [callback];
     window.onYouTubeIframeAPIReady = function () {
       apiCallbacks.forEach(function (fn) { fn(); });
       apiCallbacks = [];
+      apiFailures = [];
     };
     var tag = document.createElement("script");
     tag.src = "https://www.youtube.com/iframe_api";
+    tag.addEventListener("error", function () {
+      apiFailed = true;
+      apiFailures.splice(0).forEach(function (fn) { fn(); });
+    });
     document.head.appendChild(tag);
   }
 
@@ -46,6 +57,7 @@
     var waiting = [];
     var failed = [];
     function whenReady(fn) { if (isReady) { fn(); } else { waiting.push(fn); } }
+    function fail() { failed.forEach(function (fn) { fn(); }); }
     return {
       ready: function () { return isReady; },
       load: function (videoId, at) {
@@ -65,10 +77,10 @@
                 waiting.splice(0).forEach(function (fn) { fn(); });
               },
               // Removed, private, not embeddable, or an unknown id.
-              onError: function () { failed.forEach(function (fn) { fn(); }); },
+              onError: fail,
             },
           });
-        });
+        }, fail);
       },
       seek: function (t) { if (isReady) yt.seekTo(t, true); },
       play: function (muted) {

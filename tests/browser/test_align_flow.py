@@ -106,9 +106,9 @@ def test_a_worker_corrects_the_pre_alignment_with_mouse_and_keys(page, live_serv
     # script submit nothing, so the page stays.
     assert page.evaluate(SUBMIT_TWICE) == [True, False, True]
     page.evaluate("window.dispatchEvent(new PageTransitionEvent('pageshow', {persisted: true}))")
-    expect(page.get_by_role("button", name="Submit")).to_be_enabled()
+    expect(page.get_by_role("button", name="Submit and next")).to_be_enabled()
 
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and next").click()
     expect(page.get_by_text("Thank you! Your alignment was saved.")).to_be_visible()
     alignment = Alignment.objects.get()
     assert parse_pharaoh(alignment.links) == parse_pharaoh("0-0 1-1 2p2 5-4 6-5")

@@ -42,7 +42,7 @@ def test_a_careless_alignment_is_flagged_and_rejected_with_a_reason(page, live_s
     expect(guidelines).to_have_attribute("target", "_blank")
     # A careless worker links "A" to "." and submits.
     cell(page, "A ↔ .: none").click()
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and next").click()
     expect(page.get_by_text("Thank you! Your alignment was saved.")).to_be_visible()
     submitted = Alignment.objects.exclude(annotator="gold").get()
 

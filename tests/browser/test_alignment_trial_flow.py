@@ -49,7 +49,7 @@ def test_trial_then_qualified_then_align_then_review(page, live_server):
     page.get_by_role("button", name="Align two sentences · Tier 1").click()
     expect(page.get_by_role("grid", name="Alignment grid")).to_be_visible()
     cell(page, "man ↔ guy: none").click()
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and next").click()
     expect(page.get_by_text("Thank you! Your alignment was saved.")).to_be_visible()
     submitted = Alignment.objects.get()
 

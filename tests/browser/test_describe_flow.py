@@ -62,21 +62,21 @@ def test_a_worker_describes_a_segment_and_sees_the_count_go_up(page, hosted_segm
     # The browser says what is wrong before anything is sent.
     posts = []
     page.on("request", lambda request: request.method == "POST" and posts.append(request.url))
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.locator("#id_text_error")).to_have_text(
         "Write one sentence describing the main action."
     )
     page.get_by_label("Your one-sentence description").fill("A man runs. A dog follows.")
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.locator("#id_text_error")).to_contain_text("exactly one sentence")
     page.get_by_label("Your one-sentence description").fill("See www.example.com for a cat.")
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.locator("#id_text_error")).to_contain_text("do not include links")
     expect(page.get_by_label("Which language?")).to_be_hidden()
     assert posts == [] and not Description.objects.exists()
 
     page.get_by_label("Your one-sentence description").fill("A test card is shown with a tone.")
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.get_by_text("Thank you! Your description was saved.")).to_be_visible()
     expect(page.locator("#count-submitted")).to_have_text("1")
     assert Description.objects.get().text == "A test card is shown with a tone."
@@ -88,7 +88,7 @@ def test_a_description_with_markup_is_refused_and_shown_back_as_text(page, hoste
     open_task(page)
     box = page.get_by_label("Your one-sentence description")
     box.fill("<img src=x onerror=alert(1)> A cat")
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.locator("#id_text_error")).to_contain_text("without HTML or other markup")
     expect(box).to_have_value("<img src=x onerror=alert(1)> A cat")
     assert page.locator("form img").count() == 0 and not Description.objects.exists()
@@ -123,7 +123,7 @@ def test_a_long_paste_is_counted_and_refused_with_the_reason_never_cut(page, hos
     text = "A squirrel " + "very " * 1000 + "quickly eats a nut."
     box.fill(text)
     expect(page.locator("#text-count")).to_have_text(f"{len(text)} / 300 characters")
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.locator("#id_text_error")).to_have_text(
         f"Keep it to one short sentence: at most 300 characters (you wrote {len(text)})."
     )

@@ -50,7 +50,7 @@ def test_a_description_error_is_announced_with_the_fields_help(page, media_root)
     helps = help_ids(page, "id_text")
     assert described_by(page, "id_text") == helps
 
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.locator("#id_text_error")).to_have_text(
         "Write one sentence describing the main action."
     )

@@ -30,13 +30,13 @@ def test_a_worker_paraphrases_a_sentence_and_a_copy_is_refused_first(page):
     box = page.get_by_label("The same meaning in your own words")
 
     # The browser says what is wrong before anything is sent.
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.locator("#id_text_error")).to_have_text(
         "Write the sentence again, with the same meaning, in your own words."
     )
     # A copy passes the browser's checks; the server refuses it and keeps what was typed.
     box.fill("A man is slicing a tomato")
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.locator("#id_text_error")).to_contain_text("This is the sentence you were given")
     expect(box).to_have_value("A man is slicing a tomato")
     assert not Paraphrase.objects.exists()
@@ -44,7 +44,7 @@ def test_a_worker_paraphrases_a_sentence_and_a_copy_is_refused_first(page):
     page.get_by_label("The same meaning in your own words").fill(
         "Someone cuts a tomato into slices."
     )
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.get_by_text("Thank you! Your paraphrase was saved.")).to_be_visible()
     expect(page.locator("#count-paraphrased")).to_have_text("1")
     paraphrase = Paraphrase.objects.get()

@@ -79,7 +79,7 @@ def test_an_admin_promotes_a_worker_from_the_queue_and_their_next_task_is_tier_t
     page.get_by_role("button", name="Describe a video · Tier 2 · $0.05 each").click()
     expect(page.locator(".task-meta")).to_contain_text("Tier 2 · $0.05 for an accepted description")
     page.get_by_label("Your one-sentence description").fill("A test card is shown with a tone.")
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.get_by_text("Thank you! Your description was saved.")).to_be_visible()
 
     newest = Description.objects.get(text="A test card is shown with a tone.")

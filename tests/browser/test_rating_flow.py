@@ -41,7 +41,7 @@ def test_a_worker_rates_one_item_by_keyboard_and_mouse_and_sees_the_next(page, l
     first_candidate = page.locator("#rating-candidate").inner_text()
 
     # Nothing chosen yet: the browser keeps the form (each scale is required).
-    page.get_by_role("button", name="Submit and go on").click()
+    page.get_by_role("button", name="Submit and next").click()
     assert not Rating.objects.exists()
 
     # Meaning by keyboard: into the scale, then the arrow keys move the choice.

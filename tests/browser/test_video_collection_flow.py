@@ -103,7 +103,7 @@ def test_a_proposed_segment_is_approved_and_described_by_another_worker(youtube)
     page.get_by_role("button", name="Stop preview").click()
 
     page.get_by_label("What happens, in a few words").fill("A man <dances> in a red jacket")
-    page.get_by_role("button", name="Send for review").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.get_by_text("Thank you! Your segment was sent for review.")).to_be_visible()
     expect(page.locator("#count-proposed")).to_have_text("1")
     expect(page.locator("#count-proposals-pending")).to_have_text("1")
@@ -135,7 +135,7 @@ def test_a_proposed_segment_is_approved_and_described_by_another_worker(youtube)
     expect(page.locator("#segment-end")).to_have_text("48.00")
     page.wait_for_function(f"() => window.fakeYouTube && {FAKE_PLAYER}.videoId === 'dQw4w9WgXcQ'")
     page.get_by_label("Your one-sentence description").fill("A man is dancing.")
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.get_by_text("Thank you! Your description was saved.")).to_be_visible()
     segment = SegmentProposal.objects.get().segment
     assert segment.descriptions.get().worker.user.username == "dmitri"

@@ -24,7 +24,10 @@ def one_task(client) -> int:
     assert response.status_code == 302, response
     page = response["Location"]
     assert client.get(page).status_code == 200
-    response = client.post(page, {"text": "A woman is slicing some tomatoes.", "language": "en"})
+    # Submitted with the page's second button: save, then back to the dashboard.
+    response = client.post(
+        page, {"text": "A woman is slicing some tomatoes.", "language": "en", "then": "dashboard"}
+    )
     assert response.status_code == 302
     assert response["Location"] == reverse("collector:dashboard")
     return int(page.rstrip("/").rsplit("/", 1)[1])
@@ -45,3 +48,22 @@ def test_next_task_page_and_submit_take_a_fixed_number_of_queries(
     assignment = Assignment.objects.get(pk=assignment_id)
     assert assignment.status == Assignment.Status.SUBMITTED
     assert Description.objects.filter(assignment=assignment).count() == 1
+
+
+def test_submit_and_next_costs_no_more_than_asking_for_the_next_task(
+    client, django_assert_num_queries
+):
+    # The task page and submit-and-next: the submit's own queries, then the claim of the next
+    # task (one call of the claim function) in the same request.
+    worker = make_worker()
+    make_segment()
+    make_segment()
+    client.force_login(worker.user)
+    first = client.post(reverse("crowd:task_next"), {"tier": "1", "kind": "description"})
+    page = first["Location"]
+    with django_assert_num_queries(WORKER_LOOP_QUERIES - 1):
+        assert client.get(page).status_code == 200
+        response = client.post(page, {"text": "A woman is slicing tomatoes.", "language": "en"})
+    following = response["Location"]
+    assert following.startswith("/describe/") and following != page
+    assert Assignment.objects.get(pk=int(page.rstrip("/").rsplit("/", 1)[1])).status == "submitted"

@@ -1,0 +1,59 @@
+"""Going on to the next task, for every kind: the dashboard's buttons, *Skip*, and *submit and
+next* on each task page all end here, so a worker always lands on the same task for the same
+request.
+
+A worker who holds an open task of the kind is sent back to it (continue where you left off):
+the one in the tier asked for, else a new one there, else the one held in another tier. The
+pages belong to the apps that collect each kind of work; they are named, not imported.
+"""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.urls import reverse
+
+from . import services
+from .models import HitType
+
+# Where each kind of task is done, and what runs out when there is none left.
+TASK_PAGES = {
+    HitType.Kind.DESCRIPTION: ("collector:describe", "segments to describe"),
+    HitType.Kind.ALIGNMENT: ("annotations:align", "sentence pairs to align"),
+    HitType.Kind.VIDEO_COLLECTION: ("collector:propose", "video-collection tasks"),
+    HitType.Kind.RATING: ("research:rate", "paraphrases to rate"),
+    HitType.Kind.PARAPHRASE: ("collector:paraphrase", "sentences to paraphrase"),
+}
+DASHBOARD = "collector:dashboard"
+# The second submit button of a task page: save, then back to the dashboard.
+STOP = ("then", "dashboard")
+
+
+def task_page(assignment) -> str:
+    """The address of the page where ``assignment`` is done."""
+    return reverse(TASK_PAGES[assignment.hit.hit_type.kind][0], args=[assignment.pk])
+
+
+def next_task(request, worker, *, kind, tier):
+    """Redirect to the worker's next task of ``kind``: the one they hold, else a new one in
+    ``tier``; to the dashboard, saying why, when there is none."""
+    page, items = TASK_PAGES[kind]
+    try:
+        # Gives back what the worker holds of this kind in this tier, in the same round trip.
+        assignment = services.assignment_claim(worker=worker, tier=tier, kind=kind)
+    except services.WorkRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect(DASHBOARD)
+    if assignment is None:
+        # Nothing new in this tier, but a task of the kind held in the other one is theirs.
+        assignment = services.assignments_held(worker=worker, kind=kind).first()
+    if assignment is None:
+        messages.info(request, f"There are no Tier-{tier} {items} left for you. Thank you!")
+        return redirect(DASHBOARD)
+    return redirect(page, assignment.pk)
+
+
+def after_submit(request, worker, *, kind, tier):
+    """Submit and next: after saving a task of ``kind`` in ``tier``, the next one like it, or
+    the dashboard when the worker pressed the page's second button (``STOP``)."""
+    if request.POST.get(STOP[0]) == STOP[1]:
+        return redirect(DASHBOARD)
+    return next_task(request, worker, kind=kind, tier=tier)
