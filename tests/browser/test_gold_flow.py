@@ -60,7 +60,7 @@ def describe_badly(page, worker, checked):
     # Typed key by key at a person's pace: a filled-in box reads as text that was never typed,
     # which the typing check counts against the worker besides the gold rule.
     page.get_by_label("Your one-sentence description").press_sequentially(NONSENSE, delay=80)
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.get_by_text("Thank you! Your description was saved.")).to_be_visible()
     wait_for(lambda: QualityCheck.objects.filter(worker=worker, kind="gold").count() == checked)
     page.reload()

@@ -34,7 +34,7 @@ def test_a_worker_rates_one_item_by_keyboard_and_mouse_and_sees_the_next(page, l
     worker = log_in(page, live_server)
     page.goto("/dashboard/")
     page.get_by_role("button", name="Rate paraphrases · Tier 1").click()
-    page.wait_for_function("document.readyState === 'complete'")
+    page.wait_for_load_state()
     expect(page.get_by_role("heading", level=1)).to_have_text(
         "Rate how well one sentence paraphrases another"
     )

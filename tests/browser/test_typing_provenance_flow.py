@@ -58,7 +58,7 @@ def paste(page, box, text):
 
 
 def submit(page):
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.get_by_text("Thank you! Your description was saved.")).to_be_visible()
 
 
@@ -147,7 +147,7 @@ def test_a_page_shown_again_after_a_refusal_goes_on_from_the_record_so_far(page,
     box.click()
     # Refused by the server only (the page does not check it): the page comes back with the text.
     page.keyboard.type("- " + TYPED, delay=KEY_DELAY_MS)
-    page.get_by_role("button", name="Submit").click()
+    page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.locator("#id_text_error")).to_contain_text("Start your sentence with a word")
     assert not Description.objects.exists()
 
