@@ -14,17 +14,37 @@ from crowd.models import Offered, Reviewed
 
 
 class AlignerModel(models.Model):
-    """An automatic aligner trained on the corpus: its translation tables, as JSON."""
+    """An automatic aligner, as JSON: unsupervised (translation tables trained on the corpus's
+    sentence pairs) or supervised (learnt from human alignments, using an unsupervised
+    ``base`` model's posteriors as features). ``trained_on`` records a supervised model's
+    gold: the ids of the accepted alignments and of the trial pairs it learnt from."""
 
+    class Kind(models.TextChoices):
+        UNSUPERVISED = "unsupervised", "Unsupervised (sentence pairs)"
+        SUPERVISED = "supervised", "Supervised (human alignments)"
+
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.UNSUPERVISED)
+    base = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="supervised"
+    )
     parameters = models.JSONField()
     training_pairs = models.PositiveIntegerField()
+    trained_on = models.JSONField(default=dict, blank=True)
     trained_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         get_latest_by = "trained_at"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind="supervised") | Q(base__isnull=True),
+                name="aligner_base_only_when_supervised",
+            )
+        ]
 
     def __str__(self):
-        return f"aligner of {self.trained_at:%Y-%m-%d %H:%M} ({self.training_pairs} pairs)"
+        return (
+            f"{self.kind} aligner of {self.trained_at:%Y-%m-%d %H:%M} ({self.training_pairs} pairs)"
+        )
 
 
 class SentencePair(Offered):

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from annotations import services
+from annotations import prealigner, services
 from annotations.models import AlignerModel, Alignment, SentencePair
 from collector import services as collector_services
 from crowd import services as crowd
@@ -145,7 +145,7 @@ def test_an_aligner_trained_on_too_few_pairs_pre_aligns_nothing(settings):
     assert model.training_pairs < 1000
     pairs = services.pairs_sample(per_cluster=3, seed=0)
     assert pairs and all(pair.pre_alignment == "" and pair.aligner is None for pair in pairs)
-    assert services.pairs_prealign(aligner_model=model) == 0
+    assert prealigner.pairs_prealign(aligner_model=model) == 0
     out = StringIO()
     call_command("train_aligner", "--iterations", "1", stdout=out)
     assert "no pair is pre-aligned" in out.getvalue()
