@@ -51,8 +51,11 @@ class AlignmentAdmin(admin.ModelAdmin):
 
 @admin.register(AlignerModel)
 class AlignerModelAdmin(admin.ModelAdmin):
-    list_display = ["id", "training_pairs", "trained_at"]
+    list_display = ["id", "kind", "base", "training_pairs", "trained_at"]
+    list_filter = ["kind"]
     exclude = ["parameters"]  # megabytes of translation tables
+    raw_id_fields = ["base"]
+    readonly_fields = ["trained_on"]  # what a supervised model learnt from, as it was
 
 
 @admin.register(AgreementReport)

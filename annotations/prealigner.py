@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 
 from paracrowd_metrics.alignment import AlignedPair, Aligner, format_pharaoh, parse_pharaoh
 from paracrowd_metrics.alignment.features import Lexicon
@@ -193,3 +194,15 @@ def pairs_prealign(*, aligner_model: AlignerModel, pairs=None) -> int:
 
 def format_prealignment(aligner, pair: SentencePair) -> str:
     return format_pharaoh(aligner.prealign(pair.tokens_a, pair.tokens_b))
+
+
+def sentences_learnt_from(model: AlignerModel) -> set[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The (tokens, tokens) of every pair whose gold a supervised model learnt from, so that
+    an evaluation can say when its gold is not held out."""
+    if model.kind != AlignerModel.Kind.SUPERVISED:
+        return set()
+    alignments = Alignment.objects.filter(pk__in=model.trained_on.get("alignments", []))
+    pairs = SentencePair.objects.filter(
+        Q(pk__in=alignments.values("pair_id")) | Q(pk__in=model.trained_on.get("trial_pairs", []))
+    )
+    return {(tuple(a), tuple(b)) for a, b in pairs.values_list("tokens_a", "tokens_b").iterator()}

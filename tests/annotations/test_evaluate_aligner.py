@@ -143,6 +143,16 @@ def test_without_train_it_uses_the_sites_supervised_aligner(files, settings):
     assert f"the site's {model}" in text
     assert_report_shape(report, 4)
 
+    # Gold the site's model learnt from is named as such.
+    errors = StringIO()
+    call_command(
+        "evaluate_aligner", str(files["train"]), "--format", "pharaoh", stdout=StringIO(),
+        stderr=errors,
+    )  # fmt: skip
+    assert "warning: 8 GOLD pairs are also in the gold the site's model learnt from" in (
+        errors.getvalue()
+    )
+
 
 @pytest.mark.django_db
 def test_it_says_when_the_site_has_no_aligner_good_enough(files):

@@ -1,5 +1,5 @@
 """Evaluate the pre-aligner on gold alignments: the site's own model, or one trained on
-``--train`` gold. See docs/researchers/alignments.md#evaluating-the-pre-aligner."""
+``--train`` gold. See docs/researchers/alignment-agreement.md#evaluating-the-pre-aligner."""
 
 import json
 from pathlib import Path
@@ -7,7 +7,12 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.alignment_files import read_annotator_file
-from annotations.prealigner import aligner_usable, prealigner, site_lexicon
+from annotations.prealigner import (
+    aligner_usable,
+    prealigner,
+    sentences_learnt_from,
+    site_lexicon,
+)
 from paracrowd_metrics.alignment import read_edinburgh, train_aligner
 from paracrowd_metrics.alignment.evaluation import evaluate_prealigner, report_lines
 from paracrowd_metrics.alignment.supervised import train_supervised_aligner
@@ -86,6 +91,7 @@ class Command(BaseCommand):
                     "gold to train one."
                 )
             aligner, description = prealigner(model), f"the site's {model}"
+            self._warn_seen(sentences_learnt_from(model), pairs, "the site's model learnt from")
         report = evaluate_prealigner(aligner.prealign, pairs)
         self.stdout.write(f"{report['pairs']} gold pairs; pre-aligner: {description}")
         for line in report_lines("pre-aligner", report):
@@ -95,11 +101,13 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(report))
 
-    def _trained(self, training, pairs):
-        seen = {(pair.source, pair.target) for pair in training}
+    def _warn_seen(self, seen, pairs, where: str) -> None:
         shared = sum((pair.source, pair.target) in seen for pair in pairs)
         if shared:
-            self.stderr.write(f"warning: {shared} GOLD pairs are also in the --train gold")
+            self.stderr.write(f"warning: {shared} GOLD pairs are also in the gold {where}")
+
+    def _trained(self, training, pairs):
+        self._warn_seen({(p.source, p.target) for p in training}, pairs, "of --train")
         texts = {(pair.source, pair.target) for pair in [*training, *pairs]}
         base = train_aligner(sorted(texts))
         aligner = train_supervised_aligner(training, base=base, lexicon=site_lexicon())

@@ -34,10 +34,14 @@ FEATURES = (
     "common prefix of 4+",
     "short identical words",
     "identical anchor",
+    "identical, once on each side",
     "source word has an identical partner elsewhere",
     "target word has an identical partner elsewhere",
     "identical neighbour before",
     "identical neighbour after",
+    "next to a word identical to the other",
+    "both capitalised",
+    "both capitalised, next to a word identical to the other",
     "distance from the diagonal",
     "either is punctuation",
     "both are punctuation",
@@ -55,6 +59,7 @@ NEIGHBOUR_FEATURES = (
     "best elsewhere in the column",
     "best in its row",
     "best in its column",
+    "best in both",
 )
 
 
@@ -143,10 +148,14 @@ def cell_features(
                 not same and len(e_lower) >= 4 and e_lower[:4] == f_lower[:4],
                 same and len(e_lower) <= 3,
                 (i, j) in anchors,
+                same and count_source[e_lower] == 1 and count_target[f_lower] == 1,
                 not same and count_target[e_lower] > 0,
                 not same and count_source[f_lower] > 0,
                 _neighbours_identical(lower_source, lower_target, i - 1, j - 1),
                 _neighbours_identical(lower_source, lower_target, i + 1, j + 1),
+                (beside := not same and _beside(lower_source, lower_target, i, j)),
+                (capitals := e[:1].isupper() and f[:1].isupper()),
+                capitals and beside,
                 abs((i + 0.5) / len(source) - (j + 0.5) / len(target)),
                 either_punctuation,
                 punctuation_source[i] and punctuation_target[j],
@@ -160,6 +169,14 @@ def cell_features(
 
 def _neighbours_identical(source: Sequence[str], target: Sequence[str], i: int, j: int) -> bool:
     return 0 <= i < len(source) and 0 <= j < len(target) and source[i] == target[j]
+
+
+def _beside(source: Sequence[str], target: Sequence[str], i: int, j: int) -> bool:
+    """Whether a word next to one of the two is identical to the other: a phrase (a name such
+    as "John Howard" for "Howard") whose other word is linked already."""
+    return any(
+        0 <= i + step < len(source) and source[i + step] == target[j] for step in (-1, 1)
+    ) or any(0 <= j + step < len(target) and target[j + step] == source[i] for step in (-1, 1))
 
 
 def neighbour_features(probabilities: np.ndarray) -> np.ndarray:
@@ -181,6 +198,7 @@ def neighbour_features(probabilities: np.ndarray) -> np.ndarray:
             _best_elsewhere_in_row(p.T).T,
             p >= p.max(axis=1, keepdims=True),
             p >= p.max(axis=0, keepdims=True),
+            (p >= p.max(axis=1, keepdims=True)) & (p >= p.max(axis=0, keepdims=True)),
         ],
         axis=-1,
     )
