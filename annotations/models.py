@@ -17,7 +17,10 @@ class AlignerModel(models.Model):
     """An automatic aligner, as JSON: unsupervised (translation tables trained on the corpus's
     sentence pairs) or supervised (learnt from human alignments, using an unsupervised
     ``base`` model's posteriors as features). ``trained_on`` records a supervised model's
-    gold: the ids of the accepted alignments and of the trial pairs it learnt from."""
+    gold: the ids of the accepted alignments and of the trial pairs it learnt from, and those
+    it was judged on (``held_out``). A supervised model pre-aligns only if it ``took_over``:
+    its micro F1 on the held-out gold (``held_out_f1``) was at least that of the aligner in use
+    then; ``judgement`` says what it was compared with and why it did or did not take over."""
 
     class Kind(models.TextChoices):
         UNSUPERVISED = "unsupervised", "Unsupervised (sentence pairs)"
@@ -31,6 +34,9 @@ class AlignerModel(models.Model):
     training_pairs = models.PositiveIntegerField()
     trained_on = models.JSONField(default=dict, blank=True)
     trained_at = models.DateTimeField(default=timezone.now)
+    took_over = models.BooleanField(default=True)
+    held_out_f1 = models.FloatField(null=True, blank=True)
+    judgement = models.JSONField(default=dict, blank=True)
 
     class Meta:
         get_latest_by = "trained_at"

@@ -8,9 +8,21 @@ whenever ``ALIGNER_RETRAIN_EVERY`` accepted alignments are new since the last tr
 unsupervised aligner (``train_aligner``) pre-aligns when it was trained on
 ``ALIGNER_MIN_TRAINING_PAIRS`` pairs, and below that nothing does: the grid starts empty and
 says why.
+
+A retrained model does not take over blindly: one sentence pair in ``HELD_OUT_ONE_IN`` (by a
+hash of its words) keeps its gold out of training, and the new model pre-aligns only if its
+micro F1 on that held-out gold (the site's own, see ``judgement``) is at least the aligner in
+use's (identical words linked one to one when none is). Otherwise it is kept, with the
+figures, but the aligner in use stays. The model that takes over is the one judged, learnt
+without the held-out gold; it is not refitted on all of it, so no model in use ever saw the
+gold its successors are judged on (a refitted incumbent would be scored on its own training
+gold, and would hardly ever be displaced).
 """
 
+import hashlib
+import json
 import logging
+from dataclasses import dataclass
 from functools import lru_cache
 
 from django.conf import settings
@@ -18,6 +30,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from paracrowd_metrics.alignment import AlignedPair, Aligner, format_pharaoh, parse_pharaoh
+from paracrowd_metrics.alignment.evaluation import Prealign, identical_words_baseline, scopes
 from paracrowd_metrics.alignment.features import Lexicon
 from paracrowd_metrics.alignment.supervised import SupervisedAligner, train_supervised_aligner
 from paracrowd_metrics.alignment.wordnet import WordNet
@@ -28,6 +41,8 @@ from .models import AlignerModel, Alignment, SentencePair
 logger = logging.getLogger(__name__)
 # pg_try_advisory_lock key: one supervised training at a time across every worker.
 TRAINING_LOCK = 0x616C6967  # "alig"
+# One sentence pair in this many is held out of the supervised aligner's training (20%).
+HELD_OUT_ONE_IN = 5
 
 
 def aligner_is_usable(model: AlignerModel) -> bool:
@@ -44,10 +59,14 @@ def _newest(kind: str) -> AlignerModel | None:
 
 
 def aligner_usable() -> AlignerModel | None:
-    """The aligner that pre-aligns: the newest supervised one, else the newest unsupervised
-    one when usable, else none (annotators start from an empty grid rather than from a weak
-    model's guesses; the page says so)."""
-    supervised = _newest(AlignerModel.Kind.SUPERVISED)
+    """The aligner that pre-aligns: the newest supervised one that took over from its
+    predecessor, else the newest unsupervised one when usable, else none (annotators start
+    from an empty grid rather than from a weak model's guesses; the page says so)."""
+    supervised = (
+        AlignerModel.objects.filter(kind=AlignerModel.Kind.SUPERVISED, took_over=True)
+        .order_by("-trained_at", "-pk")
+        .first()
+    )
     if supervised:
         return supervised
     unsupervised = _newest(AlignerModel.Kind.UNSUPERVISED)
@@ -90,15 +109,35 @@ def prealigner(model: AlignerModel) -> Aligner | SupervisedAligner:
     return _loaded(model.pk, model.trained_at)
 
 
-def gold_alignments() -> tuple[list[AlignedPair], dict]:
+def is_held_out(source, target) -> bool:
+    """Whether a sentence pair's gold judges new models instead of training them: the same
+    pairs on every training, by a hash of the words (not the id), so a pair stored twice
+    never lands on both sides."""
+    digest = hashlib.sha256(json.dumps([list(source), list(target)]).encode()).digest()
+    return int.from_bytes(digest[:8], "big") % HELD_OUT_ONE_IN == 0
+
+
+@dataclass(frozen=True)
+class SiteGold:
+    """The site's human alignments, split: ``learn`` trains, ``held_out`` judges.
+    ``own_held_out`` are the held-out ones made on the site (workers' alignments and trial
+    gold); ``trained_on`` names them all by id, as ``AlignerModel.trained_on`` records them."""
+
+    learn: list[AlignedPair]
+    held_out: list[AlignedPair]
+    own_held_out: list[AlignedPair]
+    trained_on: dict
+
+
+def site_gold() -> SiteGold:
     """The site's human alignments, newest first up to ALIGNER_MAX_GOLD_ALIGNMENTS: every
     accepted alignment (a pair aligned by three annotators gives three), then the trial
-    pairs' gold. Also what they are, for ``AlignerModel.trained_on``."""
+    pairs' gold; each pair's on the side ``is_held_out`` puts it."""
     budget = settings.ALIGNER_MAX_GOLD_ALIGNMENTS
     accepted = list(
         Alignment.objects.accepted()
         .select_related("pair")
-        .only("links", "pair__tokens_a", "pair__tokens_b")
+        .only("links", "worker_id", "pair__tokens_a", "pair__tokens_b")
         .order_by("-pk")[:budget]
     )
     trials = list(
@@ -106,29 +145,84 @@ def gold_alignments() -> tuple[list[AlignedPair], dict]:
         .only("tokens_a", "tokens_b", "gold_links")
         .order_by("-pk")[: budget - len(accepted)]
     )
-    gold = [_aligned(a.pair, a.links, f"alignment {a.pk}") for a in accepted]
-    gold += [_aligned(pair, pair.gold_links, f"trial pair {pair.pk}") for pair in trials]
-    trained_on = {
-        "alignments": sorted(a.pk for a in accepted),
-        "trial_pairs": sorted(pair.pk for pair in trials),
-    }
-    return gold, trained_on
+    learn, held_out, own_held_out = [], [], []
+    ids = {side: {"alignments": [], "trial_pairs": []} for side in ("learn", "held_out")}
+    for kind, pk, pair, links, own in [
+        *(("alignments", a.pk, a.pair, a.links, a.worker_id is not None) for a in accepted),
+        *(("trial_pairs", pair.pk, pair, pair.gold_links, True) for pair in trials),
+    ]:
+        aligned = AlignedPair(
+            f"{kind} {pk}", tuple(pair.tokens_a), tuple(pair.tokens_b), parse_pharaoh(links)
+        )
+        side = "held_out" if is_held_out(pair.tokens_a, pair.tokens_b) else "learn"
+        if side == "learn":
+            learn.append(aligned)
+        else:
+            held_out.append(aligned)
+            if own:
+                own_held_out.append(aligned)
+        ids[side][kind].append(pk)
+    trained_on = {kind: sorted(pks) for kind, pks in ids["learn"].items()}
+    trained_on["held_out"] = {kind: sorted(pks) for kind, pks in ids["held_out"].items()}
+    return SiteGold(learn, held_out, own_held_out, trained_on)
 
 
-def _aligned(pair: SentencePair, links: str, name: str) -> AlignedPair:
-    return AlignedPair(name, tuple(pair.tokens_a), tuple(pair.tokens_b), parse_pharaoh(links))
+def _gold_seen(trained_on: dict) -> tuple[set, int]:
+    """The accepted alignments a training read (learnt from or held out), and how many
+    alignments it read in all."""
+    held_out = trained_on.get("held_out", {})
+    alignments = set(trained_on.get("alignments", [])) | set(held_out.get("alignments", []))
+    trials = len(trained_on.get("trial_pairs", [])) + len(held_out.get("trial_pairs", []))
+    return alignments, len(alignments) + trials
 
 
 def retraining_due(trained_on: dict, last: AlignerModel | None) -> bool:
-    """Whether ``trained_on`` (the gold at hand) calls for a new supervised model."""
-    if len(trained_on["alignments"]) + len(trained_on["trial_pairs"]) < (
-        settings.ALIGNER_MIN_GOLD_ALIGNMENTS
-    ):
+    """Whether ``trained_on`` (the gold at hand) calls for a new supervised model: enough
+    gold, and enough accepted alignments new since ``last`` read the gold (whether or not
+    ``last`` took over: a model judged worse is not retrained on the same gold)."""
+    alignments, total = _gold_seen(trained_on)
+    if total < settings.ALIGNER_MIN_GOLD_ALIGNMENTS:
         return False
     if last is None:
         return True
-    new = set(trained_on["alignments"]) - set(last.trained_on.get("alignments", []))
-    return len(new) >= settings.ALIGNER_RETRAIN_EVERY
+    return len(alignments - _gold_seen(last.trained_on)[0]) >= settings.ALIGNER_RETRAIN_EVERY
+
+
+def _f1(prealign: Prealign, gold: list[AlignedPair]) -> float:
+    predicted = [prealign(pair.source, pair.target) for pair in gold]
+    return scopes(predicted, gold)["all"]["f1"]
+
+
+def judgement(candidate: SupervisedAligner, gold: SiteGold) -> dict:
+    """How ``candidate`` does on the held-out gold against the aligner in use (identical words
+    linked one to one when none is), by micro F1 over all links. It takes over when it does
+    at least as well: a tie goes to the newer model, which learnt from more of the site's gold.
+
+    The held-out gold made on the site (workers' alignments of its pairs, trial gold) is what
+    judges, as that is what the pre-aligner is for; imported gold judges only while the site
+    has none of its own held out. Imported gold of another kind of text is learnt from, but
+    cannot vote a model that serves it better into pre-aligning the site's pairs worse."""
+    judged = gold.own_held_out or gold.held_out
+    in_use = aligner_usable()
+    if in_use is None:
+        against, prealign = "identical words one to one", identical_words_baseline
+    else:
+        against, prealign = str(in_use), prealigner(in_use).prealign
+    f1, against_f1 = _f1(candidate.prealign, judged), _f1(prealign, judged)
+    took_over = f1 >= against_f1
+    return {
+        "held_out_alignments": len(judged),
+        "judged_on": "the site's own" if gold.own_held_out else "all (none of the site's own)",
+        "f1": f1,
+        "against": against,
+        "against_model": in_use.pk if in_use else None,
+        "against_f1": against_f1,
+        "took_over": took_over,
+        "reason": (
+            f"held-out F1 {f1:.3f} {'≥' if took_over else '<'} {against_f1:.3f} of {against}: "
+            + ("took over" if took_over else f"{against} stays in use")
+        ),
+    }
 
 
 def supervised_aligner_train(*, force: bool = False) -> AlignerModel | None:
@@ -147,25 +241,40 @@ def supervised_aligner_train(*, force: bool = False) -> AlignerModel | None:
 
 
 def _train_if_due(*, force: bool) -> AlignerModel | None:
-    gold, trained_on = gold_alignments()
+    gold = site_gold()
     last = _newest(AlignerModel.Kind.SUPERVISED)
-    if not retraining_due(trained_on, None if force else last):
+    if not retraining_due(gold.trained_on, None if force else last):
+        return None
+    if len(gold.learn) < 2 or not gold.held_out:
+        logger.warning(
+            "no supervised aligner trained: %d alignments to learn from and %d held out to "
+            "judge it by (it needs 2 and 1)",
+            len(gold.learn),
+            len(gold.held_out),
+        )
         return None
     base_model = _newest(AlignerModel.Kind.UNSUPERVISED)
     if base_model and not aligner_is_usable(base_model):
         base_model = None
     base = prealigner(base_model) if base_model else None
-    aligner = train_supervised_aligner(gold, base=base, lexicon=site_lexicon())
-    # The model appears together with the pre-alignments it made.
+    aligner = train_supervised_aligner(gold.learn, base=base, lexicon=site_lexicon())
+    judged = judgement(aligner, gold)
+    if not judged["took_over"]:
+        logger.warning("the new supervised aligner does not pre-align: %s", judged["reason"])
+    # A model that takes over appears together with the pre-alignments it made.
     with transaction.atomic():
         model = AlignerModel.objects.create(
             kind=AlignerModel.Kind.SUPERVISED,
             base=base_model,
             parameters=aligner.to_dict(),
-            training_pairs=len(gold),
-            trained_on=trained_on,
+            training_pairs=len(gold.learn),
+            trained_on=gold.trained_on,
+            took_over=judged["took_over"],
+            held_out_f1=judged["f1"],
+            judgement=judged,
         )
-        pairs_prealign(aligner_model=model)
+        if model.took_over:
+            pairs_prealign(aligner_model=model)
     return model
 
 

@@ -36,7 +36,8 @@ class Command(BaseCommand):
         supervised = supervised_aligner_train(force=True)
         if supervised:
             self.stdout.write(
-                f"Supervised aligner trained on {supervised.training_pairs} human alignments."
+                f"Supervised aligner trained on {supervised.training_pairs} human alignments; "
+                f"{supervised.judgement['reason']}."
             )
         usable = aligner_usable()
         if usable is None:
