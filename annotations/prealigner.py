@@ -227,7 +227,8 @@ def judgement(candidate: SupervisedAligner, gold: SiteGold) -> dict:
 
 def supervised_aligner_train(*, force: bool = False) -> AlignerModel | None:
     """Train the supervised aligner on the site's gold when due (or ``force``d, above the
-    minimum), record what it learnt from, and pre-align the pairs nobody has annotated.
+    minimum), record what it learnt from and how it was judged, and, if it took over
+    (``judgement``), pre-align the pairs nobody has annotated.
     One training at a time: a call while another runs returns None, as does one with
     nothing to do."""
     with connection.cursor() as cursor:

@@ -32,7 +32,8 @@ def pay_alignments() -> int:
 @shared_task
 def retrain_aligner() -> int | None:
     """Queued when staff accept alignments, and hourly: train the supervised pre-aligner again
-    once enough accepted alignments are new (``prealigner.retraining_due``). Returns the new
-    model's id, or None when nothing was due or another worker is training."""
+    once enough accepted alignments are new (``prealigner.retraining_due``); the new model
+    pre-aligns only if it does as well on held-out gold (``prealigner.judgement``). Returns
+    the new model's id, or None when nothing was due or another worker is training."""
     model = prealigner.supervised_aligner_train()
     return model.pk if model else None
