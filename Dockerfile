@@ -1,6 +1,9 @@
 FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
+# WordNet's database (/usr/share/wordnet): the pre-aligner's synonyms, read offline.
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends wordnet-base \
+    && rm -rf /var/lib/apt/lists/*
 # requirements.txt installs the metrics library from ./metrics, so it comes first too.
 COPY requirements.txt .
 COPY metrics metrics

@@ -12,7 +12,7 @@ export
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paracrowd
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: install install-run database run test lint docs format bench faults chromium clean
+.PHONY: install install-run database run test lint docs format bench faults chromium wordnet clean
 
 # Running the site needs requirements.txt only; the tests, lint and benchmarks add
 # requirements-dev.txt on top, so `make run` never waits for them.
@@ -38,12 +38,16 @@ database: install-run
 chromium:
 	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium)
 
-run: database
+# Debian's WordNet database (/usr/share/wordnet): the pre-aligner's synonyms, read offline.
+wordnet:
+	@test -f /usr/share/wordnet/index.noun || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends wordnet-base)
+
+run: database wordnet
 	DEBUG=True $(PY) manage.py migrate --noinput
 	DEBUG=True $(PY) manage.py load_demo
 	DEBUG=True PORT=$(PORT) bin/run
 
-test: install chromium
+test: install chromium wordnet
 	DEBUG=False $(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install
@@ -60,7 +64,7 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-bench: install database
+bench: install database wordnet
 	DEBUG=True $(PY) manage.py migrate --noinput
 	for script in bench/[!_]*.py; do echo "== $$script"; DEBUG=True $(PY) $$script || exit 1; done
 

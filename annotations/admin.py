@@ -51,8 +51,20 @@ class AlignmentAdmin(admin.ModelAdmin):
 
 @admin.register(AlignerModel)
 class AlignerModelAdmin(admin.ModelAdmin):
-    list_display = ["id", "training_pairs", "trained_at"]
+    list_display = [
+        "id",
+        "kind",
+        "base",
+        "training_pairs",
+        "trained_at",
+        "took_over",
+        "held_out_f1",
+    ]
+    list_filter = ["kind", "took_over"]
     exclude = ["parameters"]  # megabytes of translation tables
+    raw_id_fields = ["base"]
+    # What a supervised model learnt from and how it was judged, as they were.
+    readonly_fields = ["trained_on", "took_over", "held_out_f1", "judgement"]
 
 
 @admin.register(AgreementReport)

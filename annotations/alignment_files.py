@@ -29,6 +29,7 @@ from paracrowd_metrics.alignment import (
     parse_pharaoh,
     read_edinburgh,
     read_msr_annotator,
+    read_msr_majority,
     read_multimwa,
     read_pharaoh,
     read_wpt,
@@ -59,7 +60,8 @@ def read_annotator_file(path: Path, format: str, source=None, target=None) -> li
     """One annotator's pairs. For Edinburgh++ ``path`` is either file of the pair; the other
     is read too when it is there."""
     if format == "msr":
-        return read_msr_annotator(path)
+        # The majority-vote files are JSON; each annotator's own file is text.
+        return read_msr_majority(path) if Path(path).suffix == ".json" else read_msr_annotator(path)
     if format == "multimwa":
         return read_multimwa(path)
     if format == "edinburgh":

@@ -17,17 +17,43 @@ from crowd.models import Offered, Reviewed
 
 
 class AlignerModel(models.Model):
-    """An automatic aligner trained on the corpus: its translation tables, as JSON."""
+    """An automatic aligner, as JSON: unsupervised (translation tables trained on the corpus's
+    sentence pairs) or supervised (learnt from human alignments, using an unsupervised
+    ``base`` model's posteriors as features). ``trained_on`` records a supervised model's
+    gold: the ids of the accepted alignments and of the trial pairs it learnt from, and those
+    it was judged on (``held_out``). A supervised model pre-aligns only if it ``took_over``:
+    its micro F1 on the held-out gold (``held_out_f1``) was at least that of the aligner in use
+    then; ``judgement`` says what it was compared with and why it did or did not take over."""
 
+    class Kind(models.TextChoices):
+        UNSUPERVISED = "unsupervised", "Unsupervised (sentence pairs)"
+        SUPERVISED = "supervised", "Supervised (human alignments)"
+
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.UNSUPERVISED)
+    base = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="supervised"
+    )
     parameters = models.JSONField()
     training_pairs = models.PositiveIntegerField()
+    trained_on = models.JSONField(default=dict, blank=True)
     trained_at = models.DateTimeField(default=timezone.now)
+    took_over = models.BooleanField(default=True)
+    held_out_f1 = models.FloatField(null=True, blank=True)
+    judgement = models.JSONField(default=dict, blank=True)
 
     class Meta:
         get_latest_by = "trained_at"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind="supervised") | Q(base__isnull=True),
+                name="aligner_base_only_when_supervised",
+            )
+        ]
 
     def __str__(self):
-        return f"aligner of {self.trained_at:%Y-%m-%d %H:%M} ({self.training_pairs} pairs)"
+        return (
+            f"{self.kind} aligner of {self.trained_at:%Y-%m-%d %H:%M} ({self.training_pairs} pairs)"
+        )
 
 
 def pair_content(tokens_a, tokens_b) -> str:

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from crowd import services as crowd
 from crowd.models import HitType
+from paracrowd.celery import enqueue
 from paracrowd_metrics.alignment import link_counts, parse_pharaoh
 
 from .consensus import AnnotatorWeights, ConsensusRow, consensus_rows
@@ -23,6 +24,8 @@ from .models import Alignment
 # alignment is flagged: two careful annotators of a paraphrase pair rarely fall below it.
 FLAG_BELOW_F1 = 0.5
 QUEUE_SIZE = 50
+# Accepted alignments are the supervised pre-aligner's gold (annotations.prealigner).
+RETRAIN_ALIGNER = "annotations.tasks.retrain_aligner"
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,10 @@ def alignments_review(*, alignment_ids: list[int], accept: bool, reviewer, reaso
     Returns how many were decided now."""
     items = Alignment.objects.filter(pk__in=alignment_ids)
     decide = crowd.work_accept if accept else crowd.work_reject
-    return len(decide(items=items, reviewer=reviewer, reason=reason).changed)
+    decided = len(decide(items=items, reviewer=reviewer, reason=reason).changed)
+    if accept and decided:
+        enqueue(RETRAIN_ALIGNER)  # the task itself decides whether enough gold is new
+    return decided
 
 
 def alignments_auto_pay(*, now=None) -> int:
@@ -130,7 +136,10 @@ def alignments_auto_pay(*, now=None) -> int:
         created_at__lte=now - hit_type.auto_accept_after,
     )
     held = [item.alignment.pk for item in _items(due.select_related("pair")) if item.flagged]
-    return crowd.work_auto_accept(Alignment, kind=HitType.Kind.ALIGNMENT, now=now, hold=held)
+    paid = crowd.work_auto_accept(Alignment, kind=HitType.Kind.ALIGNMENT, now=now, hold=held)
+    if paid:
+        enqueue(RETRAIN_ALIGNER)
+    return paid
 
 
 __all__ = [

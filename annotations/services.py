@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from itertools import combinations
 
-from django.conf import settings
 from django.db import transaction
 
 from collector.models import Description
@@ -16,10 +15,11 @@ from crowd.models import HitType, Worker
 from crowd.services import WorkRefused
 from paracrowd.celery import enqueue
 from paracrowd_metrics import default_tokenize, pinc
-from paracrowd_metrics.alignment import Aligner, format_pharaoh, parse_pharaoh, train_aligner
+from paracrowd_metrics.alignment import format_pharaoh, parse_pharaoh, train_aligner
 from paracrowd_metrics.tokens import sentence_units
 
 from .models import AlignerModel, Alignment, SentencePair, pair_content
+from .prealigner import aligner_usable, format_prealignment, prealigner
 
 # A pair of near-copies teaches nothing about paraphrase: below this PINC both ways, skip it.
 NEAR_IDENTICAL_PINC = 10.0
@@ -137,26 +137,14 @@ def pairs_sample(
     ).pairs
 
 
-def aligner_usable() -> AlignerModel | None:
-    """The newest aligner, when it was trained on ALIGNER_MIN_TRAINING_PAIRS pairs or more.
-
-    An aligner trained on fewer is kept (and listed in the admin) but pre-aligns nothing, so
-    annotators start from an empty grid rather than from a weak model's guesses.
-    """
-    newest = AlignerModel.objects.order_by("-trained_at").first()
-    if newest and newest.training_pairs >= settings.ALIGNER_MIN_TRAINING_PAIRS:
-        return newest
-    return None
-
-
 def pairs_store(pairs: list[SentencePair], *, open_hits: bool) -> list[SentencePair]:
     """Store new pairs (skipping ones already stored), pre-align them with a usable aligner
     (see ``aligner_usable``), offer them as HITs."""
     aligner_model = aligner_usable()
     if aligner_model:
-        aligner = Aligner.from_dict(aligner_model.parameters)
+        aligner = prealigner(aligner_model)
         for pair in pairs:
-            pair.pre_alignment = format_pharaoh(aligner.prealign(pair.tokens_a, pair.tokens_b))
+            pair.pre_alignment = format_prealignment(aligner, pair)
             pair.aligner = aligner_model
     with transaction.atomic():
         SentencePair.objects.bulk_create(pairs, ignore_conflicts=True, batch_size=2000)
@@ -233,26 +221,6 @@ def aligner_train(*, max_pairs: int = 200_000, seed: int = 0, iterations: int = 
     ]
     aligner = train_aligner(training, iterations=iterations)
     return AlignerModel.objects.create(parameters=aligner.to_dict(), training_pairs=len(training))
-
-
-def pairs_prealign(*, aligner_model: AlignerModel, pairs=None) -> int:
-    """Pre-align pairs (by default every pair nobody has annotated yet) with ``aligner_model``.
-
-    An aligner trained on fewer than ALIGNER_MIN_TRAINING_PAIRS pairs pre-aligns nothing: the
-    count returned is 0 and the pairs keep what they had.
-    """
-    if aligner_model.training_pairs < settings.ALIGNER_MIN_TRAINING_PAIRS:
-        return 0
-    aligner = Aligner.from_dict(aligner_model.parameters)
-    if pairs is None:
-        pairs = SentencePair.objects.filter(alignments__isnull=True)
-    updated = []
-    for pair in pairs:
-        pair.pre_alignment = format_pharaoh(aligner.prealign(pair.tokens_a, pair.tokens_b))
-        pair.aligner = aligner_model
-        updated.append(pair)
-    SentencePair.objects.bulk_update(updated, ["pre_alignment", "aligner"], batch_size=2000)
-    return len(updated)
 
 
 def links_parse(links: str, pair: SentencePair):

@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from . import agreement_store, review
+from . import agreement_store, prealigner, review
 
 
 @shared_task
@@ -27,3 +27,13 @@ def pay_alignments() -> int:
     """Periodic: pay unflagged alignments nobody reviewed once their HIT type's delay has
     passed (flagged ones wait for staff). Nothing is paid twice."""
     return review.alignments_auto_pay()
+
+
+@shared_task
+def retrain_aligner() -> int | None:
+    """Queued when staff accept alignments, and hourly: train the supervised pre-aligner again
+    once enough accepted alignments are new (``prealigner.retraining_due``); the new model
+    pre-aligns only if it does as well on held-out gold (``prealigner.judgement``). Returns
+    the new model's id, or None when nothing was due or another worker is training."""
+    model = prealigner.supervised_aligner_train()
+    return model.pk if model else None

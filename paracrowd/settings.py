@@ -234,6 +234,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "crowd.tasks.expire_assignments",
         "schedule": timedelta(minutes=1),
     },
+    "retrain-aligner": {
+        "task": "annotations.tasks.retrain_aligner",
+        "schedule": timedelta(hours=1),
+    },
     "refresh-agreement": {
         "task": "annotations.tasks.refresh_agreement",
         "schedule": timedelta(minutes=10),
@@ -329,6 +333,18 @@ PROPOSALS_PER_DAY = env_int("PROPOSALS_PER_DAY", 20, minimum=1)
 # Pairs are pre-aligned only by an aligner trained on at least this many sentence pairs: below
 # it the model's links are mostly noise (bench/aligner.py measures 1,600 RTE-2 pairs).
 ALIGNER_MIN_TRAINING_PAIRS = env_int("ALIGNER_MIN_TRAINING_PAIRS", 1000, minimum=1)
+# The supervised pre-aligner learns from human alignments (accepted ones and the trial set's
+# gold); below this many it is not trained and the unsupervised aligner pre-aligns. 200 RTE-2
+# pairs already beat the unsupervised model (bench/aligner.py).
+ALIGNER_MIN_GOLD_ALIGNMENTS = env_int("ALIGNER_MIN_GOLD_ALIGNMENTS", 200, minimum=2)
+# It is trained again once this many accepted alignments are new since the last training.
+ALIGNER_RETRAIN_EVERY = env_int("ALIGNER_RETRAIN_EVERY", 100, minimum=1)
+# The most gold alignments one training reads (the newest), which bounds its time and memory.
+ALIGNER_MAX_GOLD_ALIGNMENTS = env_int("ALIGNER_MAX_GOLD_ALIGNMENTS", 20000, minimum=2)
+# WordNet's database folder (Debian's wordnet-base): synonyms for the supervised pre-aligner.
+WORDNET_PATH = env("WORDNET_PATH", "/usr/share/wordnet")
+# A paraphrase table written by extract_paraphrases, used by the supervised pre-aligner ("" none).
+ALIGNER_PARAPHRASE_TABLE = env("ALIGNER_PARAPHRASE_TABLE", "")
 # A worker's F1 on the alignment trial set (micro-averaged over its pairs, against the gold
 # alignments) at or above which they may take alignment HITs. 0.6 sits below the agreement of
 # two trained annotators in Cohn et al. (2008) and well above a careless or blank answer.

@@ -6,12 +6,12 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from annotations import services
+from annotations import prealigner, services
 from annotations.models import AlignerModel, Alignment, SentencePair
 from collector import services as collector_services
 from crowd import services as crowd
 from crowd.models import Assignment, HitType, Tier
-from paracrowd_metrics.alignment import parse_pharaoh
+from paracrowd_metrics.alignment import parse_pharaoh, train_aligner
 from tests.factories import make_segment, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -145,7 +145,7 @@ def test_an_aligner_trained_on_too_few_pairs_pre_aligns_nothing(settings):
     assert model.training_pairs < 1000
     pairs = services.pairs_sample(per_cluster=3, seed=0)
     assert pairs and all(pair.pre_alignment == "" and pair.aligner is None for pair in pairs)
-    assert services.pairs_prealign(aligner_model=model) == 0
+    assert prealigner.pairs_prealign(aligner_model=model) == 0
     out = StringIO()
     call_command("train_aligner", "--iterations", "1", stdout=out)
     assert "no pair is pre-aligned" in out.getvalue()
@@ -231,3 +231,17 @@ def test_every_alignment_task_links_the_guidelines_which_anyone_may_read(client,
     for case in ["Names", "Articles", "Tense", "Verb groups", "particle", "Possessives",
                  "Pronouns", "Typos", "Punctuation"]:  # fmt: skip
         assert case in guidelines
+
+
+def test_the_page_says_when_no_aligner_was_good_enough_to_pre_align(client, pair, settings):
+    worker = make_worker()
+    client.force_login(worker.user)
+    assignment = claim(worker)
+    notice = "No automatic aligner is good enough to pre-align this pair yet"
+    assert notice in client.get(reverse("annotations:align", args=[assignment.pk])).text
+
+    settings.ALIGNER_MIN_TRAINING_PAIRS = 1
+    aligner = train_aligner([(pair.tokens_a, pair.tokens_b)], iterations=1)
+    model = AlignerModel.objects.create(parameters=aligner.to_dict(), training_pairs=1)
+    assert prealigner.pairs_prealign(aligner_model=model) == 1
+    assert notice not in client.get(reverse("annotations:align", args=[assignment.pk])).text

@@ -1,13 +1,16 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from annotations.services import aligner_train, pairs_prealign
+from annotations.prealigner import aligner_usable, pairs_prealign, supervised_aligner_train
+from annotations.services import aligner_train
 
 
 class Command(BaseCommand):
     help = (
-        "Train the automatic aligner on pairings of descriptions within clusters (plus every "
-        "word aligned to itself) and pre-align the pairs nobody has annotated yet."
+        "Train the unsupervised aligner on pairings of descriptions within clusters (plus every "
+        "word aligned to itself), train the supervised aligner again on the human alignments "
+        "when there are ALIGNER_MIN_GOLD_ALIGNMENTS of them (its features use the new model), "
+        "and pre-align the pairs nobody has annotated yet with the better of the two."
     )
 
     def add_arguments(self, parser):
@@ -30,10 +33,18 @@ class Command(BaseCommand):
     def handle(self, *args, max_pairs, iterations, seed, **options):
         model = aligner_train(max_pairs=max_pairs, seed=seed, iterations=iterations)
         self.stdout.write(f"Trained on {model.training_pairs} sentence pairs.")
-        if model.training_pairs < settings.ALIGNER_MIN_TRAINING_PAIRS:
+        supervised = supervised_aligner_train(force=True)
+        if supervised:
+            self.stdout.write(
+                f"Supervised aligner trained on {supervised.training_pairs} human alignments; "
+                f"{supervised.judgement['reason']}."
+            )
+        usable = aligner_usable()
+        if usable is None:
             self.stdout.write(
                 f"Fewer than ALIGNER_MIN_TRAINING_PAIRS ({settings.ALIGNER_MIN_TRAINING_PAIRS}): "
                 "no pair is pre-aligned with this aligner; annotators start from an empty grid."
             )
             return
-        self.stdout.write(f"{pairs_prealign(aligner_model=model)} pairs pre-aligned.")
+        count = pairs_prealign(aligner_model=usable)
+        self.stdout.write(f"{count} pairs pre-aligned by the {usable.kind} aligner.")
