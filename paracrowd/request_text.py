@@ -157,11 +157,19 @@ def _limit_passed(error: Exception) -> tuple[int, str] | None:
     return None
 
 
+# What to do, for the API's answers: the API answers every refusal as {detail, status, help}.
+WHAT_TO_DO = {
+    400: "Send text only: UTF-8, without NUL, lone surrogates or control characters.",
+    413: "Send less at once: split the file, or the request, into smaller ones.",
+}
+
+
 def refusal(request, status: int, message: str) -> HttpResponse:
-    """A refused request's answer: JSON ``{"detail": message, "status": status}`` on the API
-    (the keys of every API refusal), a page elsewhere."""
+    """A refused request's answer: on the API the JSON every refusal there has, ``{"detail",
+    "status", "help"}``; a page elsewhere."""
     if request.path.startswith("/api/"):
-        return JsonResponse({"detail": message, "status": status}, status=status)
+        body = {"detail": message, "status": status, "help": WHAT_TO_DO.get(status, "")}
+        return JsonResponse(body, status=status)
     page = loader.get_template("400.html").render({"message": message, "status": status})
     return HttpResponse(page, status=status)
 

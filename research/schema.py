@@ -17,7 +17,11 @@ FIELD_ERRORS = {
     "detail, when the body is not JSON)",
 }
 ERROR_RESPONSES = {
-    "400": ("A parameter or field that cannot be used.", FIELD_ERRORS),
+    # A field's errors from the view, or the site's edge refusing what is not text.
+    "400": (
+        "A parameter or field that cannot be used, or a request holding what is not text.",
+        {"anyOf": [FIELD_ERRORS, ERROR]},
+    ),
     "401": ("No credentials, or a token that is not valid.", ERROR),
     "403": ("Not a researcher.", ERROR),
     "404": ("No such item (or not yours), or a page cursor that is not valid.", ERROR),

@@ -50,13 +50,19 @@ def filter_from_options(options: dict) -> CorpusFilter:
 
 
 def add_split_arguments(
-    parser, *, learning: bool = False, seed_option: str = "--seed", only_when_storing=False
+    parser,
+    *,
+    learning: bool = False,
+    seed_option: str = "--seed",
+    only_when_storing=False,
+    references: bool = True,
 ) -> None:
     """The split's options; ``learning``: those of a learner, which takes ``--splits`` and
     the split's definition, not the test side's references. ``seed_option`` names the split's
     seed where ``--seed`` already seeds something else. ``only_when_storing``: a command that
     learns only when it stores what it learned, and otherwise reads every side by default
-    (``--splits`` is then None unless given)."""
+    (``--splits`` is then None unless given). ``references``: False for a command that draws
+    the split alone (a release), without the test side's references."""
     if learning:
         default = ",".join(DEFAULT_LEARNING_SPLITS)
         parser.add_argument(
@@ -76,7 +82,7 @@ def add_split_arguments(
         type=int,
         default=DEFAULT_SEED,
         help="seed of the split"
-        + (" and of the pairs drawn" if not learning else "")
+        + (" and of the pairs drawn" if references and not learning else "")
         + " (default %(default)s)",
     )
     parser.add_argument(
@@ -91,7 +97,7 @@ def add_split_arguments(
         default=DEFAULT_DEV_FRACTION,
         help="share of videos drawn into a dev split (default 0: none)",
     )
-    if learning:
+    if learning or not references:
         return
     parser.add_argument(
         "--tier2-references",

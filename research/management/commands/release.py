@@ -2,11 +2,14 @@ from botocore.exceptions import BotoCoreError, ClientError
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from research.management.filter_options import add_filter_arguments, filter_from_options
+from research.management.filter_options import (
+    add_filter_arguments,
+    add_split_arguments,
+    filter_from_options,
+)
 from research.releases.options import RELEASE_FORMATS, ReleaseError, ReleaseOptions
 from research.releases.services import release_create, release_run
 from research.selection import FilterError
-from research.splits import DEFAULT_DEV_FRACTION, DEFAULT_SEED, DEFAULT_TEST_FRACTION
 
 
 class Command(BaseCommand):
@@ -36,21 +39,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--by", help="the username recorded as making the release")
         add_filter_arguments(parser)
-        parser.add_argument(
-            "--seed", type=int, default=DEFAULT_SEED, help="seed of the split (default 0)"
-        )
-        parser.add_argument(
-            "--test-fraction",
-            type=float,
-            default=DEFAULT_TEST_FRACTION,
-            help="share of videos drawn into the test split (default 0.1)",
-        )
-        parser.add_argument(
-            "--dev-fraction",
-            type=float,
-            default=DEFAULT_DEV_FRACTION,
-            help="share of videos drawn into a dev split (default 0: none)",
-        )
+        add_split_arguments(parser, references=False)
 
     def handle(self, *args, formats, output, by, **options):
         try:
