@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 from collector.models import Paraphrase, Segment
 
 from . import services
+from .correlation_serializers import CorrelationReportSerializer, CorrelationRequestSerializer
 from .exports.text import cluster_record, stored_cluster_scores
 from .models import CorrelationReport, ExportJob, SystemScoreJob
 from .permissions import IsResearcher
@@ -32,8 +33,6 @@ from .serializers import (
     AlignmentSerializer,
     ClusterSerializer,
     CorpusFilterSerializer,
-    CorrelationReportSerializer,
-    CorrelationRequestSerializer,
     DirectParaphraseSerializer,
     ExportJobSerializer,
     ExportRequestSerializer,
