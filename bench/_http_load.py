@@ -287,7 +287,14 @@ def work(browser: Browser, clock: dict, tally: Tally, *, urls: dict, with_dashbo
             stage = "submit"
             number += 1
             text = f"A person is slicing tomato number {number} on a wooden board."
-            form = {"text": text, "language": "en", "other_language": "", "comment": ""}
+            # "Submit and back to my work": the loop measured is next task, task page, submit.
+            form = {
+                "text": text,
+                "language": "en",
+                "other_language": "",
+                "comment": "",
+                "then": "dashboard",
+            }
             status, location = timed("submit", "POST", task, form)
             if status == 200:  # the form came back with the reason it was refused
                 tally.refused += 1

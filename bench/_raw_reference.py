@@ -25,9 +25,12 @@ LOCK = (
     " WHERE a.id = %s AND a.worker_id = %s AND t.kind = 'description' FOR UPDATE OF a, h"
 )
 INSERT = (
+    # A text sent without a typing record, as the site stores it: its signal is "unknown".
     "INSERT INTO collector_description (segment_id, assignment_id, worker_id, tier, text,"
-    " language, comment, time_spent, status, created_at, import_key, review_reason)"
-    " VALUES (%s, %s, %s, 1, %s, 'en', '', %s, 'pending', %s, '', '') RETURNING id"
+    " language, comment, time_spent, status, created_at, import_key, review_reason,"
+    " typing_signals)"
+    " VALUES (%s, %s, %s, 1, %s, 'en', '', %s, 'pending', %s, '', '', ARRAY['unknown'])"
+    " RETURNING id"
 )
 CLOSE = (
     "WITH counted AS"

@@ -12,12 +12,12 @@ tasks/s; ratio 0.127").
 
 Closed loop (a second view): N simulated workers, each with its own session and connection,
 repeat what a worker's browser does for one task: post the dashboard's "next task" form (302 to
-the task), get the task page, post the description (302 to the dashboard); URLs come from the
-URLconf, as the pages link them. Two references are measured in the same run, with the same
-number of clients: pgbench on the same server (one single-row INSERT per transaction), and the
-raw-SQL reference, the loop's own claim and submit transactions sent straight over psycopg2
-(bench/_raw_reference.py): the database-bound limit of this design. The SQL queries of one task
-are counted too.
+the task), get the task page, post the description with "Submit and back to my work" (302 to
+the dashboard); URLs come from the URLconf, as the pages link them. Two references are measured
+in the same run, with the same number of clients: pgbench on the same server (one single-row
+INSERT per transaction), and the raw-SQL reference, the loop's own claim and submit transactions
+sent straight over psycopg2 (bench/_raw_reference.py): the database-bound limit of this design.
+The SQL queries of one task are counted too.
 
 Everything happens in a database of the run's own on DATABASE_URL's server (its name, "bench"
 and the process id), created empty and dropped at the end; Celery messages go to a queue of
@@ -192,7 +192,8 @@ def queries_per_task(urls: dict) -> int:
         with CaptureQueriesContext(connection) as queries:
             task = client.post(urls["next"], {"tier": "1"})["Location"]
             client.get(task)
-            form = {"text": f"A person waves number {number}.", "language": "en"}
+            text = f"A person waves number {number}."
+            form = {"text": text, "language": "en", "then": "dashboard"}
             if client.post(task, form).status_code != 302:
                 sys.exit("The in-process task, counted for its queries, was refused.")
     return len(queries.captured_queries)
