@@ -175,7 +175,7 @@ def grow_corpus(server: dict, descriptions: int) -> float:
             )
             INSERT INTO collector_description (segment_id, worker_id, tier, text, language,
                                                comment, time_spent, status, created_at,
-                                               import_key, review_reason)
+                                               import_key, review_reason, typing_signals)
             SELECT seg.id,
                    (SELECT min(id) FROM crowd_worker) + floor(random() * %(workers)s)::int,
                    CASE WHEN random() < 0.3 THEN 2 ELSE 1 END,
@@ -184,7 +184,8 @@ def grow_corpus(server: dict, descriptions: int) -> float:
                    w.o[1 + floor(random() * array_length(w.o, 1))::int] || ' ' ||
                    w.e[1 + floor(random() * array_length(w.e, 1))::int] || '.',
                    CASE WHEN random() < 0.9 THEN 'en' ELSE 'de' END,
-                   '', make_interval(secs => 5 + random() * 40), 'accepted', now(), '', ''
+                   '', make_interval(secs => 5 + random() * 40), 'accepted', now(), '', '',
+                   ARRAY['unknown']
             FROM segments seg CROSS JOIN generate_series(1, %(cluster)s) k CROSS JOIN words w;
 
             INSERT INTO scoring_descriptionscore (description_id, bleu, pinc, "references",
