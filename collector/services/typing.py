@@ -4,12 +4,11 @@ and texts not typed by the worker counted against them under the warn/stop rule 
 paraphrases."""
 
 from crowd import services as crowd
-from crowd.services import WorkRefused
 
 from ..provenance import TypingRecord
 
 
-class PasteForbidden(WorkRefused):
+class PasteForbidden(crowd.WorkRefused):
     """A text whose page reported a paste, on a HIT type where staff forbid pasting."""
 
 
