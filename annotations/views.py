@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from crowd import entrance
 from crowd.access import own_assignment, researcher_required, staff_required, worker_required
 from crowd.models import Assignment, HitType
-from crowd.next_task import after_submit
+from crowd.next_task import after_submit, shows_task
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 from paracrowd_metrics.alignment import format_pharaoh, parse_pharaoh
@@ -35,29 +35,37 @@ def guidelines(request):
 @worker_required
 def align(request, pk, worker):
     """Show the pair with its pre-alignment as an editable grid; POST stores the links."""
+    if request.method != "POST":
+        return align_page(request, pk, worker)
     assignment = own_assignment(pk, worker, HitType.Kind.ALIGNMENT, related=RELATED)
-    links, error = None, ""
-    if request.method == "POST":
-        links = request.POST.get("links", "")
-        saved = _save(assignment, worker, links, NOTHING_CORRESPONDS in request.POST)
-        if isinstance(saved, bool):
-            messages.success(
-                request,
-                "Thank you! Your alignment was saved."
-                if saved
-                else "You had already submitted this task; it was saved once.",
-            )
-            return after_submit(
-                request, worker, kind=HitType.Kind.ALIGNMENT, tier=assignment.hit.tier
-            )
-        error = saved
+    links = request.POST.get("links", "")
+    saved = _save(assignment, worker, links, NOTHING_CORRESPONDS in request.POST)
+    if isinstance(saved, bool):
+        messages.success(
+            request,
+            "Thank you! Your alignment was saved."
+            if saved
+            else "You had already submitted this task; it was saved once.",
+        )
+        return after_submit(request, worker, kind=HitType.Kind.ALIGNMENT, tier=assignment.hit.tier)
+    return _own_align_page(request, assignment, links=links, error=saved)
+
+
+@shows_task(HitType.Kind.ALIGNMENT)
+def align_page(request, pk, worker):
+    """The alignment task page: the pre-alignment, or what was sent once submitted."""
+    assignment = own_assignment(pk, worker, HitType.Kind.ALIGNMENT, related=RELATED)
+    return _own_align_page(request, assignment, links=None)
+
+
+def _own_align_page(request, assignment, *, links, error=""):
     return _align_page(
         request,
         assignment.hit,
         assignment=assignment,
         links=links,
         error=error,
-        action=reverse("annotations:align", args=[pk]),
+        action=reverse("annotations:align", args=[assignment.pk]),
     )
 
 

@@ -27,7 +27,10 @@ CELERY_QUEUE = "celery"
 # How long gunicorn's workers may take to boot: on a busy machine, importing the project in five
 # workers at once takes well over half a minute.
 STARTUP_SECONDS = 120
-ENDPOINTS = {"next": "next task", "page": "task page", "submit": "submit", "dashboard": "dashboard"}
+# Next task answers with the task page itself (crowd/next_task.py): one request, not two.
+ENDPOINTS = {"next": "next task with its page", "submit": "submit", "dashboard": "dashboard"}
+# The address a task page names for itself when it answers a form.
+CANONICAL = re.compile(rb'<link rel="canonical" href="([^"]+)">')
 
 
 def free_port() -> int:
@@ -198,7 +201,8 @@ class Browser:
         self.csrf_cookie = csrf_cookie
 
     def request(self, method: str, path: str, form: dict | None = None) -> tuple[int, str]:
-        """Send one request and read the whole answer. Returns the status and the Location."""
+        """Send one request and read the whole answer. Returns the status and the address it
+        leads to: a redirect's Location, or the address a page names for itself ("")."""
         headers = {"Cookie": "; ".join(f"{name}={value}" for name, value in self.cookies.items())}
         body = None
         if form is not None:
@@ -207,14 +211,16 @@ class Browser:
             headers["X-CSRFToken"] = self.cookies.get(self.csrf_cookie, "")
         self.connection.request(method, path, body, headers)
         response = self.connection.getresponse()
-        response.read()
+        body = response.read()
         for header in response.headers.get_all("Set-Cookie") or []:
             for name, morsel in SimpleCookie(header).items():
                 if morsel.value:
                     self.cookies[name] = morsel.coded_value
                 else:  # Django deletes a cookie by setting it empty (the messages, once shown)
                     self.cookies.pop(name, None)
-        return response.status, urlsplit(response.getheader("Location", "")).path
+        if response.status // 100 == 3:
+            return response.status, urlsplit(response.getheader("Location", "")).path
+        return response.status, page_address(body)
 
     def close(self) -> None:
         self.connection.close()
@@ -249,6 +255,12 @@ class Tally:
         return sum(len(values) for values in self.latencies.values())
 
 
+def page_address(body: bytes) -> str:
+    """The address a page names for itself (a task page answering a form), or ""."""
+    found = CANONICAL.search(body)
+    return found.group(1).decode() if found else ""
+
+
 def is_task_page(path: str) -> bool:
     from django.urls import Resolver404, resolve
 
@@ -259,7 +271,8 @@ def is_task_page(path: str) -> bool:
 
 
 def work(browser: Browser, clock: dict, tally: Tally, *, urls: dict, with_dashboard: bool) -> None:
-    """Do tasks until the deadline: next task, task page, submit (and the dashboard, if asked)."""
+    """Do tasks until the deadline: next task (answered with the task page), submit (and the
+    dashboard, if asked)."""
 
     def timed(endpoint, method, path, form=None):
         started = time.perf_counter()
@@ -273,21 +286,16 @@ def work(browser: Browser, clock: dict, tally: Tally, *, urls: dict, with_dashbo
         stage = "next"
         try:
             status, task = timed("next", "POST", urls["next"], {"tier": "1"})
-            if status != 302 or not is_task_page(task):
+            if status != 200 or not is_task_page(task):
                 if status == 302 and task == urls["dashboard"]:
                     tally.ran_out += 1  # nothing left for them; going on would time refusals
                     break
                 tally.errors[f"next task answered {status} {task}"] += 1
                 continue
-            stage = "page"
-            status, _ = timed("page", "GET", task)
-            if status != 200:
-                tally.errors[f"task page answered {status}"] += 1
-                continue
             stage = "submit"
             number += 1
             text = f"A person is slicing tomato number {number} on a wooden board."
-            # "Submit and back to my work": the loop measured is next task, task page, submit.
+            # "Submit and back to my work": the loop measured is next task, submit.
             form = {
                 "text": text,
                 "language": "en",

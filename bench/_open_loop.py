@@ -2,7 +2,7 @@
 the site answers.
 
 Tasks start at a stated rate, at the times of a Poisson process; each is a worker asking for
-the next task and loading its page, then reading and typing for a think time drawn from a
+the next task (answered with its page), then reading and typing for a think time drawn from a
 log-normal distribution (a stated median), then submitting. Each request's latency counts
 from the moment it was due, so a client or server that falls behind is charged for it. A
 level starts in the steady state: the workers already thinking at its start (as many as the
@@ -65,7 +65,7 @@ class LevelResult:
     rate: float
     started: int = 0
     finished: int = 0
-    latencies: dict = field(default_factory=lambda: {"next": [], "page": [], "submit": []})
+    latencies: dict = field(default_factory=lambda: {"next": [], "submit": []})
     errors: Counter = field(default_factory=Counter)
     short_of_workers: int = 0
 
@@ -163,10 +163,6 @@ def run_level(actor, *, rate: float, seconds: float, think: Think, seed: int) ->
         if not timed("next", due, lambda: actor.claim(worker)):
             actor.release(worker)
             return
-        page_due = time.perf_counter()
-        if not timed("page", page_due, lambda: actor.page(worker)):
-            actor.release(worker)
-            return
         timetable.at(time.perf_counter() + think.draw(rng), submit(worker))
 
     for worker in thinking:
@@ -236,18 +232,16 @@ class HttpActor(_Workers):
         # After a think time the server has closed the kept-alive connection, as a browser
         # coming back would find it: a new one, as the browser would open.
         browser.close()
+        # Answered with the task page itself, which names its address.
         status, task = browser.request("POST", self.urls["next"], {"tier": "1"})
-        browser.task = task if status == 302 and self.is_task_page(task) else None
+        browser.task = task if status == 200 and self.is_task_page(task) else None
         return browser.task is not None
-
-    def page(self, browser) -> bool:
-        return browser.request("GET", browser.task)[0] == 200
 
     def submit(self, browser) -> bool:
         browser.close()
         browser.number = getattr(browser, "number", 0) + 1
         text = f"A person is slicing tomato number {browser.number} on a wooden board."
-        # "Submit and back to my work": the loop measured is next task, task page, submit.
+        # "Submit and back to my work": the loop measured is next task, submit.
         form = {
             "text": text,
             "language": "en",
@@ -294,9 +288,6 @@ class RawActor(_Workers):
                 claimed = cursor.fetchone()
         self.claimed[worker_id] = claimed
         return claimed is not None
-
-    def page(self, worker_id) -> bool:
-        return True  # no page in the reference: the claim is all the database does for it
 
     def submit(self, worker_id) -> bool:
         with self._connection() as connection:

@@ -1,19 +1,19 @@
 """Serving the worker loop with gunicorn as deployed, against the database-bound limit.
 
 Two views. Open loop (the headline): tasks arrive as a crowd's do, at a stated rate (a
-Poisson process), each a worker asking for the next task, loading its page, reading and typing
-for a think time drawn from a stated distribution (log-normal, median 20 s), and submitting
-(bench/_open_loop.py). Rates rise level by level until one breaks the rule: next task, task
-page and submit each keep their p99 under 150 ms. The highest rate that held is printed
-beside the same figure for the raw-SQL reference under the same schedule and rule, with the
-concurrent workers the rate means, in one line to compare run to run ("open loop: 61.0
-tasks/s with every p99 under 150 ms (1,220 workers at 20 s think time); raw SQL: 480.0
+Poisson process), each a worker asking for the next task (answered with its page), reading
+and typing for a think time drawn from a stated distribution (log-normal, median 20 s), and
+submitting (bench/_open_loop.py). Rates rise level by level until one breaks the rule: next
+task (with its page) and submit each keep their p99 under 150 ms. The highest rate that held
+is printed beside the same figure for the raw-SQL reference under the same schedule and rule,
+with the concurrent workers the rate means, in one line to compare run to run ("open loop:
+61.0 tasks/s with every p99 under 150 ms (1,220 workers at 20 s think time); raw SQL: 480.0
 tasks/s; ratio 0.127").
 
 Closed loop (a second view): N simulated workers, each with its own session and connection,
-repeat what a worker's browser does for one task: post the dashboard's "next task" form (302 to
-the task), get the task page, post the description with "Submit and back to my work" (302 to
-the dashboard); URLs come from the URLconf, as the pages link them. Two references are measured
+repeat what a worker's browser does for one task: post the dashboard's "next task" form
+(answered with the task page itself), post the description with "Submit and back to my work"
+(302 to the dashboard); URLs come from the URLconf, as the pages link them. Two references are measured
 in the same run, with the same number of clients: pgbench on the same server (one single-row
 INSERT per transaction), and the raw-SQL reference, the loop's own claim and submit transactions
 sent straight over psycopg2 (bench/_raw_reference.py): the database-bound limit of this design.
@@ -59,6 +59,7 @@ from bench._http_load import (
     cpu_snapshot,
     cpu_used,
     is_task_page,
+    page_address,
     run_level,
 )
 from bench._open_loop import P99_LIMIT_MS, HttpActor, RawActor, Think
@@ -176,7 +177,7 @@ COUNTED_TASKS = 2
 
 
 def queries_per_task(urls: dict) -> int:
-    """The SQL queries one task takes (next task, task page, submit), counted in this process
+    """The SQL queries one task takes (next task with its page, submit), counted in this process
     through Django's test client, as tests/collector/test_worker_loop_queries.py pins them."""
     from django.db import connection
     from django.test import Client
@@ -190,8 +191,7 @@ def queries_per_task(urls: dict) -> int:
     client.force_login(worker.user, backend="crowd.auth_backend.WorkerProfileBackend")
     for number in range(COUNTED_TASKS):
         with CaptureQueriesContext(connection) as queries:
-            task = client.post(urls["next"], {"tier": "1"})["Location"]
-            client.get(task)
+            task = page_address(client.post(urls["next"], {"tier": "1"}).content)
             text = f"A person waves number {number}."
             form = {"text": text, "language": "en", "then": "dashboard"}
             if client.post(task, form).status_code != 302:
@@ -329,7 +329,7 @@ def print_open_loop(figures: dict) -> None:
     think, found = figures["think"], figures["found"]
     print(
         f"\nOpen loop: tasks arriving as a Poisson process at each rate, think time "
-        f"{think.describe()}; a rate holds when next task, task page and submit each keep "
+        f"{think.describe()}; a rate holds when next task (answered with its page) and submit keep "
         f"p99 under {P99_LIMIT_MS:.0f} ms (from when each was due), with no error.\n"
     )
     rows = []
@@ -342,13 +342,12 @@ def print_open_loop(figures: dict) -> None:
                     f"{round(result.rate * think.mean):,}",
                     str(result.finished),
                     f"{result.p99('next'):.1f}",
-                    f"{result.p99('page'):.1f}" if side == "site" else "-",
                     f"{result.p99('submit'):.1f}",
                     str(sum(result.errors.values()) + result.short_of_workers),
                     "holds" if result.holds else "breaks",
                 ]
             )
-    header = ["", "tasks/s", "workers", "submitted", "next p99", "page p99", "submit p99"]
+    header = ["", "tasks/s", "workers", "submitted", "next task p99", "submit p99"]
     print_table([*header, "errors", "rule"], rows)
     for side, results in figures["levels"].items():
         for result in results:
@@ -367,7 +366,7 @@ def closed_loop(args, web, urls, connect, server, monitor, scratch, total, log) 
     """The closed-loop view: N workers with no pause between tasks, beside pgbench and the
     raw-SQL reference with as many clients; returns (table rows, CPU rows)."""
     options = {"urls": urls, "with_dashboard": args.with_dashboard}
-    endpoints = ["next", "page", "submit"] + (["dashboard"] if args.with_dashboard else [])
+    endpoints = ["next", "submit"] + (["dashboard"] if args.with_dashboard else [])
     script = Path(scratch, "insert.sql")
     script.write_text(PGBENCH_SCRIPT)
     rows, cpu_rows = [], []
@@ -503,7 +502,7 @@ def measure(args, server: dict, env: dict, log) -> int:
 
 
 def print_closed_loop(args, queries: int, rows, cpu_rows) -> None:
-    endpoints = ["next", "page", "submit"] + (["dashboard"] if args.with_dashboard else [])
+    endpoints = ["next", "submit"] + (["dashboard"] if args.with_dashboard else [])
     print(
         f"\nClosed loop (a second view): each worker asks again as soon as it is answered, no "
         f"think time. gunicorn paracrowd.wsgi, {args.web_workers} {args.worker_class} "

@@ -18,7 +18,7 @@ from django.urls import reverse
 from crowd import entrance
 from crowd.access import own_assignment, staff_required, worker_required
 from crowd.models import Assignment, HitType
-from crowd.next_task import after_submit
+from crowd.next_task import after_submit, shows_task
 
 from . import services
 from .forms import ParaphraseCorpusChoiceForm, ParaphraseForm, ParaphraseUploadForm
@@ -32,27 +32,37 @@ RELATED = ("hit__item__paraphrasesource", "hit__hit_type")
 def paraphrase(request, pk, worker):
     """The direct-paraphrasing task for the worker's own assignment ``pk``; POST submits it.
     Reopened after submitting, it shows what was sent."""
+    if request.method != "POST":
+        return paraphrase_page(request, pk, worker)
     assignment = own_assignment(pk, worker, HitType.Kind.PARAPHRASE, related=RELATED)
-    source = assignment.hit.item.paraphrasesource
-    form = ParaphraseForm(request.POST or None, source=source)
-    if request.method == "POST":
-        created = _submit(assignment, worker, form)
-        if created is not None:
-            messages.success(
-                request,
-                "Thank you! Your paraphrase was saved."
-                if created
-                else "You had already submitted this task; it was saved once.",
-            )
-            return after_submit(
-                request, worker, kind=HitType.Kind.PARAPHRASE, tier=assignment.hit.tier
-            )
+    form = ParaphraseForm(request.POST, source=assignment.hit.item.paraphrasesource)
+    created = _submit(assignment, worker, form)
+    if created is None:
+        return _own_task_page(request, assignment, form)
+    messages.success(
+        request,
+        "Thank you! Your paraphrase was saved."
+        if created
+        else "You had already submitted this task; it was saved once.",
+    )
+    return after_submit(request, worker, kind=HitType.Kind.PARAPHRASE, tier=assignment.hit.tier)
+
+
+@shows_task(HitType.Kind.PARAPHRASE)
+def paraphrase_page(request, pk, worker):
+    """The direct-paraphrasing task page: an empty form, or what was sent once submitted."""
+    assignment = own_assignment(pk, worker, HitType.Kind.PARAPHRASE, related=RELATED)
+    form = ParaphraseForm(None, source=assignment.hit.item.paraphrasesource)
+    return _own_task_page(request, assignment, form)
+
+
+def _own_task_page(request, assignment, form):
     return _task_page(
         request,
         assignment.hit,
         form,
         assignment=assignment,
-        action=reverse("collector:paraphrase", args=[pk]),
+        action=reverse("collector:paraphrase", args=[assignment.pk]),
     )
 
 

@@ -19,7 +19,7 @@ from crowd import entrance
 from crowd import services as crowd
 from crowd.access import own_assignment, worker_required
 from crowd.models import Assignment, HitType, Tier
-from crowd.next_task import after_submit
+from crowd.next_task import after_submit, shows_task
 
 from . import selectors, services
 from .forms import DescriptionForm, ProposalForm
@@ -51,6 +51,12 @@ def describe(request, pk, worker):
             else:
                 messages.info(request, "You had already submitted this task; it was saved once.")
             return after_submit(request, worker, kind=HitType.Kind.DESCRIPTION, tier=result[0].tier)
+    return describe_page(request, pk, worker, form)
+
+
+@shows_task(HitType.Kind.DESCRIPTION)
+def describe_page(request, pk, worker, form=None):
+    """The description task page, with ``form``'s errors when a submission was refused."""
     assignment = _own_task(pk, worker, HitType.Kind.DESCRIPTION)
     return _render_task(request, assignment, form, action=reverse("collector:describe", args=[pk]))
 
@@ -59,41 +65,51 @@ def describe(request, pk, worker):
 def propose(request, pk, worker):
     """The video-collection task for the worker's own assignment ``pk``: find a YouTube video,
     mark a segment, say what happens. POST submits it for review."""
+    if request.method != "POST":
+        return propose_page(request, pk, worker)
     assignment = _own_task(pk, worker, HitType.Kind.VIDEO_COLLECTION)
-    submitted = assignment.status == Assignment.Status.SUBMITTED
-    if request.method == "POST":
-        form = ProposalForm(request.POST)
-        created = _propose(assignment, worker, form)
-        if created is not None:
-            messages.success(
-                request,
-                "Thank you! Your segment was sent for review."
-                if created
-                else "You had already submitted this task; it was saved once.",
-            )
-            return after_submit(
-                request, worker, kind=HitType.Kind.VIDEO_COLLECTION, tier=assignment.hit.tier
-            )
-    elif submitted:
-        proposal = assignment.proposal
-        messages.info(request, "You already submitted this segment; it is waiting for review.")
-        form = ProposalForm(
-            initial={
-                "url": f"https://youtu.be/{proposal.youtube_id}",
-                "start": format_time(proposal.start),
-                "end": format_time(proposal.end),
-                "event": proposal.event,
-            }
-        )
-    else:
-        form = ProposalForm()
+    form = ProposalForm(request.POST)
+    created = _propose(assignment, worker, form)
+    if created is None:
+        return _own_proposal_page(request, assignment, form)
+    messages.success(
+        request,
+        "Thank you! Your segment was sent for review."
+        if created
+        else "You had already submitted this task; it was saved once.",
+    )
+    return after_submit(
+        request, worker, kind=HitType.Kind.VIDEO_COLLECTION, tier=assignment.hit.tier
+    )
+
+
+@shows_task(HitType.Kind.VIDEO_COLLECTION)
+def propose_page(request, pk, worker):
+    """The video-collection task page: an empty form, or what was sent once submitted."""
+    assignment = _own_task(pk, worker, HitType.Kind.VIDEO_COLLECTION)
+    if assignment.status != Assignment.Status.SUBMITTED:
+        return _own_proposal_page(request, assignment, ProposalForm())
+    proposal = assignment.proposal
+    messages.info(request, "You already submitted this segment; it is waiting for review.")
+    form = ProposalForm(
+        initial={
+            "url": f"https://youtu.be/{proposal.youtube_id}",
+            "start": format_time(proposal.start),
+            "end": format_time(proposal.end),
+            "event": proposal.event,
+        }
+    )
+    return _own_proposal_page(request, assignment, form)
+
+
+def _own_proposal_page(request, assignment, form):
     return _proposal_page(
         request,
         form,
         assignment=assignment,
         hit_type=assignment.hit.hit_type,
         tier=assignment.hit.tier,
-        action=reverse("collector:propose", args=[pk]),
+        action=reverse("collector:propose", args=[assignment.pk]),
     )
 
 

@@ -2,10 +2,18 @@
 next* on each task page all end here, so a worker always lands on the same task for the same
 request.
 
-A worker who holds an open task of the kind is sent back to it (continue where you left off):
-the one in the tier asked for, else a new one there, else the one held in another tier. The
-pages belong to the apps that collect each kind of work; they are named, not imported.
+A worker who holds an open task of the kind is given it back (continue where you left off):
+the one in the tier asked for, else a new one there, else the one held in another tier.
+
+The answer is the task's page itself, not a redirect to it: one request where a redirect made
+the browser send two, on the path every task of a crowd takes. The page names its own address
+(``request.page_address``, a canonical link in base.html) and static/js/page-address.js puts it
+in the address bar, so reloading or bookmarking opens the task, never the form again. The pages
+belong to the apps that collect each kind of work: each registers the view that shows its page
+(``shows_task``), so this module names them without importing them.
 """
+
+from collections.abc import Callable
 
 from django.contrib import messages
 from django.shortcuts import redirect
@@ -26,6 +34,20 @@ DASHBOARD = "collector:dashboard"
 # The second submit button of a task page: save, then back to the dashboard.
 STOP = ("then", "dashboard")
 
+# kind -> view(request, pk, worker) showing the worker's own assignment pk, as a GET of its page
+# does. Filled as the apps' view modules are imported, which resolving any URL does first.
+_PAGE_VIEWS: dict[str, Callable] = {}
+
+
+def shows_task(kind):
+    """Register the decorated view as the one showing a task of ``kind``."""
+
+    def register(view):
+        _PAGE_VIEWS[kind] = view
+        return view
+
+    return register
+
 
 def task_page(assignment) -> str:
     """The address of the page where ``assignment`` is done."""
@@ -33,9 +55,9 @@ def task_page(assignment) -> str:
 
 
 def next_task(request, worker, *, kind, tier):
-    """Redirect to the worker's next task of ``kind``: the one they hold, else a new one in
-    ``tier``; to the dashboard, saying why, when there is none."""
-    page, items = TASK_PAGES[kind]
+    """Answer with the worker's next task of ``kind``: the one they hold, else a new one in
+    ``tier``; redirect to the dashboard, saying why, when there is none."""
+    items = TASK_PAGES[kind][1]
     try:
         # Gives back what the worker holds of this kind in this tier, in the same round trip.
         assignment = services.assignment_claim(worker=worker, tier=tier, kind=kind)
@@ -48,7 +70,14 @@ def next_task(request, worker, *, kind, tier):
     if assignment is None:
         messages.info(request, f"There are no Tier-{tier} {items} left for you. Thank you!")
         return redirect(DASHBOARD)
-    return redirect(page, assignment.pk)
+    return show_task(request, worker, assignment.pk, kind=kind)
+
+
+def show_task(request, worker, pk, *, kind):
+    """The page of the worker's own assignment ``pk`` of ``kind``, answered to whatever request
+    led to it."""
+    request.page_address = reverse(TASK_PAGES[kind][0], args=[pk])
+    return _PAGE_VIEWS[kind](request, pk, worker)
 
 
 def after_submit(request, worker, *, kind, tier):

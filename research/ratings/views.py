@@ -18,7 +18,7 @@ from django.urls import reverse
 from crowd import entrance
 from crowd.access import own_assignment, researcher_required, worker_required
 from crowd.models import Assignment, HitType
-from crowd.next_task import after_submit
+from crowd.next_task import after_submit, shows_task
 from crowd.services import WorkRefused
 from paracrowd.charts import grouped_bars
 
@@ -77,27 +77,36 @@ SCALES = [
 def rate(request, pk, worker):
     """The worker's own rating assignment ``pk``: the two sentences and the three scales; POST
     stores the ratings and goes straight on to the next item (or back to the dashboard)."""
+    if request.method != "POST":
+        return rate_page(request, pk, worker)
     assignment = own_assignment(pk, worker, KIND, related=RELATED)
-    values, error = {}, ""
-    if request.method == "POST":
-        values = request.POST
-        saved = _save(assignment, worker, values)
-        if isinstance(saved, bool):
-            messages.success(
-                request,
-                "Thank you! Your rating was saved."
-                if saved
-                else "You had already submitted this task; it was saved once.",
-            )
-            return after_submit(request, worker, kind=KIND, tier=assignment.hit.tier)
-        error = saved
+    saved = _save(assignment, worker, request.POST)
+    if isinstance(saved, bool):
+        messages.success(
+            request,
+            "Thank you! Your rating was saved."
+            if saved
+            else "You had already submitted this task; it was saved once.",
+        )
+        return after_submit(request, worker, kind=KIND, tier=assignment.hit.tier)
+    return _own_rate_page(request, assignment, values=request.POST, error=saved)
+
+
+@shows_task(KIND)
+def rate_page(request, pk, worker):
+    """The rating task page: empty scales, or the ratings sent once submitted."""
+    assignment = own_assignment(pk, worker, KIND, related=RELATED)
+    return _own_rate_page(request, assignment, values={})
+
+
+def _own_rate_page(request, assignment, *, values, error=""):
     return _rate_page(
         request,
         assignment.hit,
         assignment=assignment,
         values=values,
         error=error,
-        action=reverse("research:rate", args=[pk]),
+        action=reverse("research:rate", args=[assignment.pk]),
     )
 
 

@@ -12,6 +12,7 @@ from crowd import services as crowd
 from crowd.models import Assignment, HitType, Tier
 from crowd.templatetags.deadlines import deadline_text
 from tests.factories import make_paraphrase_source, make_segment, make_worker
+from tests.pages import task_shown
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +55,7 @@ def test_next_task_gives_back_the_task_held_in_the_other_tier(client):
 
     response = next_task(client, Tier.ONE)
 
-    assert response["Location"] == reverse("collector:describe", args=[held.pk])
+    assert task_shown(response) == reverse("collector:describe", args=[held.pk])
 
 
 def test_next_task_offers_an_expired_task_again_as_the_same_assignment(client):
@@ -69,7 +70,7 @@ def test_next_task_offers_an_expired_task_again_as_the_same_assignment(client):
     assert "Describe a video · Tier 1" in dashboard and "Continue where" not in dashboard
     response = next_task(client, Tier.ONE)
 
-    assert response["Location"] == reverse("collector:describe", args=[first.pk])
+    assert task_shown(response) == reverse("collector:describe", args=[first.pk])
     first.refresh_from_db()
     assert first.status == Assignment.Status.ASSIGNED and first.expires_at > timezone.now()
 
@@ -80,17 +81,17 @@ def test_a_paraphrase_submitted_goes_on_to_the_next_sentence_or_back(client, sto
     make_paraphrase_source("A dog runs on the beach.")
     worker = make_worker()
     client.force_login(worker.user)
-    page = next_task(client, Tier.ONE, kind="paraphrase")["Location"]
+    page = task_shown(next_task(client, Tier.ONE, kind="paraphrase"))
 
     form = {"text": "Someone cuts a tomato into slices.", "language": "en"}
     if stop:
         form["then"] = "dashboard"
     response = client.post(page, form)
 
-    following = response["Location"]
     if stop:
-        assert following == reverse("collector:dashboard")
+        assert response["Location"] == reverse("collector:dashboard")
     else:
+        following = task_shown(response)
         assert following.startswith("/paraphrase/") and following != page
 
 

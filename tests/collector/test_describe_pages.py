@@ -12,6 +12,7 @@ from collector.models import Description
 from crowd import services as crowd
 from crowd.models import Assignment, Tier
 from tests.factories import make_segment, make_worker
+from tests.pages import task_shown
 
 pytestmark = pytest.mark.django_db
 
@@ -170,7 +171,7 @@ def test_skip_gives_the_segment_back_and_opens_the_next_one(client, alice, task)
     assert task.status == Assignment.Status.RETURNED
     following = Assignment.objects.get(worker=alice, status=Assignment.Status.ASSIGNED)
     assert following.hit.item_id != task.hit.item_id
-    assert response["Location"] == reverse("collector:describe", args=[following.pk])
+    assert task_shown(response) == reverse("collector:describe", args=[following.pk])
 
 
 def test_skipping_the_last_segment_says_none_is_left(client, task):

@@ -8,6 +8,7 @@ from collector.models import SegmentProposal
 from crowd import services as crowd
 from crowd.models import Assignment, HitType, Tier
 from tests.factories import make_proposal, make_segment, make_staff, make_worker
+from tests.pages import task_shown
 
 pytestmark = pytest.mark.django_db
 
@@ -40,19 +41,17 @@ def propose(client, assignment, **fields):
 def test_the_dashboard_offers_video_collection_and_opens_the_task(client, alice):
     page = client.get(reverse("collector:dashboard")).content.decode()
     assert "Propose a video segment · Tier 1 · $0.05 each approved" in page
-    response = client.post(
-        reverse("crowd:task_next"), {"tier": "1", "kind": "video_collection"}, follow=True
-    )
+    response = client.post(reverse("crowd:task_next"), {"tier": "1", "kind": "video_collection"})
     assignment = Assignment.objects.get(worker=alice)
-    assert response.redirect_chain[-1][0] == reverse("collector:propose", args=[assignment.pk])
+    assert task_shown(response) == reverse("collector:propose", args=[assignment.pk])
     page = response.content.decode()
     assert page.count("<h1") == 1 and 'id="segment-rules"' in page
     assert "Mark start" in page and "Mark end" in page and "Preview segment" in page
 
 
 def test_it_stores_a_proposal_and_counts_it_on_the_dashboard(client, alice, task):
-    response = propose(client, task)
-    assert response.status_code == 302
+    # Submit and next: a new video-collection task opens.
+    assert task_shown(propose(client, task)).startswith("/propose/")
     proposal = SegmentProposal.objects.get()
     assert (proposal.youtube_id, proposal.start, proposal.end) == (VIDEO, 12, 18.5)
     assert (proposal.worker, proposal.tier, proposal.status) == (alice, 1, "pending")
@@ -71,7 +70,7 @@ def test_it_stores_a_proposal_and_counts_it_on_the_dashboard(client, alice, task
     ],
 )
 def test_any_common_form_of_link_is_accepted(client, task, url):
-    assert propose(client, task, url=url).status_code == 302
+    assert task_shown(propose(client, task, url=url))
     assert SegmentProposal.objects.get().youtube_id == VIDEO
 
 
@@ -116,12 +115,12 @@ def test_a_duplicate_or_overlapping_proposal_is_refused_on_the_page(client, task
     assert "overlaps 0:10–0:18 of the same video, already proposed, by 5 seconds" in page
     assert SegmentProposal.objects.count() == 1
     # Exactly half of the shorter segment may be shared.
-    assert propose(client, task, start="14", end="22").status_code == 302
+    assert task_shown(propose(client, task, start="14", end="22"))
 
 
 def test_the_same_task_submitted_twice_is_stored_once(client, task):
     propose(client, task)
-    assert propose(client, task).status_code == 302
+    assert task_shown(propose(client, task))
     assert SegmentProposal.objects.count() == 1
 
 

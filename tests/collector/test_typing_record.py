@@ -12,6 +12,7 @@ from collector.provenance import MAX_COUNT, MAX_MILLISECONDS
 from crowd import services as crowd
 from crowd.models import Assignment, HitType, QualityCheck, Tier
 from tests.factories import make_paraphrase_source, make_segment, make_worker
+from tests.pages import task_shown
 
 pytestmark = pytest.mark.django_db
 
@@ -149,8 +150,9 @@ def test_a_paraphrase_stores_its_record_and_refuses_a_paste_where_forbidden(clie
     make_paraphrase_source("A man is slicing a tomato.")
     worker = make_worker()
     client.force_login(worker.user)
-    page = client.post(reverse("crowd:task_next"), {"kind": "paraphrase", "tier": "1"})["Location"]
-    assert 'name="typing_pastes"' in client.get(page).content.decode()
+    shown = client.post(reverse("crowd:task_next"), {"kind": "paraphrase", "tier": "1"})
+    page = task_shown(shown)
+    assert 'name="typing_pastes"' in shown.content.decode()
     forbid_pasting(HitType.Kind.PARAPHRASE)
     data = {"text": "Someone cuts a tomato into slices.", "language": "en"}
     refused = client.post(page, {**data, **TYPED, "typing_pastes": "1"})

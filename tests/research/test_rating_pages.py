@@ -12,6 +12,7 @@ from research.ratings import rated_items
 from research.ratings.selectors import batch_summary
 from research.services import researcher_token_reset
 from tests.factories import make_description, make_researcher, make_segment, make_staff, make_worker
+from tests.pages import task_shown
 from tests.research.ratings import make_batch, rate_next
 
 pytestmark = pytest.mark.django_db
@@ -212,9 +213,8 @@ def test_the_video_is_shown_only_when_the_batch_asks_for_it(client):
         batch = make_batch(pairs=[("A man plays a guitar.", "A guy plays.")], show_video=show_video)
         batch.items.update(segment=segment)
         started = client.post(reverse("crowd:task_next"), {"kind": "rating", "tier": "1"})
-        page = client.get(started["Location"]).content.decode()
-        assert ('id="player"' in page) is show_video
-        client.post(started["Location"], {"semantic": 4, "dissimilarity": 2, "overall": 2})
+        assert ('id="player"' in started.content.decode()) is show_video
+        client.post(task_shown(started), {"semantic": 4, "dissimilarity": 2, "overall": 2})
 
 
 def test_rating_tasks_behind_a_qualification_are_closed_to_workers_without_it(client):

@@ -14,6 +14,7 @@ from research.models import Rating
 from research.ratings.services import rating_submit, ratings_auto_pay, ratings_review
 from tests.crowd.test_entrance import mturk, prolific, token_from
 from tests.factories import make_staff, make_worker
+from tests.pages import task_shown
 from tests.research.ratings import make_batch, rate_next
 
 pytestmark = pytest.mark.django_db
@@ -82,15 +83,13 @@ def test_the_worker_rates_from_the_dashboard_and_goes_on_to_the_next_item(client
     dashboard = client.get(reverse("collector:dashboard")).content.decode()
     assert "Rate paraphrases · Tier 1" in dashboard
     started = client.post(reverse("crowd:task_next"), {"kind": "rating", "tier": "1"})
-    page = client.get(started["Location"])
-    text = page.content.decode()
-    assert page.status_code == 200 and text.count("<h1>") == 1
+    first = task_shown(started)
+    text = started.content.decode()
+    assert text.count("<h1>") == 1
     assert "&lt;b&gt;A man&lt;/b&gt;" in text and "<b>A man</b>" not in text
-    next_page = client.post(started["Location"], GOOD)
-    assert next_page.status_code == 302
-    assert next_page["Location"] != started["Location"]
-    assert next_page["Location"].startswith("/research/rate/")
-    client.post(next_page["Location"], GOOD)
+    following = task_shown(client.post(first, GOOD))
+    assert following != first and following.startswith("/research/rate/")
+    client.post(following, GOOD)
     assert Rating.objects.filter(worker=worker).count() == 2
     dashboard = client.get(reverse("collector:dashboard")).content.decode()
     assert 'id="count-ratings">2<' in dashboard

@@ -27,6 +27,7 @@ from tests.factories import (
     make_staff,
     make_worker,
 )
+from tests.pages import task_shown
 
 SENTENCE = "A man cooks."
 # PINC against SENTENCE, by hand (13a tokens, lowercased; orders 1-4 the candidate has):
@@ -117,7 +118,7 @@ def test_a_paraphrase_submitted_on_the_page_is_scored_by_a_celery_worker(client,
     make_paraphrase_source(SENTENCE)
     worker = make_worker()
     client.force_login(worker.user)
-    page = client.post(reverse("crowd:task_next"), {"kind": "paraphrase", "tier": "1"})["Location"]
+    page = task_shown(client.post(reverse("crowd:task_next"), {"kind": "paraphrase", "tier": "1"}))
     response = client.post(page, {"text": "Someone prepares food.", "language": "en"})
     assert response.status_code == 302
     wait_for(lambda: Paraphrase.objects.filter(pinc__isnull=False).exists())
@@ -131,10 +132,10 @@ def test_with_redis_down_the_paraphrase_is_kept_and_the_sweep_scores_it(client, 
     worker = make_worker()
     client.force_login(worker.user)
     with broker_unreachable():
-        page = client.post(reverse("crowd:task_next"), {"kind": "paraphrase", "tier": "1"})
-        response = client.post(
-            page["Location"], {"text": "A chef cooks.", "language": "en"}, follow=True
+        page = task_shown(
+            client.post(reverse("crowd:task_next"), {"kind": "paraphrase", "tier": "1"})
         )
+        response = client.post(page, {"text": "A chef cooks.", "language": "en"}, follow=True)
     assert "Your paraphrase was saved" in response.content.decode()
     paraphrase = Paraphrase.objects.get()
     assert paraphrases_unscored(limit=10) == [paraphrase.pk]
