@@ -13,11 +13,11 @@ tasks/s; ratio 0.127").
 Closed loop (a second view): N simulated workers, each with its own session and connection,
 repeat what a worker's browser does for one task: post the dashboard's "next task" form
 (answered with the task page itself), post the description with "Submit and back to my work"
-(302 to the dashboard); URLs come from the URLconf, as the pages link them. Two references are measured
-in the same run, with the same number of clients: pgbench on the same server (one single-row
-INSERT per transaction), and the raw-SQL reference, the loop's own claim and submit transactions
-sent straight over psycopg2 (bench/_raw_reference.py): the database-bound limit of this design.
-The SQL queries of one task are counted too.
+(302 to the dashboard); URLs come from the URLconf, as the pages link them. Two references
+are measured in the same run, with the same number of clients: pgbench on the same server (one
+single-row INSERT per transaction), and the raw-SQL reference, the loop's own claim and submit
+transactions sent straight over psycopg2 (bench/_raw_reference.py): the database-bound limit
+of this design. The SQL queries of one task are counted too.
 
 Everything happens in a database of the run's own on DATABASE_URL's server (its name, "bench"
 and the process id), created empty and dropped at the end; Celery messages go to a queue of
