@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotations.models import SentencePair
+from collector.models import Description
 from crowd.services import hits_open
 from tests.factories import make_segment, make_worker
 
@@ -61,6 +62,13 @@ def test_an_opened_task_is_continued_and_submit_goes_on_to_the_next(no_youtube):
     expect(page.get_by_role("status").first).to_contain_text("Thank you!")
     expect(page).to_have_url(re.compile(r"/describe/\d+/$"))
     assert page.url != task
+    # The page came in answer to the form; reloading it opens the task and sends nothing again.
+    following = page.url
+    page.reload()
+    expect(page).to_have_url(following)
+    expect(page.get_by_label("Your one-sentence description")).to_be_visible()
+    expect(page.get_by_text("You had already submitted this task")).to_have_count(0)
+    assert Description.objects.count() == 1
     describe(page, "A woman is reading a book.")
     page.get_by_role("button", name="Submit and back to my work").click()
     expect(page).to_have_url(re.compile(r"/dashboard/$"))
