@@ -107,6 +107,9 @@ def test_the_demo_corpus_is_described_accepted_and_scored(client, demo):
     assert set(descriptions.values_list("status", flat=True)) == {Description.Status.ACCEPTED}
     assert not descriptions.filter(segment__title=CLIP_TITLE).exists()
     assert not descriptions.filter(score__isnull=True).exists()
+    writers = {description.worker.user for description in descriptions}
+    assert len(writers) == 4
+    assert not any(writer.has_usable_password() for writer in writers)  # nobody logs in as them
     login(client, "researcher")
     segment = descriptions.first().segment
     page = client.get(reverse("scoring:cluster", args=[segment.pk])).content.decode()
