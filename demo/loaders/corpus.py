@@ -1,7 +1,8 @@
 """The demo corpus: the demo writers describe the three YouTube segments (each in their
 tier), as a worker would, through the claim and the description service; the admin accepts
-the descriptions and the clusters are scored at once, so the score pages, the rating batch,
-the paraphrase sentences and the export have accepted, scored work to show.
+the descriptions, and the clusters are scored and the writers' review signals computed at
+once (work the Celery worker would do), so the score and review pages, the rating batch, the
+paraphrase sentences and the export have accepted, scored work to show.
 
 The writers skip any other segment they are handed (the offline clip above all), so the clip
 keeps no submission and stays the first task of the demo's own workers."""
@@ -14,6 +15,7 @@ from collector import services as collector
 from collector.forms import DescriptionForm
 from collector.models import Description, Segment
 from crowd import services as crowd
+from review.services import worker_signals_refresh
 from scoring.services import segments_score
 
 from . import DATA
@@ -55,6 +57,8 @@ def corpus_load(*, accounts: Accounts, segments: Segments) -> list[int]:
         )
     described = sorted(segment.pk for segment in segments.youtube.values())
     segments_score(segment_ids=described)
+    for writer in accounts.writers.values():
+        worker_signals_refresh(worker_id=writer.pk)
     return described
 
 

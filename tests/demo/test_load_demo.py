@@ -13,6 +13,7 @@ from crowd.models import Assignment, Campaign, Hit, HitType, Tier, Worker
 from demo.loaders.accounts import LOGINS
 from demo.loaders.segments import CLIP_TITLE, YOUTUBE_SEGMENTS
 from research.models import CorrelationReport, ExportJob, RatingBatch, RatingItem
+from review.models import WorkerSignals
 
 pytestmark = pytest.mark.django_db
 
@@ -110,6 +111,7 @@ def test_the_demo_corpus_is_described_accepted_and_scored(client, demo):
     writers = {description.worker.user for description in descriptions}
     assert len(writers) == 4
     assert not any(writer.has_usable_password() for writer in writers)  # nobody logs in as them
+    assert WorkerSignals.objects.filter(worker__user__in=writers).count() == 4
     login(client, "researcher")
     segment = descriptions.first().segment
     page = client.get(reverse("scoring:cluster", args=[segment.pk])).content.decode()
