@@ -176,12 +176,15 @@ def _gold_seen(trained_on: dict) -> tuple[set, int]:
     return alignments, len(alignments) + trials
 
 
-def retraining_due(trained_on: dict, last: AlignerModel | None) -> bool:
+def retraining_due(
+    trained_on: dict, last: AlignerModel | None, *, min_gold: int | None = None
+) -> bool:
     """Whether ``trained_on`` (the gold at hand) calls for a new supervised model: enough
-    gold, and enough accepted alignments new since ``last`` read the gold (whether or not
-    ``last`` took over: a model judged worse is not retrained on the same gold)."""
+    gold (``min_gold``, ALIGNER_MIN_GOLD_ALIGNMENTS unless given), and enough accepted
+    alignments new since ``last`` read the gold (whether or not ``last`` took over: a model
+    judged worse is not retrained on the same gold)."""
     alignments, total = _gold_seen(trained_on)
-    if total < settings.ALIGNER_MIN_GOLD_ALIGNMENTS:
+    if total < (settings.ALIGNER_MIN_GOLD_ALIGNMENTS if min_gold is None else min_gold):
         return False
     if last is None:
         return True
@@ -225,10 +228,13 @@ def judgement(candidate: SupervisedAligner, gold: SiteGold) -> dict:
     }
 
 
-def supervised_aligner_train(*, force: bool = False) -> AlignerModel | None:
+def supervised_aligner_train(
+    *, force: bool = False, min_gold: int | None = None
+) -> AlignerModel | None:
     """Train the supervised aligner on the site's gold when due (or ``force``d, above the
-    minimum), record what it learnt from and how it was judged, and, if it took over
-    (``judgement``), pre-align the pairs nobody has annotated.
+    minimum: ``min_gold`` alignments, ALIGNER_MIN_GOLD_ALIGNMENTS unless given; the demo
+    trains on its own handful), record what it learnt from and how it was judged, and, if it
+    took over (``judgement``), pre-align the pairs nobody has annotated.
     One training at a time: a call while another runs returns None, as does one with
     nothing to do."""
     with connection.cursor() as cursor:
@@ -236,15 +242,15 @@ def supervised_aligner_train(*, force: bool = False) -> AlignerModel | None:
         if not cursor.fetchone()[0]:
             return None  # another worker is training
         try:
-            return _train_if_due(force=force)
+            return _train_if_due(force=force, min_gold=min_gold)
         finally:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [TRAINING_LOCK])
 
 
-def _train_if_due(*, force: bool) -> AlignerModel | None:
+def _train_if_due(*, force: bool, min_gold: int | None) -> AlignerModel | None:
     gold = site_gold()
     last = _newest(AlignerModel.Kind.SUPERVISED)
-    if not retraining_due(gold.trained_on, None if force else last):
+    if not retraining_due(gold.trained_on, None if force else last, min_gold=min_gold):
         return None
     if len(gold.learn) < 2 or not gold.held_out:
         logger.warning(

@@ -11,8 +11,9 @@ from .errors import ArrivalsExceeded, WorkRefused
 from .outbox import platform_action_queue
 
 
-def worker_create(*, username: str, password: str, email: str = "") -> Worker:
-    """A local worker with a Django account. Tier 1 until someone qualifies them."""
+def worker_create(*, username: str, password: str | None, email: str = "") -> Worker:
+    """A local worker with a Django account. Tier 1 until someone qualifies them. With no
+    ``password`` the account cannot log in (the demo's writers)."""
     with transaction.atomic():
         user = get_user_model().objects.create_user(
             username=username, password=password, email=email

@@ -180,6 +180,18 @@ def test_below_the_minimum_no_supervised_aligner_is_trained(site_gold, settings)
 
 
 @pytest.mark.django_db
+def test_a_training_asked_with_a_smaller_minimum_trains_below_the_sites(site_gold, settings):
+    settings.ALIGNER_MIN_GOLD_ALIGNMENTS = IMPORTED + 2
+    assert prealigner.supervised_aligner_train(force=True, min_gold=IMPORTED + 3) is None
+
+    model = prealigner.supervised_aligner_train(force=True, min_gold=IMPORTED + 1)
+
+    assert model.took_over and prealigner.aligner_usable() == model
+    # The site's own minimum still holds for the periodic retraining.
+    assert prealigner.supervised_aligner_train() is None
+
+
+@pytest.mark.django_db
 def test_it_is_not_trained_again_until_enough_alignments_are_new(site_gold):
     first = prealigner.supervised_aligner_train()
     assert prealigner.supervised_aligner_train() is None

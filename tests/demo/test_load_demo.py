@@ -1,19 +1,200 @@
-import pytest
-from django.core.management import call_command
+"""The demo ``make run`` loads: every feature has something real behind it, seen by the role
+that uses it, and loading twice adds nothing."""
 
-from collector.models import Segment
-from crowd.models import Hit, Tier, Worker
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import reverse
+
+from annotations.models import AlignerModel, Alignment, SentencePair
+from collector import services as collector
+from collector.models import Description, ParaphraseSource, Segment
+from crowd.models import Assignment, Campaign, Hit, HitType, Tier, Worker
+from demo.loaders.accounts import LOGINS
+from demo.loaders.segments import CLIP_TITLE, YOUTUBE_SEGMENTS
+from research.models import CorrelationReport, ExportJob, RatingBatch, RatingItem
+from review.models import WorkerSignals
 
 pytestmark = pytest.mark.django_db
 
+DEMO_MODELS = (
+    get_user_model(),
+    Worker,
+    Segment,
+    Hit,
+    Assignment,
+    Description,
+    SentencePair,
+    Alignment,
+    AlignerModel,
+    RatingBatch,
+    RatingItem,
+    ParaphraseSource,
+    Campaign,
+    ExportJob,
+    CorrelationReport,
+)
 
-def test_the_demo_loads_its_segments_and_logins_once(media_root):
-    call_command("load_demo", verbosity=0)
+
+@pytest.fixture
+def demo(media_root):
     call_command("load_demo", verbosity=0)
 
+
+def login(client, username):
+    client.force_login(get_user_model().objects.get(username=username))
+
+
+def next_task(client, kind, tier=Tier.ONE):
+    """The page the dashboard's button for ``kind`` leads to."""
+    return client.post(reverse("crowd:task_next"), {"kind": kind, "tier": tier}, follow=True)
+
+
+def test_the_demo_prints_its_logins(media_root, capsys):
+    call_command("load_demo")
+
+    printed = capsys.readouterr().out
+    assert "Demo loaded. Logins:" in printed
+    for username, password, role in LOGINS:
+        assert f"  {role:<14} {username} / {password}" in printed
+
+
+def test_loading_the_demo_twice_adds_nothing(demo):
+    before = {model.__name__: model.objects.count() for model in DEMO_MODELS}
+
+    call_command("load_demo", verbosity=0)
+
+    assert {model.__name__: model.objects.count() for model in DEMO_MODELS} == before
     assert Segment.objects.count() == 4
-    assert Hit.objects.count() == 8
     assert Worker.objects.get(user__username="tier2").current_tier == Tier.TWO
     assert Worker.objects.get(user__username="tier1").current_tier == Tier.ONE
     clip = Segment.objects.get(source=Segment.Source.FILE).video_file
     assert clip.storage.exists(clip.name)
+
+
+@pytest.mark.parametrize("username, tier", [("tier1", Tier.ONE), ("tier2", Tier.TWO)])
+def test_a_demo_workers_first_description_task_is_the_clip_that_plays_offline(
+    client, demo, username, tier
+):
+    login(client, username)
+
+    page = next_task(client, HitType.Kind.DESCRIPTION, tier)
+
+    clip = Segment.objects.get(title=CLIP_TITLE)
+    assert page.status_code == 200
+    assert page.resolver_match.view_name == "collector:describe"
+    assert f'src="{clip.video_file.url}"' in page.content.decode()
+
+
+def test_the_clip_comes_first_over_a_demo_loaded_before_it_was_made_first(client, media_root):
+    # Demos loaded before made the YouTube segments first, so their HITs are the oldest.
+    for youtube_id, start, end, title in YOUTUBE_SEGMENTS:
+        collector.segment_create(
+            source=Segment.Source.YOUTUBE, youtube_id=youtube_id, start=start, end=end, title=title
+        )
+    call_command("load_demo", verbosity=0)
+    login(client, "tier1")
+
+    page = next_task(client, HitType.Kind.DESCRIPTION)
+
+    assert page.context["segment"].title == CLIP_TITLE
+    assert Segment.objects.count() == 4
+
+
+def test_the_demo_corpus_is_described_accepted_and_scored(client, demo):
+    descriptions = Description.objects.all()
+
+    assert descriptions.count() == 12
+    assert set(descriptions.values_list("status", flat=True)) == {Description.Status.ACCEPTED}
+    assert not descriptions.filter(segment__title=CLIP_TITLE).exists()
+    assert not descriptions.filter(score__isnull=True).exists()
+    writers = {description.worker.user for description in descriptions}
+    assert len(writers) == 4
+    assert not any(writer.has_usable_password() for writer in writers)  # nobody logs in as them
+    assert WorkerSignals.objects.filter(worker__user__in=writers).count() == 4
+    login(client, "researcher")
+    segment = descriptions.first().segment
+    page = client.get(reverse("scoring:cluster", args=[segment.pk])).content.decode()
+    for text in segment.descriptions.values_list("text", flat=True):
+        assert text in page
+
+
+def test_a_demo_alignment_task_opens_pre_aligned_by_the_demos_trained_aligner(client, demo):
+    (aligner,) = AlignerModel.objects.all()
+    assert aligner.kind == AlignerModel.Kind.SUPERVISED and aligner.took_over
+    to_align = SentencePair.objects.filter(origin=SentencePair.Origin.CLUSTER)
+    assert to_align.count() >= 3
+    assert not to_align.filter(pre_alignment="").exists()
+    assert set(to_align.values_list("aligner", flat=True)) == {aligner.pk}
+    login(client, "tier1")
+
+    page = next_task(client, HitType.Kind.ALIGNMENT)
+
+    assert page.resolver_match.view_name == "annotations:align"
+    pair = page.context["pair"]
+    assert pair.origin == SentencePair.Origin.CLUSTER
+    assert f'value="{pair.pre_alignment}"' in page.content.decode()
+
+
+def test_a_demo_worker_has_a_rating_and_a_sentence_to_paraphrase(client, demo):
+    batch = RatingBatch.objects.get()
+    assert batch.items.count() >= 3
+    login(client, "tier1")
+
+    rating = next_task(client, HitType.Kind.RATING)
+    paraphrase = next_task(client, HitType.Kind.PARAPHRASE)
+
+    assert rating.resolver_match.view_name == "research:rate"
+    assert rating.context["item"].batch == batch
+    assert paraphrase.resolver_match.view_name == "collector:paraphrase"
+    source = ParaphraseSource.objects.get(text=paraphrase.context["source"].text)
+    assert source.text in paraphrase.content.decode()
+
+
+def test_the_demo_researcher_sees_a_finished_export_to_download(client, demo):
+    job = ExportJob.objects.get()
+    assert job.state == ExportJob.State.DONE
+    login(client, "researcher")
+
+    page = client.get(reverse("research:home")).content.decode()
+    (name,) = job.files
+    download = client.get(reverse("research-api:export-file", args=[job.pk, name]))
+
+    assert reverse("research-api:export-file", args=[job.pk, name]) in page
+    assert download.status_code == 200
+    exported = b"".join(download.streaming_content).decode()
+    assert "A squirrel is eating a nut." in exported
+
+
+def test_the_demo_researcher_sees_a_finished_ratings_analysis(client, demo):
+    report = CorrelationReport.objects.get()
+    assert report.state == CorrelationReport.State.DONE
+    login(client, "researcher")
+
+    listed = client.get(reverse("research:correlations")).content.decode()
+    page = client.get(reverse("research:correlation", args=[report.pk]))
+
+    assert reverse("research:correlation", args=[report.pk]) in listed
+    assert page.context["rows"]
+    assert set(page.context["dimensions"]) == {"semantic", "dissimilarity", "overall"}
+
+
+def test_the_demo_researcher_sees_the_rating_batch_waiting_for_judges(client, demo):
+    batch = RatingBatch.objects.get()
+    login(client, "researcher")
+
+    page = client.get(reverse("research:rating_batch", args=[batch.pk]))
+
+    assert page.status_code == 200
+    assert batch.name in page.content.decode()
+
+
+def test_the_demo_admin_sees_a_draft_campaign(client, demo):
+    campaign = Campaign.objects.get()
+    assert campaign.state == Campaign.State.DRAFT
+    assert campaign.postings.count() == 3
+    login(client, "admin")
+
+    page = client.get(reverse("admin:crowd_campaign_changelist"))
+
+    assert campaign.name in page.content.decode()

@@ -1,0 +1,90 @@
+"""The demo corpus: the demo writers describe the three YouTube segments (each in their
+tier), as a worker would, through the claim and the description service; the admin accepts
+the descriptions, and the clusters are scored and the writers' review signals computed at
+once (work the Celery worker would do), so the score and review pages, the rating batch, the
+paraphrase sentences and the export have accepted, scored work to show.
+
+The writers skip any other segment they are handed (the offline clip above all), so the clip
+keeps no submission and stays the first task of the demo's own workers."""
+
+import csv
+
+from django.core.exceptions import ValidationError
+
+from collector import services as collector
+from collector.forms import DescriptionForm
+from collector.models import Description, Segment
+from crowd import services as crowd
+from review.services import worker_signals_refresh
+from scoring.services import segments_score
+
+from . import DATA
+from .accounts import WRITERS, Accounts
+from .segments import Segments
+
+DESCRIPTIONS = DATA / "descriptions.tsv"
+
+
+def descriptions_read() -> list[dict]:
+    """The rows of ``descriptions.tsv`` (youtube_id, writer, text), each text checked by the
+    rules a worker's description must pass."""
+    with DESCRIPTIONS.open(encoding="utf-8", newline="") as rows:
+        read = list(csv.DictReader(rows, delimiter="\t"))
+    text_field = DescriptionForm().fields["text"]
+    for line, row in enumerate(read, start=2):
+        try:
+            text_field.clean(row["text"])
+        except ValidationError as error:
+            raise ValueError(f"{DESCRIPTIONS}:{line}: {error.messages[0]}") from None
+    return read
+
+
+def corpus_load(*, accounts: Accounts, segments: Segments) -> list[int]:
+    """Describe, accept and score; returns the ids of the segments described."""
+    by_writer = {}
+    for row in descriptions_read():
+        segment = segments.youtube[row["youtube_id"]]
+        by_writer.setdefault(row["writer"], {})[segment.pk] = row["text"]
+    for name, texts in by_writer.items():
+        _describe(accounts.writers[name], WRITERS[name], texts)
+    pending = Description.objects.pending().filter(worker__in=accounts.writers.values())
+    if pending.exists():
+        collector.descriptions_review(
+            description_ids=list(pending.values_list("pk", flat=True)),
+            status=Description.Status.ACCEPTED,
+            reviewed_by=accounts.admin,
+            reason="Demo description, accepted.",
+        )
+    described = sorted(segment.pk for segment in segments.youtube.values())
+    segments_score(segment_ids=described)
+    for writer in accounts.writers.values():
+        worker_signals_refresh(worker_id=writer.pk)
+    return described
+
+
+def _describe(writer, tier: int, texts: dict[int, str]) -> None:
+    """``writer`` describes each segment of ``texts`` (segment id → text) not described yet,
+    taking tasks as the site hands them out and skipping the others."""
+    done = set(Description.objects.filter(worker=writer).values_list("segment_id", flat=True))
+    wanted = {pk: text for pk, text in texts.items() if pk not in done}
+    # Each claim either describes a wanted segment or skips one never offered again.
+    for _ in range(len(wanted) + Segment.objects.count()):
+        if not wanted:
+            return
+        assignment = crowd.assignment_claim(worker=writer, tier=tier)
+        if assignment is None:
+            break
+        segment_id = Segment.objects.values_list("pk", flat=True).get(
+            item_id=assignment.hit.item_id
+        )
+        if segment_id not in wanted:
+            crowd.assignment_return(assignment_id=assignment.pk, worker=writer)
+            continue
+        collector.description_submit(
+            assignment_id=assignment.pk,
+            worker=writer,
+            text=wanted.pop(segment_id),
+            language="en",
+        )
+    if wanted:
+        raise RuntimeError(f"{writer} was not handed segments {sorted(wanted)} to describe")
