@@ -14,13 +14,14 @@ from django.core.exceptions import ValidationError
 from collector import services as collector
 from collector.forms import DescriptionForm
 from collector.models import Description, Segment
-from crowd import services as crowd
+from crowd.models import HitType
 from review.services import worker_signals_refresh
 from scoring.services import segments_score
 
 from . import DATA
 from .accounts import WRITERS, Accounts
 from .segments import Segments
+from .tasks import tasks_do
 
 DESCRIPTIONS = DATA / "descriptions.tsv"
 
@@ -63,28 +64,14 @@ def corpus_load(*, accounts: Accounts, segments: Segments) -> list[int]:
 
 
 def _describe(writer, tier: int, texts: dict[int, str]) -> None:
-    """``writer`` describes each segment of ``texts`` (segment id → text) not described yet,
-    taking tasks as the site hands them out and skipping the others."""
-    done = set(Description.objects.filter(worker=writer).values_list("segment_id", flat=True))
-    wanted = {pk: text for pk, text in texts.items() if pk not in done}
-    # Each claim either describes a wanted segment or skips one never offered again.
-    for _ in range(len(wanted) + Segment.objects.count()):
-        if not wanted:
-            return
-        assignment = crowd.assignment_claim(worker=writer, tier=tier)
-        if assignment is None:
-            break
-        segment_id = Segment.objects.values_list("pk", flat=True).get(
-            item_id=assignment.hit.item_id
-        )
-        if segment_id not in wanted:
-            crowd.assignment_return(assignment_id=assignment.pk, worker=writer)
-            continue
-        collector.description_submit(
-            assignment_id=assignment.pk,
-            worker=writer,
-            text=wanted.pop(segment_id),
-            language="en",
-        )
-    if wanted:
-        raise RuntimeError(f"{writer} was not handed segments {sorted(wanted)} to describe")
+    """``writer`` describes each segment of ``texts`` (segment id → text) in ``tier``."""
+    items = dict(Segment.objects.filter(pk__in=list(texts)).values_list("pk", "item_id"))
+    tasks_do(
+        worker=writer,
+        tier=tier,
+        kind=HitType.Kind.DESCRIPTION,
+        answers={items[pk]: text for pk, text in texts.items()},
+        submit=lambda assignment, text: collector.description_submit(
+            assignment_id=assignment.pk, worker=writer, text=text, language="en"
+        ),
+    )

@@ -6,14 +6,21 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotations.models import AlignerModel, Alignment, SentencePair
+from annotations.models import (
+    AgreementReport,
+    AlignerModel,
+    Alignment,
+    PairAgreement,
+    SentencePair,
+)
 from collector import services as collector
 from collector.models import Description, ParaphraseSource, Segment
 from crowd.models import Assignment, Campaign, Hit, HitType, Tier, Worker
-from demo.loaders.accounts import LOGINS
+from demo.loaders.accounts import LOGINS, WRITER_PREFIX
 from demo.loaders.segments import CLIP_TITLE, YOUTUBE_SEGMENTS
 from research.models import CorrelationReport, ExportJob, RatingBatch, RatingItem
 from review.models import WorkerSignals
+from scoring.models import ReferenceCurveReport
 
 pytestmark = pytest.mark.django_db
 
@@ -33,6 +40,9 @@ DEMO_MODELS = (
     Campaign,
     ExportJob,
     CorrelationReport,
+    AgreementReport,
+    PairAgreement,
+    ReferenceCurveReport,
 )
 
 
@@ -117,6 +127,7 @@ def test_the_demo_corpus_is_described_accepted_and_scored(client, demo):
     page = client.get(reverse("scoring:cluster", args=[segment.pk])).content.decode()
     for text in segment.descriptions.values_list("text", flat=True):
         assert text in page
+    assert "Not scored yet" not in page
 
 
 def test_a_demo_alignment_task_opens_pre_aligned_by_the_demos_trained_aligner(client, demo):
@@ -198,3 +209,66 @@ def test_the_demo_admin_sees_a_draft_campaign(client, demo):
     page = client.get(reverse("admin:crowd_campaign_changelist"))
 
     assert campaign.name in page.content.decode()
+
+
+def test_the_demo_agreement_page_compares_three_writers_alignments(client, demo):
+    aligned = Alignment.objects.filter(pair__origin=SentencePair.Origin.CLUSTER)
+    assert aligned.count() == 9
+    assert {alignment.worker.user.username for alignment in aligned} == {
+        f"{WRITER_PREFIX}{name}" for name in ("ana", "ben", "dee")
+    }
+    assert PairAgreement.objects.count() == 3
+    # Their work went through the task: the tasks are submitted, and waiting for review.
+    assert {alignment.assignment.status for alignment in aligned} == {Assignment.Status.SUBMITTED}
+    login(client, "researcher")
+
+    page = client.get(reverse("annotations:agreement"))
+
+    table = page.context["table"]
+    assert table["brockett"]["sentence_pairs"] == 3  # aligned by all three
+    assert [row["label"] for row in table["per_annotator"]] == [
+        f"{WRITER_PREFIX}{name}" for name in ("ana", "ben", "dee")
+    ]
+    assert table["corpus"]["observed"] > 0 and table["link_fleiss_kappa"] is not None
+    assert page.context["chart"] is not None
+    content = page.content.decode()
+    assert "No sentence pair has two annotations yet" not in content
+    assert f"{WRITER_PREFIX}ana – {WRITER_PREFIX}ben" in content
+
+
+def test_demo_workers_still_have_pairs_to_align_after_the_writers(client, demo):
+    aligned_by_writers = set(
+        Alignment.objects.filter(worker__isnull=False).values_list("pair_id", flat=True)
+    )
+    login(client, "tier2")
+
+    page = next_task(client, HitType.Kind.ALIGNMENT, Tier.TWO)
+
+    assert page.resolver_match.view_name == "annotations:align"
+    assert page.context["pair"].pk not in aligned_by_writers
+
+
+def test_the_demo_admin_finds_the_writers_alignments_to_review(client, demo):
+    login(client, "admin")
+
+    page = client.get(reverse("review_pages:alignments")).content.decode()
+
+    assert f"Alignment {Alignment.objects.filter(worker__isnull=False).first().pk} by" in page
+    assert f"{WRITER_PREFIX}dee" in page
+
+
+def test_the_demo_corpus_page_shows_the_reference_curve(client, demo):
+    report = ReferenceCurveReport.objects.get()
+    assert report.state == ReferenceCurveReport.State.DONE
+    login(client, "researcher")
+
+    page = client.get(reverse("scoring:corpus"))
+
+    assert page.context["report"] == report
+    assert page.context["curve_chart"] is not None
+    by_references = {point["references"]: point for point in page.context["curve"]}
+    # Four descriptions a cluster: one, two or all three others as references.
+    assert by_references["1"]["sentences"] == by_references["all"]["sentences"] == 9
+    assert by_references["all"]["mean_bleu"] > 0
+    assert 'id="curve-computed"' in page.content.decode()
+    assert 'id="curve-none"' not in page.content.decode()

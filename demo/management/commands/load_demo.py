@@ -9,9 +9,10 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from demo.loaders.accounts import LOGINS, accounts_load
-from demo.loaders.alignment import alignment_load
+from demo.loaders.alignment import alignment_load, alignments_load
 from demo.loaders.corpus import corpus_load
 from demo.loaders.research import analysis_load, export_load, rating_batch_load
+from demo.loaders.scores import agreement_load, reference_curve_load
 from demo.loaders.segments import segments_load
 from demo.loaders.work import campaign_load, paraphrase_sentences_load
 
@@ -28,6 +29,7 @@ class Command(BaseCommand):
             segments = segments_load()
             corpus_load(accounts=accounts, segments=segments)
             alignment_load()
+            alignments_load(writers=accounts.writers)
             rating_batch_load(created_by=accounts.researcher)
             paraphrase_sentences_load(chosen_by=accounts.admin)
             campaign_load(created_by=accounts.admin)
@@ -35,6 +37,8 @@ class Command(BaseCommand):
         # files are written once the corpus they read is committed.
         export_load(researcher=accounts.researcher)
         analysis_load(researcher=accounts.researcher)
+        agreement_load()
+        reference_curve_load()
         self.stdout.write("Demo loaded. Logins:")
         for username, password, role in LOGINS:
             self.stdout.write(f"  {role:<14} {username} / {password}")
