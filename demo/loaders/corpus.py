@@ -2,7 +2,8 @@
 tier), as a worker would, through the claim and the description service; the admin accepts
 the descriptions, and the clusters are scored and the writers' review signals computed at
 once (work the Celery worker would do), so the score and review pages, the rating batch, the
-paraphrase sentences and the export have accepted, scored work to show.
+paraphrase sentences and the export have accepted, scored work to show. One description is
+made gold, as staff do from the gold page, so its segment checks the workers who describe it.
 
 The writers skip any other segment they are handed (the offline clip above all), so the clip
 keeps no submission and stays the first task of the demo's own workers."""
@@ -14,7 +15,8 @@ from django.core.exceptions import ValidationError
 from collector import services as collector
 from collector.forms import DescriptionForm
 from collector.models import Description, Segment
-from crowd.models import HitType
+from crowd.models import GoldItem, HitType
+from review.gold import gold_from_work
 from review.services import worker_signals_refresh
 from scoring.services import segments_score
 
@@ -24,6 +26,8 @@ from .segments import Segments
 from .tasks import tasks_do
 
 DESCRIPTIONS = DATA / "descriptions.tsv"
+# The description made gold: a Tier-2 writer's, of the squirrel.
+GOLD_DESCRIPTION = ("-4wsuPCjDBc", "dee")
 
 
 def descriptions_read() -> list[dict]:
@@ -60,6 +64,12 @@ def corpus_load(*, accounts: Accounts, segments: Segments) -> list[int]:
     segments_score(segment_ids=described)
     for writer in accounts.writers.values():
         worker_signals_refresh(worker_id=writer.pk)
+    youtube_id, name = GOLD_DESCRIPTION
+    gold = Description.objects.get(
+        segment=segments.youtube[youtube_id], worker=accounts.writers[name]
+    )
+    if not GoldItem.objects.filter(item_id=gold.segment.item_id).exists():
+        gold_from_work(kind=HitType.Kind.DESCRIPTION, work_id=gold.pk, created_by=accounts.admin)
     return described
 
 

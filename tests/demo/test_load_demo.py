@@ -14,13 +14,13 @@ from annotations.models import (
     SentencePair,
 )
 from collector import services as collector
-from collector.models import Description, ParaphraseSource, Segment
-from crowd.models import Assignment, Campaign, Hit, HitType, Tier, Worker
+from collector.models import Description, Paraphrase, ParaphraseSource, Segment
+from crowd.models import Assignment, Campaign, GoldItem, Hit, HitType, Tier, Worker
 from demo.loaders.accounts import LOGINS, WRITER_PREFIX
 from demo.loaders.segments import CLIP_TITLE, YOUTUBE_SEGMENTS
-from research.models import CorrelationReport, ExportJob, RatingBatch, RatingItem
+from research.models import CorrelationReport, ExportJob, Rating, RatingBatch, RatingItem
 from review.models import WorkerSignals
-from scoring.models import ReferenceCurveReport
+from scoring.models import ParaphraseComparisonReport, ReferenceCurveReport
 
 pytestmark = pytest.mark.django_db
 
@@ -43,6 +43,10 @@ DEMO_MODELS = (
     AgreementReport,
     PairAgreement,
     ReferenceCurveReport,
+    Paraphrase,
+    Rating,
+    GoldItem,
+    ParaphraseComparisonReport,
 )
 
 
@@ -272,3 +276,64 @@ def test_the_demo_corpus_page_shows_the_reference_curve(client, demo):
     assert by_references["all"]["mean_bleu"] > 0
     assert 'id="curve-computed"' in page.content.decode()
     assert 'id="curve-none"' not in page.content.decode()
+
+
+def test_the_demo_writers_paraphrases_are_scored_and_some_wait_for_review(client, demo):
+    paraphrases = Paraphrase.objects.all()
+    assert paraphrases.count() == 6
+    assert not paraphrases.filter(pinc__isnull=True).exists()
+    waiting = paraphrases.pending()
+    assert waiting.count() == 3
+    login(client, "admin")
+
+    page = client.get(reverse("review_pages:paraphrases")).content.decode()
+
+    for paraphrase in waiting:
+        assert f"Paraphrase {paraphrase.pk} by {paraphrase.worker}" in page
+    assert "No paraphrase is waiting for review" not in page
+
+
+def test_the_demo_corpus_page_compares_direct_paraphrases_with_descriptions(client, demo):
+    report = ParaphraseComparisonReport.objects.get()
+    assert report.state == ParaphraseComparisonReport.State.DONE
+    login(client, "researcher")
+
+    page = client.get(reverse("scoring:corpus")).content.decode()
+
+    assert report.result["sentences"] == 3 and report.result["paraphrases"] == 6
+    assert 'id="paraphrase-comparison"' in page
+    assert 'id="comparison-none"' not in page
+
+
+def test_the_demo_rating_batch_has_ratings_to_see_and_review(client, demo):
+    batch = RatingBatch.objects.get()
+    ratings = Rating.objects.filter(item__batch=batch)
+    assert ratings.count() == 4
+    login(client, "admin")
+
+    page = client.get(reverse("research:rating_batch", args=[batch.pk]))
+
+    assert page.context["summary"].rated and page.context["chart"] is not None
+    assert set(page.context["waiting"]) == set(ratings)
+    assert "No rating yet" not in page.content.decode()
+
+
+def test_a_demo_worker_is_offered_a_pair_no_writer_rated(client, demo):
+    rated = set(Rating.objects.values_list("item_id", flat=True))
+    login(client, "tier1")
+
+    page = next_task(client, HitType.Kind.RATING)
+
+    assert page.context["item"].pk not in rated
+
+
+def test_the_demo_admin_finds_a_gold_item(client, demo):
+    gold = GoldItem.objects.get()
+    assert gold.kind == HitType.Kind.DESCRIPTION and gold.retired_at is None
+    assert Segment.objects.get(item_id=gold.item_id).descriptions.count() == 4
+    login(client, "admin")
+
+    page = client.get(reverse("review:gold")).content.decode()
+
+    assert 'id="gold-items"' in page
+    assert f"<td>{gold.source}</td>" in page
