@@ -1,6 +1,9 @@
 """The demo ``make run`` loads: every feature has something real behind it, seen by the role
 that uses it, and loading twice adds nothing."""
 
+import html
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -337,3 +340,77 @@ def test_the_demo_admin_finds_a_gold_item(client, demo):
 
     assert 'id="gold-items"' in page
     assert f"<td>{gold.source}</td>" in page
+
+
+# What a page says when it has nothing to show, for what the demo fills. Left empty on purpose
+# (docs/operators/installation.md): system comparisons, releases, uploaded videos, proposed
+# segments and the demo workers' own history.
+EMPTY_STATES = (
+    "None yet.",
+    "No sentence pair has two annotations yet",
+    "No curve computed yet",
+    "No comparison computed yet",
+    "No paraphrase is waiting for review",
+    "No alignment is waiting for review",
+    "No gold item yet",
+    "No batches yet",
+    "No ratings yet",
+    "No rating yet",
+    "Nothing is waiting",
+    "No exports yet",
+    "No analyses yet",
+    "Not scored yet",
+    "Nothing to draw yet",
+)
+NOT_FOLLOWED = ("/admin/", "/api/", "/media/", "/accounts/", ".csv", "/files/")
+
+
+def pages_reached(client, start: str, depth: int = 2) -> dict[str, object]:
+    """Every page of the site linked from ``start`` (the home page) and its header, ``depth``
+    links deep, by address."""
+    reached, frontier = {}, [start]
+    for _ in range(depth + 1):
+        following = []
+        for address in frontier:
+            if address in reached:
+                continue
+            reached[address] = page = client.get(address, follow=True)
+            if page.streaming or "text/html" not in page["Content-Type"]:
+                continue
+            for link in re.findall(r'href="(/[^"#]*)"', page.content.decode()):
+                link = html.unescape(link)
+                if not any(part in link for part in NOT_FOLLOWED):
+                    following.append(link)
+        frontier = following
+    return reached
+
+
+SHOWN_TO = {
+    "admin": (
+        "annotations:agreement",
+        "scoring:corpus",
+        "review_pages:alignments",
+        "review_pages:paraphrases",
+        "review:gold",
+        "research:rating_batches",
+    ),
+    "tier1": ("collector:dashboard",),
+    "tier2": ("collector:dashboard",),
+    "researcher": ("annotations:agreement", "scoring:corpus", "research:rating_batches"),
+}
+
+
+@pytest.mark.parametrize("username", [username for username, _, _ in LOGINS])
+def test_every_page_a_demo_user_reaches_has_something_to_show(client, demo, username):
+    login(client, username)
+
+    reached = pages_reached(client, reverse("home"))
+
+    assert {reverse(name) for name in SHOWN_TO[username]} <= set(reached)
+    for address, page in reached.items():
+        assert page.status_code == 200, f"{username} is shown a link to {address}"
+        if page.streaming:
+            continue
+        content = page.content.decode()
+        shown = [empty for empty in EMPTY_STATES if empty in content]
+        assert not shown, f"{address} shows {shown} to {username}"
