@@ -6,19 +6,27 @@ The site trains its supervised aligner once it holds ALIGNER_MIN_GOLD_ALIGNMENTS
 alignments (200 by default); the demo has a handful (``gold-alignments.tsv``), so it asks for
 a training on those (``min_gold``). Training takes well under a second. The model pre-aligns
 only if it does at least as well as linking identical words on the gold held out of its
-training, as any model on the site must (``annotations.prealigner.judgement``)."""
+training, as any model on the site must (``annotations.prealigner.judgement``).
+
+Three demo writers then align three of those pairs (``alignments.tsv``), through the alignment
+task, so the agreement page has pairs with several annotators to compare; the other pairs stay
+for the demo's own workers."""
 
 import csv
 
 from annotations.alignment_files import alignments_import
 from annotations.models import AlignerModel, SentencePair
 from annotations.prealigner import aligner_usable, supervised_aligner_train
-from annotations.services import pairs_sample, tokens_of
+from annotations.services import alignment_submit, pairs_sample, tokens_of
+from crowd.models import HitType
 from paracrowd_metrics.alignment import AlignedPair, parse_pharaoh
 
 from . import DATA
+from .accounts import WRITERS
+from .tasks import tasks_do
 
 GOLD = DATA / "gold-alignments.tsv"
+ALIGNMENTS = DATA / "alignments.tsv"
 GOLD_CORPUS = "demo-gold"
 GOLD_ANNOTATOR = "demo"
 PAIRS_PER_CLUSTER = 2
@@ -48,3 +56,32 @@ def alignment_load() -> list[SentencePair]:
     if aligner_usable() is None:
         raise RuntimeError("the demo's pre-aligner did not take over; check demo/data")
     return pairs_sample(per_cluster=PAIRS_PER_CLUSTER, seed=0, language="en", open_hits=True)
+
+
+def alignments_load(*, writers) -> None:
+    """The demo writers align the cluster pairs of ``alignments.tsv`` (the pair's two
+    descriptions, the writer, the links), each in their tier, as an annotator does."""
+    pairs = {
+        (pair.description_a.text, pair.description_b.text): pair
+        for pair in SentencePair.objects.filter(origin=SentencePair.Origin.CLUSTER).select_related(
+            "description_a", "description_b"
+        )
+    }
+    by_writer = {}
+    with ALIGNMENTS.open(encoding="utf-8", newline="") as rows:
+        for line, row in enumerate(csv.DictReader(rows, delimiter="\t"), start=2):
+            pair = pairs.get((row["sentence_a"], row["sentence_b"]))
+            if pair is None:
+                raise ValueError(f"{ALIGNMENTS}:{line}: no demo sentence pair has these sentences")
+            by_writer.setdefault(row["writer"], {})[pair.item_id] = row["links"]
+    for name, links in by_writer.items():
+        writer = writers[name]
+        tasks_do(
+            worker=writer,
+            tier=WRITERS[name],
+            kind=HitType.Kind.ALIGNMENT,
+            answers=links,
+            submit=lambda assignment, links, writer=writer: alignment_submit(
+                assignment_id=assignment.pk, worker=writer, links=links
+            ),
+        )

@@ -2,7 +2,8 @@
 tier), as a worker would, through the claim and the description service; the admin accepts
 the descriptions, and the clusters are scored and the writers' review signals computed at
 once (work the Celery worker would do), so the score and review pages, the rating batch, the
-paraphrase sentences and the export have accepted, scored work to show.
+paraphrase sentences and the export have accepted, scored work to show. One description is
+made gold, as staff do from the gold page, so its segment checks the workers who describe it.
 
 The writers skip any other segment they are handed (the offline clip above all), so the clip
 keeps no submission and stays the first task of the demo's own workers."""
@@ -14,15 +15,19 @@ from django.core.exceptions import ValidationError
 from collector import services as collector
 from collector.forms import DescriptionForm
 from collector.models import Description, Segment
-from crowd import services as crowd
+from crowd.models import GoldItem, HitType
+from review.gold import gold_from_work
 from review.services import worker_signals_refresh
 from scoring.services import segments_score
 
 from . import DATA
 from .accounts import WRITERS, Accounts
 from .segments import Segments
+from .tasks import tasks_do
 
 DESCRIPTIONS = DATA / "descriptions.tsv"
+# The description made gold: a Tier-2 writer's, of the squirrel.
+GOLD_DESCRIPTION = ("-4wsuPCjDBc", "dee")
 
 
 def descriptions_read() -> list[dict]:
@@ -59,32 +64,24 @@ def corpus_load(*, accounts: Accounts, segments: Segments) -> list[int]:
     segments_score(segment_ids=described)
     for writer in accounts.writers.values():
         worker_signals_refresh(worker_id=writer.pk)
+    youtube_id, name = GOLD_DESCRIPTION
+    gold = Description.objects.get(
+        segment=segments.youtube[youtube_id], worker=accounts.writers[name]
+    )
+    if not GoldItem.objects.filter(item_id=gold.segment.item_id).exists():
+        gold_from_work(kind=HitType.Kind.DESCRIPTION, work_id=gold.pk, created_by=accounts.admin)
     return described
 
 
 def _describe(writer, tier: int, texts: dict[int, str]) -> None:
-    """``writer`` describes each segment of ``texts`` (segment id → text) not described yet,
-    taking tasks as the site hands them out and skipping the others."""
-    done = set(Description.objects.filter(worker=writer).values_list("segment_id", flat=True))
-    wanted = {pk: text for pk, text in texts.items() if pk not in done}
-    # Each claim either describes a wanted segment or skips one never offered again.
-    for _ in range(len(wanted) + Segment.objects.count()):
-        if not wanted:
-            return
-        assignment = crowd.assignment_claim(worker=writer, tier=tier)
-        if assignment is None:
-            break
-        segment_id = Segment.objects.values_list("pk", flat=True).get(
-            item_id=assignment.hit.item_id
-        )
-        if segment_id not in wanted:
-            crowd.assignment_return(assignment_id=assignment.pk, worker=writer)
-            continue
-        collector.description_submit(
-            assignment_id=assignment.pk,
-            worker=writer,
-            text=wanted.pop(segment_id),
-            language="en",
-        )
-    if wanted:
-        raise RuntimeError(f"{writer} was not handed segments {sorted(wanted)} to describe")
+    """``writer`` describes each segment of ``texts`` (segment id → text) in ``tier``."""
+    items = dict(Segment.objects.filter(pk__in=list(texts)).values_list("pk", "item_id"))
+    tasks_do(
+        worker=writer,
+        tier=tier,
+        kind=HitType.Kind.DESCRIPTION,
+        answers={items[pk]: text for pk, text in texts.items()},
+        submit=lambda assignment, text: collector.description_submit(
+            assignment_id=assignment.pk, worker=writer, text=text, language="en"
+        ),
+    )

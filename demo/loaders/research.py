@@ -1,24 +1,32 @@
 """What the demo researcher finds on the research pages: a rating batch of pairs of the demo's
-descriptions, waiting for judges; a finished export of the corpus; a finished ratings analysis
-of ``ratings.csv``.
+descriptions, two of its pairs rated by two demo writers (``batch-ratings.tsv``; their
+ratings wait for review) and the others waiting for judges; a finished export of the corpus;
+a finished ratings analysis of ``ratings.csv``.
 
 Exports and analyses are Celery work. The demo runs each job's own function here, after
 recording it as the pages do, so both are finished before the site serves its first page;
 the queued message then finds the job done and leaves it alone."""
 
+import csv
+
+from crowd.models import HitType
 from paracrowd_metrics.ratings_analysis import AnalysisOptions
 from research import services as research
 from research.correlation import correlation_parameters
 from research.exports import ExportOptions
 from research.models import CorrelationReport, ExportJob, RatingBatch
 from research.ratings.batches import items_from_corpus, rating_batch_create
+from research.ratings.services import rating_submit
 
 from . import DATA
+from .accounts import WRITERS
+from .tasks import tasks_do
 
 RATING_BATCH_NAME = "Demo: descriptions as paraphrases of each other"
 RATING_ITEMS = 6
 EXPORT_FORMAT = "jsonl"
 RATINGS = DATA / "ratings.csv"
+BATCH_RATINGS = DATA / "batch-ratings.tsv"
 # Small enough to take about a second; the page's defaults are for real files.
 ANALYSIS_OPTIONS = AnalysisOptions(folds=3, draws=5, resamples=200, seed=1)
 
@@ -35,6 +43,29 @@ def rating_batch_load(*, created_by) -> RatingBatch:
         judges=2,
         show_video=True,
     )
+
+
+def batch_ratings_load(*, batch: RatingBatch, writers) -> None:
+    """The demo writers rate the batch's pairs of ``batch-ratings.tsv`` as judges do."""
+    items = {(item.source, item.candidate): item.item_id for item in batch.items.all()}
+    by_writer = {}
+    with BATCH_RATINGS.open(encoding="utf-8", newline="") as rows:
+        for line, row in enumerate(csv.DictReader(rows, delimiter="\t"), start=2):
+            item_id = items.get((row.pop("source"), row.pop("candidate")))
+            if item_id is None:
+                raise ValueError(f"{BATCH_RATINGS}:{line}: the demo batch has no such pair")
+            by_writer.setdefault(row.pop("writer"), {})[item_id] = row
+    for name, values in by_writer.items():
+        writer = writers[name]
+        tasks_do(
+            worker=writer,
+            tier=WRITERS[name],
+            kind=HitType.Kind.RATING,
+            answers=values,
+            submit=lambda assignment, values, writer=writer: rating_submit(
+                assignment_id=assignment.pk, worker=writer, values=values
+            ),
+        )
 
 
 def export_load(*, researcher) -> ExportJob:

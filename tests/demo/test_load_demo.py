@@ -1,19 +1,29 @@
 """The demo ``make run`` loads: every feature has something real behind it, seen by the role
 that uses it, and loading twice adds nothing."""
 
+import html
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotations.models import AlignerModel, Alignment, SentencePair
+from annotations.models import (
+    AgreementReport,
+    AlignerModel,
+    Alignment,
+    PairAgreement,
+    SentencePair,
+)
 from collector import services as collector
-from collector.models import Description, ParaphraseSource, Segment
-from crowd.models import Assignment, Campaign, Hit, HitType, Tier, Worker
-from demo.loaders.accounts import LOGINS
+from collector.models import Description, Paraphrase, ParaphraseSource, Segment
+from crowd.models import Assignment, Campaign, GoldItem, Hit, HitType, Tier, Worker
+from demo.loaders.accounts import LOGINS, WRITER_PREFIX
 from demo.loaders.segments import CLIP_TITLE, YOUTUBE_SEGMENTS
-from research.models import CorrelationReport, ExportJob, RatingBatch, RatingItem
+from research.models import CorrelationReport, ExportJob, Rating, RatingBatch, RatingItem
 from review.models import WorkerSignals
+from scoring.models import ParaphraseComparisonReport, ReferenceCurveReport
 
 pytestmark = pytest.mark.django_db
 
@@ -33,6 +43,13 @@ DEMO_MODELS = (
     Campaign,
     ExportJob,
     CorrelationReport,
+    AgreementReport,
+    PairAgreement,
+    ReferenceCurveReport,
+    Paraphrase,
+    Rating,
+    GoldItem,
+    ParaphraseComparisonReport,
 )
 
 
@@ -117,6 +134,7 @@ def test_the_demo_corpus_is_described_accepted_and_scored(client, demo):
     page = client.get(reverse("scoring:cluster", args=[segment.pk])).content.decode()
     for text in segment.descriptions.values_list("text", flat=True):
         assert text in page
+    assert "Not scored yet" not in page
 
 
 def test_a_demo_alignment_task_opens_pre_aligned_by_the_demos_trained_aligner(client, demo):
@@ -198,3 +216,201 @@ def test_the_demo_admin_sees_a_draft_campaign(client, demo):
     page = client.get(reverse("admin:crowd_campaign_changelist"))
 
     assert campaign.name in page.content.decode()
+
+
+def test_the_demo_agreement_page_compares_three_writers_alignments(client, demo):
+    aligned = Alignment.objects.filter(pair__origin=SentencePair.Origin.CLUSTER)
+    assert aligned.count() == 9
+    assert {alignment.worker.user.username for alignment in aligned} == {
+        f"{WRITER_PREFIX}{name}" for name in ("ana", "ben", "dee")
+    }
+    assert PairAgreement.objects.count() == 3
+    # Their work went through the task: the tasks are submitted, and waiting for review.
+    assert {alignment.assignment.status for alignment in aligned} == {Assignment.Status.SUBMITTED}
+    login(client, "researcher")
+
+    page = client.get(reverse("annotations:agreement"))
+
+    table = page.context["table"]
+    assert table["brockett"]["sentence_pairs"] == 3  # aligned by all three
+    assert [row["label"] for row in table["per_annotator"]] == [
+        f"{WRITER_PREFIX}{name}" for name in ("ana", "ben", "dee")
+    ]
+    assert table["corpus"]["observed"] > 0 and table["link_fleiss_kappa"] is not None
+    assert page.context["chart"] is not None
+    content = page.content.decode()
+    assert "No sentence pair has two annotations yet" not in content
+    assert f"{WRITER_PREFIX}ana – {WRITER_PREFIX}ben" in content
+
+
+def test_demo_workers_still_have_pairs_to_align_after_the_writers(client, demo):
+    aligned_by_writers = set(
+        Alignment.objects.filter(worker__isnull=False).values_list("pair_id", flat=True)
+    )
+    login(client, "tier2")
+
+    page = next_task(client, HitType.Kind.ALIGNMENT, Tier.TWO)
+
+    assert page.resolver_match.view_name == "annotations:align"
+    assert page.context["pair"].pk not in aligned_by_writers
+
+
+def test_the_demo_admin_finds_the_writers_alignments_to_review(client, demo):
+    login(client, "admin")
+
+    page = client.get(reverse("review_pages:alignments")).content.decode()
+
+    assert f"Alignment {Alignment.objects.filter(worker__isnull=False).first().pk} by" in page
+    assert f"{WRITER_PREFIX}dee" in page
+
+
+def test_the_demo_corpus_page_shows_the_reference_curve(client, demo):
+    report = ReferenceCurveReport.objects.get()
+    assert report.state == ReferenceCurveReport.State.DONE
+    login(client, "researcher")
+
+    page = client.get(reverse("scoring:corpus"))
+
+    assert page.context["report"] == report
+    assert page.context["curve_chart"] is not None
+    by_references = {point["references"]: point for point in page.context["curve"]}
+    # Four descriptions a cluster: one, two or all three others as references.
+    assert by_references["1"]["sentences"] == by_references["all"]["sentences"] == 9
+    assert by_references["all"]["mean_bleu"] > 0
+    assert 'id="curve-computed"' in page.content.decode()
+    assert 'id="curve-none"' not in page.content.decode()
+
+
+def test_the_demo_writers_paraphrases_are_scored_and_some_wait_for_review(client, demo):
+    paraphrases = Paraphrase.objects.all()
+    assert paraphrases.count() == 6
+    assert not paraphrases.filter(pinc__isnull=True).exists()
+    waiting = paraphrases.pending()
+    assert waiting.count() == 3
+    login(client, "admin")
+
+    page = client.get(reverse("review_pages:paraphrases")).content.decode()
+
+    for paraphrase in waiting:
+        assert f"Paraphrase {paraphrase.pk} by {paraphrase.worker}" in page
+    assert "No paraphrase is waiting for review" not in page
+
+
+def test_the_demo_corpus_page_compares_direct_paraphrases_with_descriptions(client, demo):
+    report = ParaphraseComparisonReport.objects.get()
+    assert report.state == ParaphraseComparisonReport.State.DONE
+    login(client, "researcher")
+
+    page = client.get(reverse("scoring:corpus")).content.decode()
+
+    assert report.result["sentences"] == 3 and report.result["paraphrases"] == 6
+    assert 'id="paraphrase-comparison"' in page
+    assert 'id="comparison-none"' not in page
+
+
+def test_the_demo_rating_batch_has_ratings_to_see_and_review(client, demo):
+    batch = RatingBatch.objects.get()
+    ratings = Rating.objects.filter(item__batch=batch)
+    assert ratings.count() == 4
+    login(client, "admin")
+
+    page = client.get(reverse("research:rating_batch", args=[batch.pk]))
+
+    assert page.context["summary"].rated and page.context["chart"] is not None
+    assert set(page.context["waiting"]) == set(ratings)
+    assert "No rating yet" not in page.content.decode()
+
+
+def test_a_demo_worker_is_offered_a_pair_no_writer_rated(client, demo):
+    rated = set(Rating.objects.values_list("item_id", flat=True))
+    login(client, "tier1")
+
+    page = next_task(client, HitType.Kind.RATING)
+
+    assert page.context["item"].pk not in rated
+
+
+def test_the_demo_admin_finds_a_gold_item(client, demo):
+    gold = GoldItem.objects.get()
+    assert gold.kind == HitType.Kind.DESCRIPTION and gold.retired_at is None
+    assert Segment.objects.get(item_id=gold.item_id).descriptions.count() == 4
+    login(client, "admin")
+
+    page = client.get(reverse("review:gold")).content.decode()
+
+    assert 'id="gold-items"' in page
+    assert f"<td>{gold.source}</td>" in page
+
+
+# What a page says when it has nothing to show, for what the demo fills. Left empty on purpose
+# (docs/operators/installation.md): system comparisons, releases, uploaded videos, proposed
+# segments and the demo workers' own history.
+EMPTY_STATES = (
+    "None yet.",
+    "No sentence pair has two annotations yet",
+    "No curve computed yet",
+    "No comparison computed yet",
+    "No paraphrase is waiting for review",
+    "No alignment is waiting for review",
+    "No gold item yet",
+    "No batches yet",
+    "No ratings yet",
+    "No rating yet",
+    "Nothing is waiting",
+    "No exports yet",
+    "No analyses yet",
+    "Not scored yet",
+    "Nothing to draw yet",
+)
+NOT_FOLLOWED = ("/admin/", "/api/", "/media/", "/accounts/", ".csv", "/files/")
+
+
+def pages_reached(client, start: str, depth: int = 2) -> dict[str, object]:
+    """Every page of the site linked from ``start`` (the home page) and its header, ``depth``
+    links deep, by address."""
+    reached, frontier = {}, [start]
+    for _ in range(depth + 1):
+        following = []
+        for address in frontier:
+            if address in reached:
+                continue
+            reached[address] = page = client.get(address, follow=True)
+            if page.streaming or "text/html" not in page["Content-Type"]:
+                continue
+            for link in re.findall(r'href="(/[^"#]*)"', page.content.decode()):
+                link = html.unescape(link)
+                if not any(part in link for part in NOT_FOLLOWED):
+                    following.append(link)
+        frontier = following
+    return reached
+
+
+SHOWN_TO = {
+    "admin": (
+        "annotations:agreement",
+        "scoring:corpus",
+        "review_pages:alignments",
+        "review_pages:paraphrases",
+        "review:gold",
+        "research:rating_batches",
+    ),
+    "tier1": ("collector:dashboard",),
+    "tier2": ("collector:dashboard",),
+    "researcher": ("annotations:agreement", "scoring:corpus", "research:rating_batches"),
+}
+
+
+@pytest.mark.parametrize("username", [username for username, _, _ in LOGINS])
+def test_every_page_a_demo_user_reaches_has_something_to_show(client, demo, username):
+    login(client, username)
+
+    reached = pages_reached(client, reverse("home"))
+
+    assert {reverse(name) for name in SHOWN_TO[username]} <= set(reached)
+    for address, page in reached.items():
+        assert page.status_code == 200, f"{username} is shown a link to {address}"
+        if page.streaming:
+            continue
+        content = page.content.decode()
+        shown = [empty for empty in EMPTY_STATES if empty in content]
+        assert not shown, f"{address} shows {shown} to {username}"
