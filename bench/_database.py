@@ -1,4 +1,5 @@
-"""The scratch database each benchmark recreates on the PostgreSQL server of DATABASE_URL.
+"""The database of a benchmark run's own on the PostgreSQL server of DATABASE_URL (bench._run
+sets one up for each bench; the fault suite uses it too).
 
 Not a benchmark itself (`make bench` skips files starting with an underscore).
 """
@@ -11,7 +12,7 @@ import dj_database_url
 import psycopg2
 from psycopg2 import sql
 
-# Benchmarks drop and recreate their database: never one of these.
+# A run drops its database at the end: never one of these.
 NEVER_TOUCH = {"paracrowd", "test_paracrowd"}
 
 
@@ -30,23 +31,6 @@ def server_settings(database: str) -> dict:
         f"/{database}"
     )
     return config
-
-
-def database_recreate(server: dict) -> None:
-    """Drop (closing its connections) and create the database ``server`` names."""
-    connection = psycopg2.connect(
-        dbname="postgres",
-        user=server["USER"],
-        password=server["PASSWORD"],
-        host=server["HOST"],
-        port=server["PORT"],
-    )
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        name = sql.Identifier(server["NAME"])
-        cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
-        cursor.execute(sql.SQL("CREATE DATABASE {}").format(name))
-    connection.close()
 
 
 def scratch_name(purpose: str) -> str:

@@ -83,27 +83,6 @@ class WebServer:
         return [self.process.pid, *process_children(self.process.pid)]
 
 
-def broker_queue_delete(redis_url: str, queue: str) -> int:
-    """Delete a Celery queue of a run's own and kombu's records of it; returns how many
-    messages it held."""
-    import redis
-
-    client = redis.Redis.from_url(redis_url)
-    try:
-        removed = client.llen(queue)
-        client.delete(queue, f"_kombu.binding_permanent.{queue}")
-        for binding in client.scan_iter("_kombu.binding.*"):
-            for member in client.smembers(binding):
-                if member.decode(errors="replace").endswith(queue):
-                    client.srem(binding, member)
-        return removed
-    except redis.RedisError as error:
-        print(f"Could not delete the Celery queue {queue}: {error}", file=sys.stderr)
-        return 0
-    finally:
-        client.close()
-
-
 def broker_messages_remove(redis_url: str, pids: set[int], queue: str | None = None) -> int:
     """Remove the queued Celery messages that these processes sent; returns how many."""
     import redis

@@ -6,9 +6,6 @@ Not a benchmark itself (`make bench` skips files starting with an underscore).
 
 import math
 
-# Every session this run wrote (database and cache copy), for ``sessions_delete`` at the end.
-CREATED_SESSIONS: list[str] = []
-
 
 def segments_add(count: int) -> None:
     """``count`` more segments, each offered as a description HIT in both tiers."""
@@ -75,23 +72,7 @@ def sessions_create(prefix: str, count: int) -> list[str]:
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
         keys.append(session.session_key)
-    CREATED_SESSIONS.extend(keys)
     return keys
-
-
-def sessions_delete() -> int:
-    """Delete every session this run created, with the copies the cache (REDIS_URL) keeps:
-    the run's database goes at the end, but the cache is shared."""
-    from importlib import import_module
-
-    from django.conf import settings
-
-    if not CREATED_SESSIONS:
-        return 0  # (Django may not even be set up yet)
-    session_store = import_module(settings.SESSION_ENGINE).SessionStore
-    for key in CREATED_SESSIONS:
-        session_store(session_key=key).delete()
-    return len(CREATED_SESSIONS)
 
 
 def pgbench_table_create() -> None:

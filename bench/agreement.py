@@ -13,8 +13,8 @@ atomic phrase pairs one sample at a time with ``extract_phrase_pairs``; the scri
 both times, their ratio, and whether every per-sample count and π̂₀ agree exactly. Times are
 printed, never asserted.
 
-Then the stored table's incremental update (annotations.agreement_store), in its own
-scratch database (paracrowd_bench_agreement, recreated each run): 100,000 stored pairs aligned
+Then the stored table's incremental update (annotations.agreement_store), in a database of
+the run's own (bench._run: created empty, dropped at the end): 100,000 stored pairs aligned
 by A and B, then C aligns a few of them one at a time and each update is timed. The
 reference is a full recomputation of the stored table: run for real up to 2,000 pairs (and
 the updated table compared with it); above that, its rate is measured on 300 stored pairs and
@@ -34,14 +34,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse
 import random
-import subprocess
 import time
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 
-from bench._database import database_recreate, server_settings
+from bench._run import bench_run
 from paracrowd_metrics.alignment import (
     AgreementSummary,
     AgreementTotals,
@@ -268,25 +267,14 @@ def main() -> None:
     )
     estimate = plain_time * len(pairs) / len(chosen)
     print(f"plain route for all {len(pairs)} pairs, extrapolated: about {estimate:.0f} s")
-    store_bench(store_pairs, updates)
+    with bench_run("bench_agreement") as (server, _):
+        print(f"\nstored table, incremental: {store_pairs} pairs in {server['NAME']}")
+        store_bench(store_pairs, updates)
 
 
-STORE_DATABASE = "paracrowd_bench_agreement"
 TEMPLATES = 500  # distinct generated pairs the stored corpus repeats
 FULL_FOR_REAL = 2000  # up to this many pairs the full recomputation runs for real
 RATE_SAMPLE = 300  # pairs the full recomputation's rate is measured on above that
-
-
-def store_prepare(server: dict) -> None:
-    """A fresh scratch database with the project's tables, and Django set up on it."""
-    database_recreate(server)
-    env = {**os.environ, "DATABASE_URL": server["URL"]}
-    migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
-    subprocess.run(migrate, cwd=ROOT, env=env, check=True)
-    os.environ.update(DATABASE_URL=server["URL"], DJANGO_SETTINGS_MODULE="paracrowd.settings")
-    import django
-
-    django.setup()
 
 
 def two_annotators(pair: AnnotatedPair, pair_id: str) -> AnnotatedPair:
@@ -374,9 +362,6 @@ def full_rate(ids: list[int]) -> float:
 
 def store_bench(count: int, updates: int) -> None:
     """Time the stored table's update after one new alignment, at ``count`` stored pairs."""
-    server = server_settings(STORE_DATABASE)
-    print(f"\nstored table, incremental: {count} pairs in {STORE_DATABASE}")
-    store_prepare(server)
     from annotations.agreement import corpus_agreement
     from annotations.agreement_store import (
         agreement_pair_update,
@@ -456,4 +441,7 @@ def store_bench(count: int, updates: int) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit("Interrupted; the run's database and queue removed.")

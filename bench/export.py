@@ -13,13 +13,14 @@ out of PostgreSQL at all, with the session settings exports use (no JIT). Pairs 
 ordered pair within a cluster (the export's default): 39 per description here. The fastest of
 --repeat alternated runs of each is kept, as the machine may be shared.
 
-Everything happens in the database paracrowd_bench6, recreated at the start of each run;
-paracrowd and test_paracrowd are never touched. Times are wall-clock and vary with the
+Everything happens in a database of the run's own (bench._run: created empty, dropped at the
+end, whatever happens); no other database is touched. Times are wall-clock and vary with the
 machine; they are printed, never asserted.
 
     .venv/bin/python bench/export.py            # 100K and 1M descriptions, 10-20 minutes
     .venv/bin/python bench/export.py --quick    # 10K and 100K, about a minute
     .venv/bin/python bench/export.py --formats msvd-csv,parquet   # some formats only
+    .venv/bin/python bench/export.py --sizes 400,800                # the smallest, seconds
 """
 
 import os
@@ -39,26 +40,37 @@ from pathlib import Path
 
 import psycopg2
 
-from bench._database import database_recreate, server_settings
+from bench._run import bench_run
+from collector.provenance import CLEAN, TypingRecord
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCH_DATABASE = "paracrowd_bench6"
 CLUSTER_SIZE = 40
 WORKERS = 1000
 # Each export against COPY of the same rows (same joins, same order, values as stored): the
 # floor for getting those rows out of PostgreSQL at all. Target: our time ÷ COPY's at most
 # 1/0.8 for the text formats and 1/0.5 for Parquet (printed as COPY's time ÷ ours).
+#
+# How each description was typed, as the msvd-csv and Parquet exports append it after their
+# other columns: the signals in one cell ("clean" when there are none, else joined by "+"),
+# then the task page's counts as stored.
+TYPING_COLUMNS = ", ".join(
+    [
+        f"CASE WHEN d.typing_signals = '{{}}' THEN '{CLEAN}'"
+        " ELSE array_to_string(d.typing_signals, '+') END",
+        *(f"d.typing_{name}" for name in TypingRecord.field_names()),
+    ]
+)
 REFERENCES = {
-    "msvd-csv": """
+    "msvd-csv": f"""
         SELECT s.youtube_id, s.start, s."end", w.external_id,
                CASE WHEN d.tier = 2 THEN 'clean' ELSE 'unverified' END,
-               extract(epoch FROM d.time_spent), d.language, d.text
+               extract(epoch FROM d.time_spent), d.language, d.text, {TYPING_COLUMNS}
         FROM collector_description d
         JOIN collector_segment s ON s.id = d.segment_id
         LEFT JOIN crowd_worker w ON w.id = d.worker_id
         WHERE d.status = 'accepted'
         ORDER BY d.segment_id, d.language, d.id
-    """,
+    """,  # noqa: S608 (this module's own constants)
     # Every ordered pair of two descriptions of one cluster, cluster by cluster.
     "pairs": """
         SELECT a.text, b.text, c.segment_id, c.language
@@ -72,17 +84,17 @@ REFERENCES = {
         WHERE a.i <> b.j
         ORDER BY c.segment_id, c.language, a.i, b.j
     """,
-    "parquet": """
+    "parquet": f"""
         SELECT d.id, d.segment_id, s.youtube_id, s.source, s.start, s."end", d.language,
                d.text, w.external_id, d.tier, d.status, extract(epoch FROM d.time_spent),
-               d.created_at, sc.bleu, sc.pinc, sc."references"
+               d.created_at, sc.bleu, sc.pinc, sc."references", {TYPING_COLUMNS}
         FROM collector_description d
         JOIN collector_segment s ON s.id = d.segment_id
         LEFT JOIN crowd_worker w ON w.id = d.worker_id
         LEFT JOIN scoring_descriptionscore sc ON sc.description_id = d.id
         WHERE d.status = 'accepted'
         ORDER BY d.segment_id, d.language, d.id
-    """,
+    """,  # noqa: S608 (this module's own constants)
 }
 TARGETS = {"msvd-csv": 0.8, "pairs": 0.8, "parquet": 0.5}
 FORMATS = tuple(TARGETS)
@@ -105,7 +117,7 @@ def parse_args() -> argparse.Namespace:
         "--repeat", type=int, help="runs of each, the fastest kept (default 3; --quick 1)"
     )
     parser.add_argument("--formats", help=f"comma-separated, of {', '.join(FORMATS)} (default all)")
-    parser.add_argument("--measure", nargs=3, metavar=("WHAT", "URL", "OUTPUT"), help="internal")
+    parser.add_argument("--measure", nargs=2, metavar=("WHAT", "OUTPUT"), help="internal")
     args = parser.parse_args()
     default = "10000,100000" if args.quick else "100000,1000000"
     args.sizes = sorted(int(size) for size in (args.sizes or default).split(","))
@@ -117,9 +129,9 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def connect(server: dict, dbname: str):
+def connect(server: dict):
     return psycopg2.connect(
-        dbname=dbname,
+        dbname=server["NAME"],
         user=server["USER"],
         password=server["PASSWORD"],
         host=server["HOST"],
@@ -127,18 +139,10 @@ def connect(server: dict, dbname: str):
     )
 
 
-def database_prepare(server: dict) -> None:
-    """A fresh bench database with the project's tables."""
-    database_recreate(server)
-    env = {**os.environ, "DATABASE_URL": server["URL"], "DEBUG": "True"}
-    migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
-    subprocess.run(migrate, cwd=ROOT, env=env, check=True)
-
-
 def grow_corpus(server: dict, descriptions: int) -> float:
     """Add segments, descriptions and scores until the corpus holds ``descriptions``; seconds."""
     started = time.perf_counter()
-    connection = connect(server, BENCH_DATABASE)
+    connection = connect(server)
     with connection, connection.cursor() as cursor:
         cursor.execute("SELECT setseed(0.2011)")
         cursor.execute("SELECT count(*) FROM crowd_worker")
@@ -218,10 +222,10 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
-def measure(what: str, url: str, output: str) -> None:
-    """In a fresh process: one export, or ``copy:<format>``, the COPY of that format's rows;
-    prints a JSON line."""
-    os.environ.update(DATABASE_URL=url, DEBUG="True", DJANGO_SETTINGS_MODULE="paracrowd.settings")
+def measure(what: str, output: str) -> None:
+    """In a fresh process with the run's environment: one export, or ``copy:<format>``, the
+    COPY of that format's rows; prints a JSON line."""
+    import dj_database_url
     import django
 
     django.setup()
@@ -236,8 +240,7 @@ def measure(what: str, url: str, output: str) -> None:
     start_rss = peak_rss_mb()
     started = time.perf_counter()
     if what.startswith("copy:"):
-        server = server_settings(BENCH_DATABASE)
-        connection = connect(server, BENCH_DATABASE)
+        connection = connect(dj_database_url.parse(os.environ["DATABASE_URL"]))
         query = f"COPY ({REFERENCES[what[5:]]}) TO STDOUT WITH (FORMAT csv)"
         with connection, connection.cursor() as cursor, open(output, "wb") as file:
             # The session settings every export runs with, so that the ratio is the export's
@@ -255,10 +258,10 @@ def measure(what: str, url: str, output: str) -> None:
     print(json.dumps({"seconds": seconds, "peak": peak_rss_mb(), "start": start_rss, "rows": rows}))
 
 
-def run_measure(what: str, server: dict, folder: Path) -> dict:
+def run_measure(what: str, folder: Path) -> dict:
     output = folder / what.replace(":", "-")
     result = subprocess.run(
-        [sys.executable, __file__, "--measure", what, server["URL"], str(output)],
+        [sys.executable, __file__, "--measure", what, str(output)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -275,13 +278,17 @@ def main() -> None:
     if args.measure:
         measure(*args.measure)
         return
-    server = server_settings(BENCH_DATABASE)
-    print(f"Export bench in {BENCH_DATABASE}: sizes {', '.join(f'{s:,}' for s in args.sizes)}")
-    print(
-        f"ratio = COPY's seconds ÷ ours (at least the target); wall-clock, the fastest of "
-        f"{args.repeat} alternated runs of each"
-    )
-    database_prepare(server)
+    with bench_run("bench_export", DEBUG="True") as (server, _):
+        print(f"Export bench in {server['NAME']}: sizes {', '.join(f'{s:,}' for s in args.sizes)}")
+        print(
+            f"ratio = COPY's seconds ÷ ours (at least the target); wall-clock, the fastest of "
+            f"{args.repeat} alternated runs of each"
+        )
+        results = measure_sizes(args, server)
+    print_growth(args, results)
+
+
+def measure_sizes(args, server: dict) -> dict:
     results = {}
     with tempfile.TemporaryDirectory(prefix="paracrowd-export-bench-") as folder:
         for size in args.sizes:
@@ -297,8 +304,8 @@ def main() -> None:
                 # Alternated, and the fastest of each kept: the machine may be shared.
                 runs = [
                     (
-                        run_measure(f"copy:{what}", server, Path(folder)),
-                        run_measure(what, server, Path(folder)),
+                        run_measure(f"copy:{what}", Path(folder)),
+                        run_measure(what, Path(folder)),
                     )
                     for _ in range(args.repeat)
                 ]
@@ -318,6 +325,10 @@ def main() -> None:
                     print(
                         f"  !! COPY wrote {reference['rows']:,} rows, the export {ours['rows']:,}"
                     )
+    return results
+
+
+def print_growth(args, results: dict) -> None:
     small, large = args.sizes[0], args.sizes[-1]
     print(f"\nFrom {small:,} to {large:,} descriptions ({large / small:.0f}x the rows):")
     for what in args.formats:
@@ -330,4 +341,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit("Interrupted; the run's database and queue removed.")

@@ -10,11 +10,13 @@ own lock limits both alike.
 
 The corpus is MSVD's 1,970 segments (youtube_video_to_id_mapping.txt, from $PARACROWD_DATA or
 ../shared/data/msvd-s2vt-sents), or seeded generated segments of the same shape without it.
-Everything happens in the database paracrowd_bench_proposals, dropped and recreated each run;
-Celery messages (the descriptions' scoring) go to Redis database 13 and are removed after.
+Everything happens in a database of the run's own (bench._run: created empty, dropped at the
+end, whatever happens); Celery messages (the descriptions' scoring) go to a queue of the run's
+own in REDIS_URL's database, deleted at the end.
 
     .venv/bin/python bench/proposals.py           # about half a minute
     .venv/bin/python bench/proposals.py --quick   # smoke run, a few seconds
+    .venv/bin/python bench/proposals.py --operations 8 --threads 2   # the smallest
 """
 
 import os
@@ -32,14 +34,10 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-import dj_database_url
-import psycopg2
-from psycopg2 import sql
+from bench._run import bench_run
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "msvd-s2vt-sents"
-BENCH_DATABASE = "paracrowd_bench_proposals"
-BENCH_REDIS_DB = 13
 SEED = 2011
 SPAN = re.compile(r"^(?P<video>[A-Za-z0-9_-]{11})_(?P<start>\d+)_(?P<end>\d+)\s")
 
@@ -60,33 +58,6 @@ def corpus_spans(folder: Path, rng: random.Random) -> list[tuple[str, int, int]]
         for start in rng.sample(range(0, 600, 20), 4):
             spans.append((video, start, start + rng.randint(4, 10)))
     return spans
-
-
-def prepare_database() -> str:
-    config = dj_database_url.parse(
-        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd")
-    )
-    connection = psycopg2.connect(
-        dbname="postgres",
-        user=config["USER"],
-        password=config["PASSWORD"],
-        host=config["HOST"],
-        port=config["PORT"] or 5432,
-    )
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(BENCH_DATABASE)))
-        cursor.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(BENCH_DATABASE)))
-    connection.close()
-    user = config["USER"] + (f":{config['PASSWORD']}" if config["PASSWORD"] else "")
-    return f"postgres://{user}@{config['HOST']}:{config['PORT'] or 5432}/{BENCH_DATABASE}"
-
-
-def purge(app) -> None:
-    try:
-        app.control.purge()
-    except Exception as error:  # no Redis: the descriptions' scoring was never queued
-        print(f"(Celery queue not purged: {error})")
 
 
 def timed(operation, count: int) -> list[float]:
@@ -112,31 +83,23 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8, help="concurrent proposers (8)")
     args = parser.parse_args()
     operations = args.operations or (60 if args.quick else 600)
-    rng = random.Random(SEED)
+    settings = {"DEBUG": os.environ.get("DEBUG", "True"), "LOG_LEVEL": "ERROR"}
+    with bench_run("bench_proposals", **settings):
+        measure(args, operations)
 
-    os.environ["DATABASE_URL"] = prepare_database()
-    redis = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0").rsplit("/", 1)[0]
-    os.environ["REDIS_URL"] = f"{redis}/{BENCH_REDIS_DB}"
-    os.environ.setdefault("DEBUG", "True")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paracrowd.settings")
-    os.environ.setdefault("LOG_LEVEL", "ERROR")
-    import django
 
-    django.setup()
+def measure(args, operations: int) -> None:
     from django.conf import settings
-    from django.core.management import call_command
     from django.db import connection
 
     from collector import services
     from collector.models import Segment, SegmentProposal
     from crowd import services as crowd
     from crowd.models import HitType, Tier
-    from paracrowd.celery import app
 
+    rng = random.Random(SEED)
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.PROPOSALS_PER_DAY = 10**9
-    call_command("migrate", verbosity=0)
-    purge(app)
 
     spans = corpus_spans(Path(os.environ.get("PARACROWD_DATA", DEFAULT_DATA)), rng)
     segments = Segment.objects.bulk_create(
@@ -247,11 +210,13 @@ def main() -> None:
     stored = SegmentProposal.objects.count()
     expected = 2 * operations + 2 * args.threads * max(1, operations // args.threads)
     print(f"check: {stored} proposals stored, {expected} expected")
-    purge(app)
     connection.close()
     if stored != expected:
         raise SystemExit("stored proposals do not match the submissions")
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit("Interrupted; the run's database and queue removed.")

@@ -15,13 +15,14 @@ worker's signals with the real services. Then:
   does (scoring the new description's cluster first), for a worker with a median number of
   descriptions and for the most prolific one. The reference is rescoring that one cluster.
 
-Everything happens in the database paracrowd_bench5, dropped and recreated at the start of each
-run; no other database is touched. No Celery worker runs: the services are called directly, and
-the messages they would queue go to a broker address where nothing listens. Times are wall-clock
-medians, printed, never asserted.
+Everything happens in a database of the run's own (bench._run: created empty, dropped at the
+end, whatever happens); no other database is touched. No Celery worker runs: the services are
+called directly, and the messages they queue go to a queue of the run's own in REDIS_URL's
+database, deleted at the end. Times are wall-clock medians, printed, never asserted.
 
     .venv/bin/python bench/review_queue.py            # 5,000 workers, 500,000 descriptions
     .venv/bin/python bench/review_queue.py --quick    # 500 workers, 50,000 descriptions
+    .venv/bin/python bench/review_queue.py --workers 100 --descriptions 1000  # the smallest
 """
 
 import os
@@ -34,17 +35,16 @@ import io
 import logging
 import random
 import statistics
-import subprocess
 import time
 import warnings
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench._database import database_recreate, server_settings
+from bench._run import bench_run
+from collector.provenance import UNKNOWN
 
 ROOT = Path(__file__).resolve().parent.parent
 
-BENCH_DATABASE = "paracrowd_bench5"
 MSVD = ROOT.parent / "shared" / "data" / "msvd-s2vt-sents"
 SEED = 2011
 CLUSTER = 40
@@ -166,14 +166,16 @@ def copy_corpus(connection, *, population, segment_pks, clusters, rng, start_day
                 reviewed, reason = (created + timedelta(days=1)).isoformat(), "Reviewed."
             tier = 2 if worker in population.tier2 else 1
             text = text.replace("\\", "\\\\").replace("\t", " ").replace("\n", " ")
+            # Loaded without a typing record, as an import is: its signal is "unknown".
             buffer.write(
                 f"{segment_pk}\t{worker}\t{tier}\t{text}\t{language}\t\t{seconds:.1f} seconds\t"
-                f"{status}\t{created.isoformat()}\t\t{reviewed}\t{reason}\n"
+                f"{status}\t{created.isoformat()}\t\t{reviewed}\t{reason}\t{{{UNKNOWN}}}\n"
             )
             rows += 1
     buffer.seek(0)
     columns = ["segment_id", "worker_id", "tier", "text", "language", "comment", "time_spent"]
     columns += ["status", "created_at", "import_key", "reviewed_at", "review_reason"]
+    columns += ["typing_signals"]
     with connection.cursor() as cursor:
         cursor.copy_from(buffer, "collector_description", columns=columns)
     return rows
@@ -333,28 +335,18 @@ def signals_after_submission(worker_pk: int) -> tuple[float, float, int]:
 
 def main() -> int:
     args = parse_args()
-    server = server_settings(BENCH_DATABASE)
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "paracrowd.settings",
+    settings = {
         "DEBUG": "False",
         "SECRET_KEY": "bench-only",
         "ALLOWED_HOSTS": "testserver",
         "SECURE_SSL_REDIRECT": "False",
-        "DATABASE_URL": server["URL"],
-        # Nothing listens here: queued tasks are dropped at once; the bench runs them itself.
-        "REDIS_URL": "redis://127.0.0.1:1/0",
         "AUTO_PROMOTE_OTHER_LANGUAGES": "False",
     }
-    log = sys.stderr
-    print(f"Recreating {BENCH_DATABASE} and migrating it…", file=log, flush=True)
-    database_recreate(server)
-    migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
-    subprocess.run(migrate, cwd=ROOT, env=env, check=True)
-    os.environ.update(env)
-    import django
+    with bench_run("bench_review_queue", **settings):
+        return measure(args, log=sys.stderr)
 
-    django.setup()
+
+def measure(args, *, log) -> int:
     logging.getLogger("paracrowd.celery").setLevel(logging.ERROR)
     # whitenoise looks for collected static files, which rendering pages here does not need.
     warnings.filterwarnings("ignore", message="No directory at")
@@ -455,4 +447,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit("Interrupted; the run's database and queue removed.")

@@ -49,13 +49,11 @@ from pathlib import Path
 
 import psycopg2
 
-from bench._database import scratch_database
 from bench._http_load import (
     ENDPOINTS,
     Browser,
     Tally,
     WebServer,
-    broker_queue_delete,
     cpu_snapshot,
     cpu_used,
     is_task_page,
@@ -65,13 +63,13 @@ from bench._http_load import (
 from bench._open_loop import P99_LIMIT_MS, HttpActor, RawActor, Think
 from bench._open_loop import run_level as run_open_level
 from bench._raw_reference import raw_tasks_per_second
+from bench._run import bench_run
 from bench._seed import (
     get_user_model_rows,
     pgbench_table_create,
     places_ensure,
     raw_workers,
     sessions_create,
-    sessions_delete,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -256,22 +254,15 @@ def print_table(header: list[str], lines: list[list[str]]) -> None:
         print("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)))
 
 
-def bench_environment(server: dict) -> dict:
-    """The environment of gunicorn and of this process: the run's own database, and Redis as
-    REDIS_URL says with a Celery queue of the run's own (removed at the end)."""
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "paracrowd.settings",
-        "DEBUG": "False",
-        "SECRET_KEY": "bench-only",  # the sessions written here must verify in gunicorn
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SESSION_COOKIE_SECURE": "False",
-        "CSRF_COOKIE_SECURE": "False",
-        "SECURE_SSL_REDIRECT": "False",
-        "DATABASE_URL": server["URL"],
-        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-        "CELERY_QUEUE": f"bench-{server['NAME']}",
-    }
+# gunicorn's settings beside the run's own database and queue (bench._run).
+WEB_SETTINGS = {
+    "DEBUG": "False",
+    "SECRET_KEY": "bench-only",  # the sessions written here must verify in gunicorn
+    "ALLOWED_HOSTS": "127.0.0.1",
+    "SESSION_COOKIE_SECURE": "False",
+    "CSRF_COOKIE_SECURE": "False",
+    "SECURE_SSL_REDIRECT": "False",
+}
 
 
 def browsers_for(port: int, keys: list[str]) -> list:
@@ -416,25 +407,12 @@ def ratio_text(value: float, reference: float, places: int) -> str:
 def main() -> int:
     args = parse_args()
     log = sys.stderr
-    with scratch_database("bench") as server:
-        env = bench_environment(server)
-        try:
-            return measure(args, server, env, log)
-        finally:
-            print(f"Deleted the run's {sessions_delete()} sessions.", file=log)
-            removed = broker_queue_delete(env["REDIS_URL"], env["CELERY_QUEUE"])
-            print(f"Removed the run's Celery queue ({removed} messages).", file=log)
-
-
-def measure(args, server: dict, env: dict, log) -> int:
     load_before = os.getloadavg()[0]
-    print(f"Migrating {server['NAME']}…", file=log, flush=True)
-    migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
-    subprocess.run(migrate, cwd=ROOT, env=env, check=True)
-    os.environ.update(env)
-    import django
+    with bench_run("bench", log=log, **WEB_SETTINGS) as (server, env):
+        return measure(args, server, env, log, load_before)
 
-    django.setup()
+
+def measure(args, server: dict, env: dict, log, load_before: float) -> int:
     from django.db import connections
     from django.urls import reverse
 
@@ -524,4 +502,4 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        sys.exit("Interrupted; gunicorn is stopped, the run's database and queue removed.")
+        sys.exit("Interrupted; gunicorn is stopped, its database, sessions and queue removed.")

@@ -70,8 +70,7 @@ class SegmentList(ResearchAPIView, generics.ListAPIView):
 
     def get_queryset(self):
         self.corpus_filter = corpus_filter_from(self.request.query_params)
-        selected = self.corpus_filter.descriptions().values("segment_id")
-        return Segment.objects.filter(pk__in=selected)
+        return Segment.objects.filter(self.corpus_filter.in_segment())
 
     def list(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.get_queryset())
@@ -97,8 +96,7 @@ class SegmentDetail(ResearchAPIView, generics.RetrieveAPIView):
 def segments_with_clusters(segments, corpus_filter) -> list[dict]:
     sizes = defaultdict(list)
     counts = (
-        corpus_filter.descriptions()
-        .filter(segment__in=[segment.pk for segment in segments])
+        corpus_filter.descriptions(segment_ids=[segment.pk for segment in segments])
         .values("segment_id", "language")
         .annotate(size=Count("pk"))
         .order_by("segment_id", "language")
@@ -130,12 +128,7 @@ class ClusterList(ResearchAPIView, generics.ListAPIView):
 
     def get_queryset(self):
         self.corpus_filter = corpus_filter_from(self.request.query_params)
-        return (
-            self.corpus_filter.descriptions()
-            .values("segment_id", "language")
-            .annotate(size=Count("pk"))
-            .order_by("segment_id", "language")
-        )
+        return self.corpus_filter.cluster_sizes()
 
     def list(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.get_queryset())
@@ -145,7 +138,8 @@ class ClusterList(ResearchAPIView, generics.ListAPIView):
             wanted = Q()
             for segment_id, language in keys:
                 wanted |= Q(segment_id=segment_id, language=language)
-            for row in self.corpus_filter.rows(ROW_FIELDS).filter(wanted):
+            segment_ids = {segment_id for segment_id, _ in keys}
+            for row in self.corpus_filter.rows(ROW_FIELDS, segment_ids=segment_ids).filter(wanted):
                 members[row.segment_id, row.language].append(row)
         clusters = [Cluster(s, language, members[s, language]) for s, language in keys]
         scores = stored_cluster_scores(clusters)

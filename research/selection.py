@@ -13,8 +13,10 @@ from django.db.models import (
     Case,
     CharField,
     Count,
+    Exists,
     F,
     Func,
+    OuterRef,
     Q,
     QuerySet,
     Sum,
@@ -159,9 +161,13 @@ class CorpusFilter:
             parts.append(f"clusters of at least {self.min_cluster_size}")
         return "; ".join(parts)
 
-    def descriptions(self) -> QuerySet:
-        """The selected descriptions."""
+    def descriptions(self, *, segment_ids=None) -> QuerySet:
+        """The selected descriptions; only those of ``segment_ids`` when given. A cluster lies
+        within one segment, so narrowing to the segments first gives the same clusters and
+        reads only those segments' descriptions, however large the corpus."""
         selected = self._unfiltered_by_status().filter(status__in=self.statuses)
+        if segment_ids is not None:
+            selected = selected.filter(segment_id__in=segment_ids)
         if self.min_cluster_size > 1:
             # Through a subquery of ids, so that the result can still be grouped and counted.
             cluster_size = Window(Count("pk"), partition_by=[F("segment_id"), F("language")])
@@ -170,6 +176,35 @@ class CorpusFilter:
             )
             selected = selected.filter(pk__in=large_enough.values("pk"))
         return selected
+
+    def cluster_sizes(self) -> QuerySet:
+        """``segment_id``, ``language`` and ``size`` of each selected cluster, in cluster order.
+        The size filter is the group's own count (HAVING), so a page of clusters reads only
+        its segments' descriptions, not a window over the whole corpus."""
+        return (
+            self._unfiltered_by_status()
+            .filter(status__in=self.statuses)
+            .values("segment_id", "language")
+            .annotate(size=Count("pk"))
+            .filter(size__gte=self.min_cluster_size)
+            .order_by("segment_id", "language")
+        )
+
+    def in_segment(self) -> Exists:
+        """Whether the outer query's segment has a selected description: a look at that
+        segment's descriptions alone (the segment and status index), so that a page of
+        segments in id order reads the segments it walks past and not the whole corpus."""
+        selected = self._unfiltered_by_status().filter(
+            status__in=self.statuses, segment_id=OuterRef("pk")
+        )
+        if self.min_cluster_size > 1:
+            selected = (
+                selected.order_by()
+                .values("language")
+                .annotate(size=Count("pk"))
+                .filter(size__gte=self.min_cluster_size)
+            )
+        return Exists(selected)
 
     def status_counts(self, *, left_out: bool = False) -> dict[str, int]:
         """Descriptions of each status under the language, tier and date filters, selected or
@@ -220,12 +255,15 @@ class CorpusFilter:
             within &= Q(**{f"{field}__lt": end})
         return within
 
-    def rows(self, fields: tuple[str, ...] = ROW_FIELDS, **expressions) -> QuerySet:
-        """The selected descriptions as named rows of ``fields`` (every format's by default),
-        cluster by cluster (segment, then language), in the order they were stored. Fields
-        may name ``video`` and ``worker_label`` and any of the extra ``expressions``."""
+    def rows(
+        self, fields: tuple[str, ...] = ROW_FIELDS, *, segment_ids=None, **expressions
+    ) -> QuerySet:
+        """The selected descriptions (of ``segment_ids`` alone when given) as named rows of
+        ``fields`` (every format's by default), cluster by cluster (segment, then language), in
+        the order they were stored. Fields may name ``video`` and ``worker_label`` and any of
+        the extra ``expressions``."""
         return (
-            self.descriptions()
+            self.descriptions(segment_ids=segment_ids)
             .annotate(video=video_label(), worker_label=worker_label(), **expressions)
             .order_by("segment_id", "language", "id")
             .values_list(*fields, named=True)

@@ -177,17 +177,36 @@ def test_unknown_addresses_under_the_api_answer_json(api):
     assert api.get("/api/clusters").status_code == 404
 
 
+def test_segments_and_statistics_keep_to_clusters_of_the_minimum_size(api, corpus):
+    segments = api.get(url("segments"), {"min_cluster_size": 3}).json()["results"]
+    assert [(s["id"], s["clusters"]) for s in segments] == [
+        (corpus["guitar"].pk, [{"language": "en", "size": 3}])
+    ]
+    detail = api.get(url("segment", corpus["cooking"].pk), {"min_cluster_size": 3}).json()
+    assert detail["clusters"] == []
+
+    body = api.get(url("statistics"), {"min_cluster_size": 3}).json()
+    assert body["overall"]["segments"] == 1 and body["overall"]["descriptions"] == 3
+    assert body["tier2"]["segments"] == 0
+    assert body["languages"] == [{"language": "en", "descriptions": 3, "segments": 1}]
+
+
 @pytest.mark.parametrize("segments", [2, 12])
-@pytest.mark.parametrize("name, queries", [("segments", 4), ("clusters", 5)])
-def test_a_list_takes_the_same_number_of_queries_for_a_small_corpus_as_a_large_one(
-    api, django_assert_num_queries, segments, name, queries
+@pytest.mark.parametrize("params", [{}, {"min_cluster_size": "2", "status": "all"}])
+@pytest.mark.parametrize(
+    "name, queries", [("segments", 4), ("segment", 4), ("clusters", 5), ("statistics", 6)]
+)
+def test_a_corpus_endpoint_takes_the_same_number_of_queries_for_a_small_corpus_as_a_large_one(
+    api, django_assert_num_queries, segments, params, name, queries
 ):
     for _ in range(segments):
         segment = make_segment()
         make_description(segment, "A man is playing a guitar.")
+        make_description(segment, "A man plays the guitar.")
         make_description(segment, "A man plays the guitar.", language="de")
+    address = url(name, segment.pk) if name == "segment" else url(name)
     with django_assert_num_queries(queries):
-        assert api.get(url(name)).status_code == 200
+        assert api.get(address, params).status_code == 200
 
 
 def test_accepted_direct_paraphrases_come_with_their_sentence_and_pinc(api, client):
