@@ -4,7 +4,6 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from crowd.views import admin_log_in
 from research.landing import landing
 
 from .health import healthz
@@ -21,7 +20,7 @@ urlpatterns = [
     path("", landing, name="home"),
     path("healthz", healthz, name="healthz"),
     # Before the admin's own: its log-in form would be a second one, in another style.
-    path("admin/login/", admin_log_in, name="admin_log_in"),
+    path("admin/", include("crowd.admin_urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("crowd.account_urls")),
     path("scores/", include("scoring.urls")),
