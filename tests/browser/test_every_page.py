@@ -36,11 +36,11 @@ NOT_WALKED = {
     "research:rating_batch_consensus_csv": "a CSV download",
     "research:release_file": "a release's files, downloads",
     "admin:crowd_campaign_sheet": "a CSV download for Prolific",
-    # POST only: forms on the walked pages send to them (each answers GET with 405, checked).
-    "logout": "POST only, and it would end the role's session",
     # Where the admin sends whoever it will not serve: the campaign pages' refusals walk it,
     # and staff it sends on to Django's own admin index.
     "admin_log_in": "a redirect, or the refusal page",
+    # POST only: forms on the walked pages send to them (each answers GET with 405, checked).
+    "logout": "POST only, and it would end the role's session",
     "crowd:task_next": "POST only",
     "crowd:skip": "POST only",
     "scoring:reference_curve": "POST only",
@@ -225,6 +225,11 @@ def test_the_pages_left_out_as_post_only_refuse_a_get(client, walked_site):
     arguments = walked_site.arguments_for("tier1")
     for key in POST_ONLY:
         assert client.get(reverse(key, kwargs=arguments.get(key))).status_code == 405, key
+
+
+def test_every_pattern_left_out_is_still_in_the_urlconf():
+    left_out = set(NOT_WALKED) - {key for key, *_ in url_patterns()}
+    assert not left_out, f"no longer in the URLconf, take them out of NOT_WALKED: {left_out}"
 
 
 def test_the_policy_names_no_report_address_so_the_browser_event_is_the_report():
