@@ -220,6 +220,35 @@ def walk(context, role, pages, matrix, problems):
         page.set_viewport_size({"width": WIDTHS[0], "height": 800})
 
 
+# A page with one of each problem the walk looks for, and the same things done right.
+FLAWED_PAGE = """
+<label for="named">Named</label><input id="named">
+<input id="unnamed"><button><img src="data:," alt="Search"></button><button></button>
+<label class="visually-hidden" style="position:absolute;width:1px;height:1px;overflow:hidden">
+  Hidden label</label>
+<div style="width:200px"><div id="too-wide" style="width:300px">wide</div></div>
+<div style="width:200px;overflow-x:auto"><table><tr><td style="width:600px">a wide table</td>
+  </tr></table></div>
+<div style="position:relative;height:40px"><label for="b" style="position:absolute;top:0">Over
+  the field</label><input id="a" style="position:absolute;top:0;left:0" aria-label="A"></div>
+<label><input type="checkbox"> Own box</label>
+"""
+
+
+def test_the_checks_find_each_problem_and_pass_what_is_right(browser):
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    page.set_content(FLAWED_PAGE)
+    found = page.evaluate(CHECKS)
+    page.close()
+    assert found == [
+        'a control without a name: <input id="unnamed">',
+        "a control without a name: <button></button>",
+        '100px wider than its box: <div id="too-wide" style="width:300px">wide</div>',
+        '<label for="b" style="position:absolute;top:0">Over the field</label> is over '
+        '<input id="a" style="position:absolute;top:0;left:0" aria-label="A">',
+    ]
+
+
 def test_the_pages_left_out_as_post_only_refuse_a_get(client, walked_site):
     client.force_login(walked_site.users["staff"])
     arguments = walked_site.arguments_for("tier1")
