@@ -232,6 +232,9 @@ FLAWED_PAGE = """
 <div style="position:relative;height:40px"><label for="b" style="position:absolute;top:0">Over
   the field</label><input id="a" style="position:absolute;top:0;left:0" aria-label="A"></div>
 <label><input type="checkbox"> Own box</label>
+<div style="position:relative;height:40px"><legend style="position:absolute">One</legend>
+  <legend style="position:absolute">Two</legend></div>
+<p style="width:100px">Averyveryverylongwordwithoutbreaks</p>
 """
 
 
@@ -244,8 +247,11 @@ def test_the_checks_find_each_problem_and_pass_what_is_right(browser):
         'a control without a name: <input id="unnamed">',
         "a control without a name: <button></button>",
         '100px wider than its box: <div id="too-wide" style="width:300px">wide</div>',
+        'text wider than its box: <p style="width:100px">Averyveryverylongwordwithoutbreaks</p>',
         '<label for="b" style="position:absolute;top:0">Over the field</label> is over '
         '<input id="a" style="position:absolute;top:0;left:0" aria-label="A">',
+        '<legend style="position:absolute">One</legend> is over '
+        '<legend style="position:absolute">Two</legend>',
     ]
 
 
