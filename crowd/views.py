@@ -4,19 +4,25 @@ back.
 Security behaviour: sign-up is open to anyone, SIGNUPS_PER_HOUR attempts per network address
 (then 429 with Retry-After); a login locked out by django-axes gets the lockout page (429); the
 task views need a login and a worker profile, take POST only (CSRF-checked), and act on the
-worker's own assignments only (another worker's assignment id answers 404).
+worker's own assignments only (another worker's assignment id answers 404). The admin's log-in
+is the site's: a visitor goes to the site's log-in page, anyone logged in without staff status
+gets the refusal page.
 """
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import REDIRECT_FIELD_NAME, login
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from paracrowd.throttling import SignUpThrottle, retry_after_seconds
 
 from . import services
-from .access import own_assignment, worker_required
+from .access import is_staff, own_assignment, worker_required
 from .forms import SignUpForm
 from .models import HitType, Tier
 from .next_task import DASHBOARD, TASK_PAGES, next_task
@@ -75,6 +81,20 @@ def skip(request, pk, worker):
     if assignment.hit.hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
         return redirect(DASHBOARD)  # each such task opens a new one: nothing to go on to
     return next_task(request, worker, kind=assignment.hit.hit_type.kind, tier=assignment.hit.tier)
+
+
+def admin_log_in(request):
+    """Where Django's admin sends anyone it will not serve (every admin page, the campaign
+    pages included, redirects to admin:login): the answer every other page of the site gives
+    them, not a second log-in form in the admin's style."""
+    then = request.GET.get(REDIRECT_FIELD_NAME, "")
+    if not url_has_allowed_host_and_scheme(then, allowed_hosts={request.get_host()}):
+        then = reverse("admin:index")
+    if not request.user.is_authenticated:
+        return redirect_to_login(then)
+    if not is_staff(request.user):
+        raise PermissionDenied("This page is for staff.")
+    return redirect(then)
 
 
 def login_locked_out(request, original_response=None, credentials=None):

@@ -19,6 +19,8 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("", landing, name="home"),
     path("healthz", healthz, name="healthz"),
+    # Before the admin's own: its log-in form would be a second one, in another style.
+    path("admin/", include("crowd.admin_urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("crowd.account_urls")),
     path("scores/", include("scoring.urls")),

@@ -37,6 +37,25 @@ def test_a_researcher_on_a_staff_page_and_a_staff_member_on_a_worker_page_are_re
     assert "this account is not one" in response.content.decode()
 
 
+def test_the_admin_sends_a_visitor_to_the_sites_log_in_and_refuses_a_worker_in_words(client):
+    campaigns = reverse("admin:crowd_campaign_changelist")
+    response = client.get(campaigns, follow=True)
+    assert response.redirect_chain[-1][0] == f"{reverse('login')}?next={campaigns}"
+    client.force_login(make_worker(username="wanda").user)
+    response = client.get(campaigns, follow=True)
+    page = response.content.decode()
+    assert response.status_code == 403 and "This page is for staff." in page
+    assert "logged in as <strong>wanda</strong>" in page and 'id="login-form"' not in page
+
+
+def test_staff_logged_in_pass_the_admins_log_in_to_where_they_were_going(client):
+    client.force_login(make_staff())
+    response = client.get(reverse("admin:login"), {"next": "https://elsewhere.example/"})
+    assert response.status_code == 302 and response["Location"] == reverse("admin:index")
+    campaigns = reverse("admin:crowd_campaign_changelist")
+    assert client.get(reverse("admin:login"), {"next": campaigns})["Location"] == campaigns
+
+
 def test_a_form_without_its_csrf_token_is_refused_in_the_same_style():
     client = Client(enforce_csrf_checks=True)
     client.force_login(make_staff())

@@ -6,23 +6,7 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotations import services as annotations
-from collector import services as collector
-from collector.models import VideoFile
-from crowd import services as crowd
-from crowd.models import HitType, Tier
-from paracrowd_metrics.ratings_analysis import AnalysisOptions
-from research import services as research
-from research.correlation import correlation_parameters
-from tests.factories import (
-    make_paraphrase_source,
-    make_proposal,
-    make_researcher,
-    make_segment,
-    make_staff,
-    make_worker,
-)
-from tests.research.ratings import make_batch
+from tests.site_objects import ROLES, make_site
 
 pytestmark = pytest.mark.django_db
 
@@ -96,82 +80,9 @@ class PageChecker(HTMLParser):
 
 
 @pytest.fixture
-def site(settings):
-    """One of each kind of user, and an object behind every page that needs one."""
+def site(settings, media_root):
     settings.RELEASE_LICENSE = "cc-by-4.0"  # so that the research page shows the release form
-    worker = make_worker(tier=Tier.TWO)
-    segment = make_segment()
-    for text in ("A man is playing a guitar.", "A man plays the guitar."):
-        writer = make_worker()
-        assignment = crowd.assignment_claim(worker=writer, tier=Tier.ONE)
-        collector.description_submit(
-            assignment_id=assignment.pk, worker=writer, text=text, language="en"
-        )
-    (pair,) = annotations.pairs_sample(per_cluster=1, seed=0)
-    description = crowd.assignment_claim(worker=worker, tier=Tier.ONE)
-    video_collection = crowd.assignment_claim(
-        worker=worker, tier=Tier.ONE, kind=HitType.Kind.VIDEO_COLLECTION
-    )
-    alignment = crowd.assignment_claim(worker=worker, tier=Tier.ONE, kind=HitType.Kind.ALIGNMENT)
-    rating_batch = make_batch()
-    rating = crowd.assignment_claim(worker=worker, tier=Tier.ONE, kind=HitType.Kind.RATING)
-    make_paraphrase_source()
-    paraphrase = crowd.assignment_claim(worker=worker, tier=Tier.ONE, kind=HitType.Kind.PARAPHRASE)
-    staff = make_staff()
-    researcher = make_researcher()
-    ratings = "source,candidate,rating,references\n" + "".join(
-        f"a man sings,a man sings {n},{1 + n % 4},a man is singing ||| someone sings\n"
-        for n in range(6)
-    )
-    analysis = research.correlation_report_create(
-        user=researcher,
-        name="ratings.csv",
-        ratings_csv=ratings,
-        parameters=correlation_parameters(
-            text=ratings,
-            name="ratings.csv",
-            options=AnalysisOptions(draws=2, resamples=20, folds=3),
-            dimension=None,
-            meteor=False,
-        ),
-    )
-    research.correlation_report_run(report_id=analysis.pk)
-    video = VideoFile.objects.create(file="videos/clip.webm", title="A clip", uploaded_by=staff)
-    gold = crowd.gold_item_create(
-        item=make_segment().item, answer={"references": []}, source="test", created_by=None
-    )
-    arguments = {
-        "collector:describe": {"pk": description.pk},
-        "collector:propose": {"pk": video_collection.pk},
-        "collector:paraphrase": {"pk": paraphrase.pk},
-        "crowd:skip": {"pk": description.pk},
-        "annotations:align": {"pk": alignment.pk},
-        "research:rate": {"pk": rating.pk},
-        "research:rating_batch": {"pk": rating_batch.pk},
-        "review_pages:ratings": {"pk": rating_batch.pk},
-        "research:rating_batch_csv": {"pk": rating_batch.pk},
-        "research:rating_batch_consensus_csv": {"pk": rating_batch.pk},
-        "annotations:pair": {"pk": pair.pk},
-        "annotations:pair_trial": {"pk": pair.pk},
-        "scoring:cluster": {"segment_id": segment.pk},
-        "review:worker": {"pk": worker.pk},
-        "review:standing": {"pk": worker.pk},
-        "review:bonus": {"pk": worker.pk},
-        "review:gold_retire": {"pk": gold.pk},
-        "segment_review:proposal": {"pk": make_proposal().pk},
-        "segment_review:video": {"pk": video.pk},
-        "password_reset_confirm": {"uidb64": "MQ", "token": "set-password"},
-        "research:correlation": {"pk": analysis.pk},
-        "research:correlation_store_combined": {"pk": analysis.pk},
-        "research:release_file": {"number": 1, "name": "README.md"},
-    }
-    users = {
-        "anonymous": None,
-        "worker": worker.user,
-        "staff": staff,
-        "researcher": researcher,
-    }
-    return users, arguments
+    return make_site()
 
 
 def pages(arguments):
@@ -181,17 +92,15 @@ def pages(arguments):
 
 
 def test_every_url_of_ours_is_known_to_the_site_test(site):
-    _, arguments = site
-    assert len(list(pages(arguments))) > 20
+    assert len(list(pages(site.arguments_for("tier1")))) > 20
 
 
-@pytest.mark.parametrize("user", ["anonymous", "worker", "staff", "researcher"])
-def test_every_page_has_one_h1_and_a_label_for_every_control(client, site, user):
-    users, arguments = site
-    if users[user]:
-        client.force_login(users[user])
+@pytest.mark.parametrize("role", ROLES)
+def test_every_page_has_one_h1_and_a_label_for_every_control(client, site, role):
+    if site.users[role]:
+        client.force_login(site.users[role])
     problems, seen = {}, 0
-    for url in pages(arguments):
+    for url in pages(site.arguments_for(role)):
         response = client.get(url)
         if response.status_code != 200 or "text/html" not in response.get("Content-Type", ""):
             continue
