@@ -13,9 +13,11 @@ from paracrowd_metrics import default_tokenize
 from paracrowd_metrics.rating_consensus import (
     METHODS,
     pairs_with_consensus,
+    rating_categories,
     reliability_table,
 )
 from paracrowd_metrics.ratings import (
+    RatedPair,
     RatingError,
     RatingRecord,
     RatingScale,
@@ -34,6 +36,20 @@ RATINGS_MAX = 20_000
 DRAWS_MAX = 50
 RESAMPLES_MAX = 5_000
 FOLDS_MAX = 20
+
+
+# How one pair's judges may be combined (paracrowd_metrics.rating_consensus.METHODS), as a
+# page names them.
+CONSENSUS_LABELS = {
+    "mean": "their mean",
+    "dawid-skene": "Dawid–Skene, each judge weighted by their reliability",
+}
+assert tuple(CONSENSUS_LABELS) == METHODS
+
+
+class ConsensusError(RatingError):
+    """The judges cannot be combined as asked (an unknown method, or ratings Dawid–Skene
+    cannot weigh): a fault of the choice of consensus for these ratings, not of a line."""
 
 
 def ratings_correlate(
@@ -58,7 +74,7 @@ def ratings_correlate(
     dimensions = _kept_dimensions(dimensions, dimension)
     pairs = rated_pairs(records, dimensions, scale=scale)
     reliabilities = None
-    if _judges_weighted(records, consensus):
+    if consensus_check(records, pairs, dimensions, consensus):
         try:
             pairs, reliabilities = pairs_with_consensus(pairs, dimensions)
         except ValueError as error:
@@ -89,19 +105,33 @@ def ratings_correlate(
     return result
 
 
-def _judges_weighted(records: Sequence[RatingRecord], consensus: str) -> bool:
-    """Whether the judges are to be weighted (Dawid–Skene) rather than averaged. RatingError
-    for an unknown method, or, when weighting, a record that does not say who rated."""
+def consensus_check(
+    records: Sequence[RatingRecord],
+    pairs: Sequence[RatedPair],
+    dimensions: Sequence[str],
+    consensus: str,
+) -> bool:
+    """Whether the judges are to be weighted (Dawid–Skene) rather than averaged. A quick
+    check, before any estimate: ConsensusError for an unknown method or, when weighting, a
+    record that does not say who rated, or ratings on a continuous scale (more distinct
+    values than Dawid–Skene takes as categories)."""
     if consensus not in METHODS:
-        raise RatingError(f"no consensus {consensus!r}; choose {' or '.join(METHODS)}")
+        raise ConsensusError(f"no consensus {consensus!r}; choose {' or '.join(METHODS)}")
     if consensus == "mean":
         return False
     unnamed = next((record for record in records if not record.judge), None)
     if unnamed is not None:
-        raise RatingError(
+        raise ConsensusError(
             f"{unnamed.where or 'a rating'}: no judge named; weighting judges by their "
             "reliability needs to know who gave each rating"
         )
+    for dimension in dimensions:
+        try:
+            rating_categories(
+                ratings[dimension] for pair in pairs for ratings in pair.judges.values()
+            )
+        except ValueError as error:
+            raise ConsensusError(f"{dimension}: {error}") from None
     return True
 
 
@@ -208,11 +238,18 @@ def _scale_lines(scale: dict | None) -> list[str]:
 
 
 def correlation_parameters(
-    *, text: str, name: str, options: AnalysisOptions, dimension: str | None, meteor: bool
+    *,
+    text: str,
+    name: str,
+    options: AnalysisOptions,
+    dimension: str | None,
+    meteor: bool,
+    consensus: str = "mean",
 ) -> dict:
     """Check a ratings file and options a request sends, as the analysis will read them, and
-    return the job's parameters. RatingError naming the line (or the option) otherwise.
-    Bounded work: one query for the clusters named, no scoring."""
+    return the job's parameters. RatingError naming the line (or the option) otherwise;
+    ConsensusError when the judges cannot be combined by ``consensus``. Bounded work: one
+    query for the clusters named, no scoring, no estimate of the judges."""
     if len(text) > RATINGS_TEXT_MAX:
         raise RatingError(f"{name}: larger than {RATINGS_TEXT_MAX:,} characters")
     if options.draws > DRAWS_MAX or options.resamples > RESAMPLES_MAX or options.folds > FOLDS_MAX:
@@ -223,8 +260,15 @@ def correlation_parameters(
     if len(records) > RATINGS_MAX:
         raise RatingError(f"{name}: {len(records):,} ratings; at most {RATINGS_MAX:,}")
     kept = _kept_dimensions(dimensions, dimension)
-    check_enough_pairs(len(rated_pairs(records, kept)), options)
-    return {"options": asdict(options), "dimension": dimension, "meteor": meteor}
+    pairs = rated_pairs(records, kept)
+    check_enough_pairs(len(pairs), options)
+    consensus_check(records, pairs, kept, consensus)
+    return {
+        "options": asdict(options),
+        "dimension": dimension,
+        "meteor": meteor,
+        "consensus": consensus,
+    }
 
 
 def correlation_from_parameters(*, text: str, name: str, parameters: dict) -> dict:
@@ -238,6 +282,8 @@ def correlation_from_parameters(*, text: str, name: str, parameters: dict) -> di
         options=AnalysisOptions(**options),
         dimension=parameters["dimension"],
         meteor=parameters["meteor"],
+        # Reports asked for before the choice existed averaged their judges.
+        consensus=parameters.get("consensus", "mean"),
     )
 
 

@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from paracrowd_metrics import TOKENIZERS
 from paracrowd_metrics.correlation import DEFAULT_RESAMPLES
+from paracrowd_metrics.rating_consensus import METHODS as CONSENSUS_METHODS
 from paracrowd_metrics.ratings import DIMENSIONS as RATING_DIMENSIONS
 from paracrowd_metrics.ratings import SINGLE as SINGLE_RATING
 from paracrowd_metrics.ratings import RatingError
@@ -16,6 +17,7 @@ from .correlation import (
     FOLDS_MAX,
     RATINGS_TEXT_MAX,
     RESAMPLES_MAX,
+    ConsensusError,
     correlation_parameters,
 )
 from .splits import SEED_MAX
@@ -45,6 +47,17 @@ class CorrelationRequestSerializer(serializers.Serializer):
     seed = serializers.IntegerField(default=1, min_value=0, max_value=SEED_MAX)
     tokenize = serializers.ChoiceField(choices=sorted(TOKENIZERS), required=False)
     meteor = serializers.BooleanField(default=True)
+    consensus = serializers.ChoiceField(
+        choices=CONSENSUS_METHODS,
+        default="mean",
+        help_text="how one pair's judges are combined: their mean, or dawid-skene, weighting "
+        "each judge by their estimated reliability (needs the judge column and ratings on a "
+        "scale of at most 21 steps)",
+        error_messages={
+            "invalid_choice": f'"{{input}}" is not a consensus; choose '
+            f"{' or '.join(CONSENSUS_METHODS)}."
+        },
+    )
 
     def validate(self, attrs):
         try:
@@ -66,7 +79,10 @@ class CorrelationRequestSerializer(serializers.Serializer):
                 options=options,
                 dimension=attrs.get("dimension"),
                 meteor=attrs["meteor"],
+                consensus=attrs["consensus"],
             )
+        except ConsensusError as error:
+            raise serializers.ValidationError({"consensus": [str(error)]}) from None
         except RatingError as error:
             raise serializers.ValidationError({"ratings_csv": [str(error)]}) from None
         return attrs
@@ -82,10 +98,16 @@ class CorrelationReportSerializer(serializers.Serializer):
     seconds = serializers.FloatField(allow_null=True)
     error = serializers.CharField(allow_blank=True)
     parameters = serializers.DictField()
+    consensus = serializers.ChoiceField(
+        choices=CONSENSUS_METHODS,
+        read_only=True,
+        help_text="how one pair's judges were combined; with dawid-skene the result's "
+        "judge_reliability gives each judge's reliability per dimension",
+    )
     result = serializers.DictField(
         allow_null=True,
         help_text="when done: correlate_ratings --json's object (table, combined, "
-        "by_references, reference_curves, …)",
+        "by_references, reference_curves, consensus, judge_reliability with dawid-skene, …)",
     )
 
     def get_url(self, report) -> str:

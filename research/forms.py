@@ -10,10 +10,12 @@ from paracrowd_metrics.significance import DEFAULT_SAMPLES
 from scoring.services import combined_parameters
 
 from .correlation import (
+    CONSENSUS_LABELS,
     DRAWS_MAX,
     FOLDS_MAX,
     RATINGS_TEXT_MAX,
     RESAMPLES_MAX,
+    ConsensusError,
     correlation_parameters,
 )
 from .exports import FORMATS, ExportOptions
@@ -272,6 +274,13 @@ class CorrelationForm(forms.Form):
     )
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=1)
     meteor = forms.BooleanField(required=False, initial=True, label="METEOR-style row")
+    consensus = forms.ChoiceField(
+        choices=CONSENSUS_LABELS.items(),
+        initial="mean",
+        label="Combine a pair's judges by",
+        help_text="Dawid–Skene needs the judge column and ratings on a scale of at most 21 "
+        "steps; the result then gives each judge's reliability",
+    )
 
     def clean(self):
         data = super().clean()
@@ -303,7 +312,11 @@ class CorrelationForm(forms.Form):
                 options=options,
                 dimension=data["dimension"] or None,
                 meteor=data["meteor"],
+                consensus=data["consensus"],
             )
+        except ConsensusError as error:
+            self.add_error("consensus", str(error))
+            return data
         except (RatingError, ValueError) as error:
             self.add_error("references" if "--references" in str(error) else "ratings", str(error))
             return data

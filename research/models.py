@@ -238,8 +238,8 @@ class CorrelationReport(Report):
     )
     name = models.CharField(max_length=200)
     ratings_csv = models.TextField()
-    # The analysis options (AnalysisOptions' fields), the dimension kept (or null) and
-    # whether the METEOR-style row is computed.
+    # The analysis options (AnalysisOptions' fields), the dimension kept (or null), whether
+    # the METEOR-style row is computed and how one pair's judges are combined.
     parameters = models.JSONField()
 
     class Meta(Report.Meta):
@@ -247,6 +247,12 @@ class CorrelationReport(Report):
 
     def __str__(self):
         return f"correlation of {self.name} ({self.state})"
+
+    @property
+    def consensus(self) -> str:
+        """How one pair's judges are combined: "mean" or "dawid-skene" (reports asked for
+        before the choice existed averaged them)."""
+        return self.parameters.get("consensus", "mean")
 
 
 class Release(models.Model):

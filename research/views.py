@@ -23,7 +23,7 @@ from .api import (
     stored_file_response,
     system_score_jobs_visible_to,
 )
-from .correlation import correlation_chart
+from .correlation import CONSENSUS_LABELS, correlation_chart
 from .forms import CorrelationForm, ExportForm, FilterForm, SystemComparisonForm
 from .models import ExportJob, Release
 from .releases import services as releases
@@ -132,18 +132,23 @@ def correlations(request):
 
 @researcher_required
 def correlation(request, pk):
-    """One analysis: Table 4 with intervals, the fitted combined score and the Figure 4
-    curves. Someone else's analysis answers 404 (staff see all)."""
+    """One analysis: how its judges were combined (with Dawid–Skene, each judge's
+    reliability), Table 4 with intervals, the fitted combined score and the Figure 4 curves.
+    Someone else's analysis answers 404 (staff see all)."""
     report = get_object_or_404(
         correlation_reports_visible_to(request.user).defer("ratings_csv"), pk=pk
     )
-    context = {"report": report}
+    context = {"report": report, "consensus": CONSENSUS_LABELS[report.consensus]}
     if report.result:
         context["chart"] = correlation_chart(report.result)
         dimensions = report.result["dimensions"]
         context["dimensions"] = dimensions
         context["rows"] = [
             (row["label"], [row["cells"][d] for d in dimensions]) for row in report.result["table"]
+        ]
+        context["reliabilities"] = [
+            (row["judge"], row["ratings"], [row["reliability"][d] for d in dimensions])
+            for row in report.result.get("judge_reliability", [])
         ]
     return render(request, "research/correlation.html", context)
 

@@ -61,6 +61,20 @@ class RatingConsensus:
 MAX_CATEGORIES = 21
 
 
+def rating_categories(values: Iterable[float]) -> tuple[float, ...]:
+    """The distinct rating values, in order: the categories Dawid–Skene weighs judges over.
+    ValueError when there are more than MAX_CATEGORIES."""
+    categories = tuple(sorted({float(value) for value in values}))
+    if len(categories) > MAX_CATEGORIES:
+        # Each judge has a categories × categories confusion matrix: ratings on a continuous
+        # scale (an average, 3.8 of 5) are not categories, and would make it enormous.
+        raise ValueError(
+            f"{len(categories)} different rating values; Dawid–Skene weighs judges over at "
+            f"most {MAX_CATEGORIES} categories (ratings on a fixed scale of steps)"
+        )
+    return categories
+
+
 def dawid_skene(
     ratings: Iterable[tuple[Hashable, Hashable, float]],
     *,
@@ -82,14 +96,7 @@ def dawid_skene(
         return RatingConsensus({}, {}, (), 0, True)
     items = sorted({item for item, _, _ in triples})
     judges = sorted({judge for _, judge, _ in triples})
-    categories = tuple(sorted({value for _, _, value in triples}))
-    if len(categories) > MAX_CATEGORIES:
-        # Each judge has a categories × categories confusion matrix: ratings on a continuous
-        # scale (an average, 3.8 of 5) are not categories, and would make it enormous.
-        raise ValueError(
-            f"{len(categories)} different rating values; Dawid–Skene weighs judges over at "
-            f"most {MAX_CATEGORIES} categories (ratings on a fixed scale of steps)"
-        )
+    categories = rating_categories(value for _, _, value in triples)
     item_index = {item: n for n, item in enumerate(items)}
     judge_index = {judge: n for n, judge in enumerate(judges)}
     category_index = {value: n for n, value in enumerate(categories)}
