@@ -277,10 +277,15 @@ class CorrelationForm(forms.Form):
     consensus = forms.ChoiceField(
         choices=CONSENSUS_LABELS.items(),
         initial="mean",
+        required=False,
         label="Combine a pair's judges by",
         help_text="Dawid–Skene needs the judge column and ratings on a scale of at most 21 "
         "steps; the result then gives each judge's reliability",
     )
+
+    def clean_consensus(self):
+        # Left out, as by a form posted before the choice existed: the judges' mean.
+        return self.cleaned_data["consensus"] or "mean"
 
     def clean(self):
         data = super().clean()
