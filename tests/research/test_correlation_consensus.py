@@ -6,9 +6,10 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from paracrowd_metrics.rating_consensus import METHODS
 from paracrowd_metrics.ratings_analysis import AnalysisOptions
 from research import services
-from research.correlation import correlation_parameters
+from research.correlation import CONSENSUS_LABELS, correlation_parameters
 from research.models import CorrelationReport
 from tests.conftest import wait_for
 from tests.factories import make_researcher
@@ -98,6 +99,10 @@ def test_ratings_dawid_skene_cannot_weigh_are_refused_on_the_consensus(change, m
     assert not CorrelationReport.objects.exists()
     # Their mean is another matter.
     assert post(api, ratings_csv=text).status_code == 202
+
+
+def test_the_page_names_every_consensus_the_analysis_knows():
+    assert tuple(CONSENSUS_LABELS) == METHODS
 
 
 @pytest.mark.django_db
