@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db import transaction
 from django.db.models import Count
 
 from . import campaign_admin  # noqa: F401  (registers the campaign pages)
@@ -47,9 +48,11 @@ class WorkSettingsAdmin(admin.ModelAdmin):
         work_settings_delete(record=obj, deleted_by=request.user)
 
     def delete_queryset(self, request, queryset):
-        # The list's "delete selected" action: one audit entry per record, as one by one.
-        for record in queryset:
-            work_settings_delete(record=record, deleted_by=request.user)
+        # The list's "delete selected" action: one audit entry per record, as one by one, and
+        # all of them or none.
+        with transaction.atomic():
+            for record in queryset:
+                work_settings_delete(record=record, deleted_by=request.user)
 
 
 class QualificationInline(admin.TabularInline):

@@ -39,7 +39,8 @@ def work_settings_save(*, record: QualityRule | HitType, saved_by) -> AuditEntry
 
 def work_settings_delete(*, record: QualityRule | HitType, deleted_by) -> AuditEntry:
     """Delete ``record`` and audit-log it with the values it had. Deleting a quality rule puts
-    its kind of check back on the default rule (see ``quality_rule``)."""
+    its kind of check back on the default rule (see ``quality_rule``); a deleted HIT type comes
+    back with the study's defaults when next needed (``HitType.objects.for_kind``)."""
     with transaction.atomic():
         shown = ", ".join(f"{name} {value}" for name, value in _values(record).items())
         entry = _audit(record, deleted_by, f"Deleted {_name(record)} ({shown})", changes=None)
