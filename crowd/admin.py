@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db import transaction
 from django.db.models import Count
 
 from . import campaign_admin  # noqa: F401  (registers the campaign pages)
@@ -15,7 +16,11 @@ from .models import (
     QualityRule,
     Worker,
 )
-from .services import ledger_entry_platform_payment
+from .services import (
+    ledger_entry_platform_payment,
+    work_settings_delete,
+    work_settings_save,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -30,6 +35,24 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class WorkSettingsAdmin(admin.ModelAdmin):
+    """Settings that decide what is asked of workers and how they are judged: every create,
+    change and delete goes through the work-settings services, which audit-log it."""
+
+    def save_model(self, request, obj, form, change):
+        work_settings_save(record=obj, saved_by=request.user)
+
+    def delete_model(self, request, obj):
+        work_settings_delete(record=obj, deleted_by=request.user)
+
+    def delete_queryset(self, request, queryset):
+        # The list's "delete selected" action: one audit entry per record, as one by one, and
+        # all of them or none.
+        with transaction.atomic():
+            for record in queryset:
+                work_settings_delete(record=record, deleted_by=request.user)
 
 
 class QualificationInline(admin.TabularInline):
@@ -94,7 +117,7 @@ class QualificationAdmin(ReadOnlyAdmin):
 
 
 @admin.register(HitType)
-class HitTypeAdmin(admin.ModelAdmin):
+class HitTypeAdmin(WorkSettingsAdmin):
     list_display = [
         "kind",
         "title",
@@ -175,7 +198,7 @@ class PayoutAdmin(ReadOnlyAdmin):
 
 
 @admin.register(QualityRule)
-class QualityRuleAdmin(admin.ModelAdmin):
+class QualityRuleAdmin(WorkSettingsAdmin):
     """The warn and stop rule of each kind of quality check (see crowd.services.quality)."""
 
     list_display = ["check_kind", "warn_after", "stop_after", "window"]

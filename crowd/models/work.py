@@ -477,6 +477,8 @@ class AuditEntry(models.Model):
         PAYOUT = "payout", "Recorded a payout"
         CAMPAIGN = "campaign", "Changed a campaign"
         PLATFORM = "platform", "Told the crowd platform"
+        # A quality rule or a HIT type created, changed or deleted in the admin.
+        SETTINGS = "settings", "Changed work settings"
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"

@@ -88,6 +88,7 @@ from .sessions import (
     session_task,
 )
 from .study_links import study_link_address, study_link_confirm, study_link_sheets
+from .work_settings import work_settings_delete, work_settings_save
 from .workers import (
     arrival_count,
     arrival_windows_forget,
@@ -177,4 +178,6 @@ __all__ = [
     "worker_from_platform",
     "worker_has_access",
     "worker_unblock",
+    "work_settings_delete",
+    "work_settings_save",
 ]

@@ -1,5 +1,6 @@
 """How a description came into its box, in a real browser: a real paste (from the clipboard,
-with Ctrl+V) is flagged in review, text typed key by key at a person's pace is not, and where
+with Ctrl+V) is flagged in review, text typed key by key at a person's pace is not, a text
+written while the worker was in another tab is shown but never counted against them, and where
 staff forbid pasting the page blocks it."""
 
 from pathlib import Path
@@ -9,7 +10,8 @@ from django.core.files import File
 from playwright.sync_api import expect
 
 from collector.models import Description, Segment
-from crowd.models import HitType
+from collector.services.typing import TYPING_CHECK
+from crowd.models import AuditEntry, HitType, QualityCheck
 from tests.factories import make_segment, make_staff, make_worker
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -57,6 +59,29 @@ def paste(page, box, text):
     page.keyboard.press("ControlOrMeta+V")
 
 
+def leave_for_another_tab(page, *, away_ms):
+    """The worker opens another tab, stays ``away_ms`` on the page's clock, and comes back.
+
+    Playwright tells every page it has the focus, whichever tab is in front; with that turned
+    off for this page (Chromium's focus emulation), opening a second tab takes the window's
+    focus from it and bringing it back to the front returns it, so the page sees the real
+    ``blur`` and ``focus`` a tab switch fires. (Headless Chromium keeps every tab visible, so
+    ``visibilitychange`` does not fire.) The time away passes on the page's installed clock,
+    not by waiting."""
+    page.context.new_cdp_session(page).send(
+        "Emulation.setFocusEmulationEnabled", {"enabled": False}
+    )
+    other = page.context.new_page()
+    try:
+        other.bring_to_front()
+        page.wait_for_function("() => !document.hasFocus()")
+        page.clock.fast_forward(away_ms)
+        page.bring_to_front()
+        page.wait_for_function("() => document.hasFocus()")
+    finally:
+        other.close()
+
+
 def submit(page):
     page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.get_by_text("Thank you! Your description was saved.")).to_be_visible()
@@ -94,6 +119,40 @@ def test_pasted_text_is_flagged_in_review_and_typed_text_is_not(page, hosted_seg
     expect(page.locator(f"#typing-{pasted.pk}")).to_contain_text("1 paste")
     expect(page.locator(f"#typing-{typed.pk}")).to_contain_text("Typed on the page")
     expect(page.locator(f"#typing-{typed.pk}")).not_to_contain_text("⚑")
+
+
+def test_text_written_in_the_background_is_shown_in_review_and_never_counted(page, hosted_segment):
+    worker = make_worker(username="wendy")
+    make_staff(username="ada")
+    # Installed before the task page opens, so the page times everything on this clock.
+    page.clock.install()
+
+    log_in(page, "wendy")
+    box = open_task(page)
+    box.click()
+    page.keyboard.type(TYPED[:24], delay=KEY_DELAY_MS)
+    leave_for_another_tab(page, away_ms=120_000)
+    box.focus()
+    box.press("End")
+    page.keyboard.type(TYPED[24:], delay=KEY_DELAY_MS)
+    submit(page)
+
+    description = Description.objects.get()
+    assert description.text == TYPED
+    assert description.typing_focus_losses == 1
+    # Two minutes away, against a few seconds of typing either side.
+    assert description.typing_background_ms >= 120_000
+    assert description.typing_signals == ["background"]
+    # Shown, never counted: no failed typing check, so the warn/stop rule has nothing to act on.
+    assert not QualityCheck.objects.filter(worker=worker, kind=TYPING_CHECK).exists()
+    assert not AuditEntry.objects.filter(worker=worker).exists()
+
+    log_in(page, "ada", next_url="/review/descriptions/")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Review descriptions")
+    cell = page.locator(f"#typing-{description.pk}")
+    expect(cell).to_contain_text("⚑ Written with the page in the background")
+    expect(cell).to_contain_text("page left 1×")
+    expect(cell.locator(".typing-provenance")).to_have_attribute("data-typing", "background")
 
 
 def test_where_pasting_is_forbidden_the_page_says_so_and_blocks_the_paste(page, hosted_segment):
