@@ -41,13 +41,14 @@ def align(request, pk, worker):
     links = request.POST.get("links", "")
     saved = _save(assignment, worker, links, NOTHING_CORRESPONDS in request.POST)
     if isinstance(saved, bool):
-        messages.success(
+        return after_submit(
             request,
-            "Thank you! Your alignment was saved."
-            if saved
-            else "You had already submitted this task; it was saved once.",
+            worker,
+            kind=HitType.Kind.ALIGNMENT,
+            tier=assignment.hit.tier,
+            created=saved,
+            thanks="Your alignment was saved.",
         )
-        return after_submit(request, worker, kind=HitType.Kind.ALIGNMENT, tier=assignment.hit.tier)
     return _own_align_page(request, assignment, links=links, error=saved)
 
 

@@ -39,13 +39,14 @@ def paraphrase(request, pk, worker):
     created = _submit(assignment, worker, form)
     if created is None:
         return _own_task_page(request, assignment, form)
-    messages.success(
+    return after_submit(
         request,
-        "Thank you! Your paraphrase was saved."
-        if created
-        else "You had already submitted this task; it was saved once.",
+        worker,
+        kind=HitType.Kind.PARAPHRASE,
+        tier=assignment.hit.tier,
+        created=created,
+        thanks="Your paraphrase was saved.",
     )
-    return after_submit(request, worker, kind=HitType.Kind.PARAPHRASE, tier=assignment.hit.tier)
 
 
 @shows_task(HitType.Kind.PARAPHRASE)

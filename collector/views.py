@@ -46,11 +46,15 @@ def describe(request, pk, worker):
         # look-up here; a refused one (another worker's task included) is shown below.
         result = _submit(pk, worker, form)
         if result is not None:
-            if result[1]:
-                messages.success(request, "Thank you! Your description was saved.")
-            else:
-                messages.info(request, "You had already submitted this task; it was saved once.")
-            return after_submit(request, worker, kind=HitType.Kind.DESCRIPTION, tier=result[0].tier)
+            description, created = result
+            return after_submit(
+                request,
+                worker,
+                kind=HitType.Kind.DESCRIPTION,
+                tier=description.tier,
+                created=created,
+                thanks="Your description was saved.",
+            )
     return describe_page(request, pk, worker, form)
 
 
@@ -72,14 +76,13 @@ def propose(request, pk, worker):
     created = _propose(assignment, worker, form)
     if created is None:
         return _own_proposal_page(request, assignment, form)
-    messages.success(
-        request,
-        "Thank you! Your segment was sent for review."
-        if created
-        else "You had already submitted this task; it was saved once.",
-    )
     return after_submit(
-        request, worker, kind=HitType.Kind.VIDEO_COLLECTION, tier=assignment.hit.tier
+        request,
+        worker,
+        kind=HitType.Kind.VIDEO_COLLECTION,
+        tier=assignment.hit.tier,
+        created=created,
+        thanks="Your segment was sent for review.",
     )
 
 

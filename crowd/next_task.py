@@ -80,9 +80,14 @@ def show_task(request, worker, pk, *, kind):
     return _PAGE_VIEWS[kind](request, pk, worker)
 
 
-def after_submit(request, worker, *, kind, tier):
-    """Submit and next: after saving a task of ``kind`` in ``tier``, the next one like it, or
-    the dashboard when the worker pressed the page's second button (``STOP``)."""
+def after_submit(request, worker, *, kind, tier, created, thanks):
+    """Submit and next: after saving a task of ``kind`` in ``tier``, thank the worker
+    (``thanks``, when it was ``created`` now rather than sent before) and answer with the next
+    one like it, or the dashboard when the worker pressed the page's second button (``STOP``)."""
+    if created:
+        messages.success(request, f"Thank you! {thanks}")
+    else:
+        messages.info(request, "You had already submitted this task; it was saved once.")
     if request.POST.get(STOP[0]) == STOP[1]:
         return redirect(DASHBOARD)
     return next_task(request, worker, kind=kind, tier=tier)

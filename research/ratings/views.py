@@ -82,13 +82,14 @@ def rate(request, pk, worker):
     assignment = own_assignment(pk, worker, KIND, related=RELATED)
     saved = _save(assignment, worker, request.POST)
     if isinstance(saved, bool):
-        messages.success(
+        return after_submit(
             request,
-            "Thank you! Your rating was saved."
-            if saved
-            else "You had already submitted this task; it was saved once.",
+            worker,
+            kind=KIND,
+            tier=assignment.hit.tier,
+            created=saved,
+            thanks="Your rating was saved.",
         )
-        return after_submit(request, worker, kind=KIND, tier=assignment.hit.tier)
     return _own_rate_page(request, assignment, values=request.POST, error=saved)
 
 
