@@ -221,15 +221,29 @@ def scenario_redis_down(port: int, redis_server: RedisServer, *, submissions: in
 RECOVERY_PATIENCE = 30  # seconds a terminated round may take to answer well again
 
 
-def _wait_for_good_answer(statuses, *, since: float, seconds: float) -> None:
-    # Recovered as the scenario measures it: a good answer later than every failed one.
+def _recovery_seconds(statuses, *, since: float, seconds: float, settle: float = 0.5) -> float:
+    """Seconds from ``since`` (a kill) to the first good answer later than every failed one,
+    or inf when none comes within ``seconds``. Checked again after ``settle`` seconds: a
+    request in flight at the kill may still fail after the first good answer, and then the
+    site has recovered only once a good answer follows that failure too."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        after = [(at, status) for at, status in list(statuses) if at > since]
-        failed = [at for at, status in after if status != 200]
-        if any(status == 200 and (not failed or at > max(failed)) for at, status in after):
-            return
-        time.sleep(0.05)
+        if _good_after_failures(statuses, since) is None:
+            time.sleep(0.05)
+            continue
+        time.sleep(settle)
+        good = _good_after_failures(statuses, since)
+        if good is not None:
+            return good - since
+    return math.inf
+
+
+def _good_after_failures(statuses, since: float) -> float | None:
+    """When the first good answer after ``since`` that is later than every failed one came."""
+    after = [(at, status) for at, status in list(statuses) if at > since]
+    failed = [at for at, status in after if status != 200]
+    good = [at for at, status in after if status == 200 and (not failed or at > max(failed))]
+    return min(good, default=None)
 
 
 def scenario_backends_terminated(port: int, server: dict, *, rounds: int) -> dict:
@@ -262,7 +276,7 @@ def scenario_backends_terminated(port: int, server: dict, *, rounds: int) -> dic
         port=server["PORT"],
     )
     killer.autocommit = True
-    terminated, kills, recoveries = 0, [], []
+    terminated, recoveries = 0, []
     try:
         time.sleep(1)
         for _ in range(rounds):
@@ -273,21 +287,16 @@ def scenario_backends_terminated(port: int, server: dict, *, rounds: int) -> dic
                     " AND backend_type = 'client backend'"
                 )
                 terminated += cursor.fetchone()[0]
-            kills.append(time.monotonic())
-            # The next round waits until the site has answered well again (or gives up): a
+            # The next round starts once the site has answered well again (or gave up): a
             # fixed pause would call a slow machine's recovery a failure.
-            _wait_for_good_answer(statuses, since=kills[-1], seconds=RECOVERY_PATIENCE)
-            time.sleep(0.5)
+            recoveries.append(
+                _recovery_seconds(statuses, since=time.monotonic(), seconds=RECOVERY_PATIENCE)
+            )
     finally:
         stop.set()
         for thread in threads:
             thread.join()
         killer.close()
-    for at, until in zip(kills, [*kills[1:], math.inf], strict=True):
-        after = [(t, status) for t, status in statuses if at <= t < until]
-        failed = [t for t, status in after if status != 200]
-        good = [t for t, status in after if status == 200 and (not failed or t > max(failed))]
-        recoveries.append(good[0] - at if good else math.inf)
     errors = [status for _, status in statuses if status != 200]
     return {
         "requests": len(statuses),
