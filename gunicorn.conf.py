@@ -19,3 +19,6 @@ workers = int(os.environ.get("WEB_WORKERS", 2 * cores + 1))
 threads = int(os.environ.get("WEB_THREADS", 2))
 # Seconds an idle connection stays open for the browser's next request (threaded workers).
 keepalive = int(os.environ.get("WEB_KEEPALIVE", 10))
+# gunicorn's largest request line: the site refuses addresses over 4,094 characters itself, in
+# its own words (paracrowd.request_text.ADDRESS_MAX); only longer lines get gunicorn's 414.
+limit_request_line = 8190

@@ -10,7 +10,8 @@ headers the site reads — is checked here once, and a request carrying anything
 whole with a 400 that says so (JSON on the API); nothing it asked for is done.
 
 Bodies over Django's limits (DATA_UPLOAD_MAX_MEMORY_SIZE, DATA_UPLOAD_MAX_NUMBER_FIELDS, ...)
-are answered here too, with a page that says which limit was passed.
+are answered here too, with a page that says which limit was passed, and so are addresses
+longer than ADDRESS_MAX (414).
 """
 
 import json
@@ -36,6 +37,11 @@ REPLACEMENT = "\ufffd"
 READ_HEADERS = ("HTTP_AUTHORIZATION", "HTTP_X_FORWARDED_FOR", "HTTP_RANGE")
 MESSAGES_COOKIE = "messages"
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+# The longest address (path and query string) answered: gunicorn's own default limit of the
+# request line, so no address is refused that was served before. gunicorn.conf.py lets gunicorn
+# take lines up to 8,190 bytes, so that up to there the refusal comes from here, in the site's
+# words (JSON on the API), rather than as gunicorn's bare 414 page.
+ADDRESS_MAX = 4094
 
 NOT_TEXT = (
     "{where} holds characters that are not text: bytes that are not valid UTF-8, a NUL, a lone "
@@ -161,6 +167,7 @@ def _limit_passed(error: Exception) -> tuple[int, str] | None:
 WHAT_TO_DO = {
     400: "Send text only: UTF-8, without NUL, lone surrogates or control characters.",
     413: "Send less at once: split the file, or the request, into smaller ones.",
+    414: "Ask with fewer or shorter parameters.",
 }
 
 
@@ -182,13 +189,19 @@ def bad_request(request, exception=None):
 
 
 class RequestTextMiddleware:
-    """Every request: 400 when a text it carries is not text, 413 when it is over a size limit;
-    the view is not called either way."""
+    """Every request: 400 when a text it carries is not text, 413 when it is over a size limit,
+    414 when its address is; the view is not called in any of these cases."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        if len(request.path) + len(request.META.get("QUERY_STRING", "")) > ADDRESS_MAX:
+            message = (
+                f"The address is too long: at most {ADDRESS_MAX:,} characters with its query "
+                "string. Nothing was done."
+            )
+            return refusal(request, 414, message)
         try:
             where = request_not_text(request)
         except (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent) as error:

@@ -26,6 +26,7 @@ ERROR_RESPONSES = {
     "403": ("Not a researcher.", ERROR),
     "404": ("No such item (or not yours), or a page cursor that is not valid.", ERROR),
     "413": ("The body is over a size limit (the detail says which).", ERROR),
+    "414": ("The address with its query string is over its length limit.", ERROR),
     "429": ("Too many requests: wait the seconds Retry-After gives.", ERROR),
 }
 

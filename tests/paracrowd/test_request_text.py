@@ -1,6 +1,6 @@
 """Every text reaching the site is text: NUL, lone surrogates, undecodable bytes and control
-characters are refused with a 400 that says so (JSON on the API) before any view runs, and
-bodies over a limit get a 413 that says which."""
+characters are refused with a 400 that says so (JSON on the API) before any view runs,
+bodies over a limit get a 413 that says which, and addresses over theirs a 414."""
 
 import json
 
@@ -10,6 +10,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from crowd.models import Worker
+from paracrowd.request_text import ADDRESS_MAX
 from research.models import ExportJob
 from tests.factories import make_researcher
 
@@ -163,3 +164,24 @@ def test_too_many_fields_answers_413_saying_how_many(client, settings):
     response = client.post(reverse("signup"), {f"f{n}": "x" for n in range(20)})
     assert response.status_code == 413
     assert "too many fields: at most 10" in response.content.decode()
+
+
+def test_an_api_address_over_its_length_limit_answers_414_in_json(api):
+    path = reverse("research-api:direct-paraphrases")
+    response = api.get(path, QUERY_STRING="language=" + "e" * ADDRESS_MAX)
+    assert response.status_code == 414
+    assert response.json() == {
+        "detail": f"The address is too long: at most {ADDRESS_MAX:,} characters with its query "
+        "string. Nothing was done.",
+        "status": 414,
+        "help": "Ask with fewer or shorter parameters.",
+    }
+
+
+def test_a_page_address_over_its_length_limit_answers_414_with_a_page(client):
+    path = reverse("login")
+    page = client.get(path, QUERY_STRING="next=" + "x" * (ADDRESS_MAX - len(path) - 4))
+    assert page.status_code == 414
+    assert f"at most {ADDRESS_MAX:,} characters" in page.content.decode()
+    exactly = client.get(path, QUERY_STRING="next=" + "x" * (ADDRESS_MAX - len(path) - 5))
+    assert exactly.status_code == 200
