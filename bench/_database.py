@@ -21,9 +21,7 @@ def server_settings(database: str) -> dict:
     ``URL``, a DATABASE_URL for it."""
     if database in NEVER_TOUCH:
         raise ValueError(f"a benchmark may not recreate {database}")
-    config = dj_database_url.parse(
-        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd")
-    )
+    config = dj_database_url.parse(_configured_url())
     config.update(NAME=database, PORT=str(config["PORT"] or 5432))
     password = f":{quote(config['PASSWORD'], safe='')}" if config["PASSWORD"] else ""
     config["URL"] = (
@@ -37,10 +35,13 @@ def scratch_name(purpose: str) -> str:
     """A database name of DATABASE_URL's server for one run of ``purpose``: the configured
     database's name, the purpose and this process's id, so that two runs on one server (two
     checkouts, two people) never share one, and none is the configured database itself."""
-    configured = dj_database_url.parse(
-        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd")
-    )["NAME"]
+    configured = dj_database_url.parse(_configured_url())["NAME"]
     return f"{configured}_{purpose}_{os.getpid()}"[:63]
+
+
+def _configured_url() -> str:
+    # The project's default, as the Makefile and settings have it.
+    return os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd")
 
 
 @contextmanager

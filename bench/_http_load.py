@@ -234,6 +234,18 @@ class Tally:
         return sum(len(values) for values in self.latencies.values())
 
 
+def description_form(number: int) -> dict:
+    """A description as the task page posts it, with "Submit and back to my work": the loop
+    measured is next task, submit."""
+    return {
+        "text": f"A person is slicing tomato number {number} on a wooden board.",
+        "language": "en",
+        "other_language": "",
+        "comment": "",
+        "then": "dashboard",
+    }
+
+
 def page_address(body: bytes) -> str:
     """The address a page names for itself (a task page answering a form), or ""."""
     found = CANONICAL.search(body)
@@ -273,16 +285,7 @@ def work(browser: Browser, clock: dict, tally: Tally, *, urls: dict, with_dashbo
                 continue
             stage = "submit"
             number += 1
-            text = f"A person is slicing tomato number {number} on a wooden board."
-            # "Submit and back to my work": the loop measured is next task, submit.
-            form = {
-                "text": text,
-                "language": "en",
-                "other_language": "",
-                "comment": "",
-                "then": "dashboard",
-            }
-            status, location = timed("submit", "POST", task, form)
+            status, location = timed("submit", "POST", task, description_form(number))
             if status == 200:  # the form came back with the reason it was refused
                 tally.refused += 1
                 continue

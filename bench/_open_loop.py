@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 
 import psycopg2
 
+from bench._http_load import description_form
 from bench._raw_reference import CLAIM, submit_claimed
 
 # The rule: every endpoint's 99th percentile under this.
@@ -240,16 +241,7 @@ class HttpActor(_Workers):
     def submit(self, browser) -> bool:
         browser.close()
         browser.number = getattr(browser, "number", 0) + 1
-        text = f"A person is slicing tomato number {browser.number} on a wooden board."
-        # "Submit and back to my work": the loop measured is next task, submit.
-        form = {
-            "text": text,
-            "language": "en",
-            "other_language": "",
-            "comment": "",
-            "then": "dashboard",
-        }
-        status, location = browser.request("POST", browser.task, form)
+        status, location = browser.request("POST", browser.task, description_form(browser.number))
         return status == 302 and location == self.urls["dashboard"]
 
 

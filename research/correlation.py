@@ -24,7 +24,12 @@ from paracrowd_metrics.ratings import (
     rated_pairs,
     scale_of,
 )
-from paracrowd_metrics.ratings_analysis import AnalysisOptions, analyse_ratings, check_enough_pairs
+from paracrowd_metrics.ratings_analysis import (
+    AnalysisOptions,
+    analyse_ratings,
+    check_enough_pairs,
+    reference_counts,
+)
 from scoring.ratings_file import ratings_from_text
 from scoring.services import meteor_configuration
 
@@ -234,6 +239,21 @@ def _scale_lines(scale: dict | None) -> list[str]:
         f"Ratings on {stated}, read from the data (its lowest and highest ratings rounded "
         "out); state the scale with --scale if it is another. Pearson's r does not depend on it."
     ]
+
+
+def analysis_options(fields) -> AnalysisOptions:
+    """The analysis options the job page's form or the API's request names: ``references`` as
+    typed ("1,2,4,all"), ``bootstrap`` resamples. RatingError when the references cannot be
+    read."""
+    return AnalysisOptions(
+        reference_counts=reference_counts(fields["references"]),
+        with_source=fields["with_source"],
+        folds=fields["folds"],
+        seed=fields["seed"],
+        draws=fields["draws"],
+        resamples=fields["bootstrap"],
+        tokenize=fields.get("tokenize", ""),
+    )
 
 
 def correlation_parameters(

@@ -10,7 +10,6 @@ from paracrowd_metrics.rating_consensus import METHODS as CONSENSUS_METHODS
 from paracrowd_metrics.ratings import DIMENSIONS as RATING_DIMENSIONS
 from paracrowd_metrics.ratings import SINGLE as SINGLE_RATING
 from paracrowd_metrics.ratings import RatingError
-from paracrowd_metrics.ratings_analysis import AnalysisOptions, reference_counts
 
 from .correlation import (
     DRAWS_MAX,
@@ -18,6 +17,7 @@ from .correlation import (
     RATINGS_TEXT_MAX,
     RESAMPLES_MAX,
     ConsensusError,
+    analysis_options,
     correlation_parameters,
 )
 from .splits import SEED_MAX
@@ -61,15 +61,7 @@ class CorrelationRequestSerializer(serializers.Serializer):
 
     def validate(self, attrs):
         try:
-            options = AnalysisOptions(
-                reference_counts=reference_counts(attrs["references"]),
-                with_source=attrs["with_source"],
-                folds=attrs["folds"],
-                seed=attrs["seed"],
-                draws=attrs["draws"],
-                resamples=attrs["bootstrap"],
-                tokenize=attrs.get("tokenize", ""),
-            )
+            options = analysis_options(attrs)
         except RatingError as error:
             raise serializers.ValidationError({"references": [str(error)]}) from None
         try:

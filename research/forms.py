@@ -5,7 +5,6 @@ from django.utils.http import urlencode
 
 from paracrowd_metrics.correlation import DEFAULT_RESAMPLES
 from paracrowd_metrics.ratings import DIMENSIONS, SINGLE, RatingError
-from paracrowd_metrics.ratings_analysis import AnalysisOptions, reference_counts
 from paracrowd_metrics.significance import DEFAULT_SAMPLES
 from scoring.services import combined_parameters
 
@@ -16,6 +15,7 @@ from .correlation import (
     RATINGS_TEXT_MAX,
     RESAMPLES_MAX,
     ConsensusError,
+    analysis_options,
     correlation_parameters,
 )
 from .exports import FORMATS, ExportOptions
@@ -302,19 +302,10 @@ class CorrelationForm(forms.Form):
             self.add_error("ratings", f"{name}: not UTF-8 text.")
             return data
         try:
-            options = AnalysisOptions(
-                reference_counts=reference_counts(data["references"]),
-                with_source=data["with_source"],
-                folds=data["folds"],
-                seed=data["seed"],
-                draws=data["draws"],
-                resamples=data["bootstrap"],
-                tokenize="",
-            )
             data["parameters"] = correlation_parameters(
                 text=text,
                 name=name,
-                options=options,
+                options=analysis_options(data),
                 dimension=data["dimension"] or None,
                 meteor=data["meteor"],
                 consensus=data["consensus"],

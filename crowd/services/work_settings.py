@@ -20,8 +20,9 @@ def work_settings_save(*, record: QualityRule | HitType, saved_by) -> AuditEntry
     with transaction.atomic():
         if record.pk is None:
             record.save()
-            shown = ", ".join(f"{name} {value}" for name, value in _values(record).items())
-            return _audit(record, saved_by, f"Created {_name(record)}: {shown}", changes=None)
+            return _audit(
+                record, saved_by, f"Created {_name(record)}: {_listed(record)}", changes=None
+            )
         # The stored row, locked, is what the change is measured against (not what the form
         # was shown, which another staff member may have saved over since).
         stored = type(record).objects.select_for_update().get(pk=record.pk)
@@ -42,8 +43,8 @@ def work_settings_delete(*, record: QualityRule | HitType, deleted_by) -> AuditE
     its kind of check back on the default rule (see ``quality_rule``); a deleted HIT type comes
     back with the study's defaults when next needed (``HitType.objects.for_kind``)."""
     with transaction.atomic():
-        shown = ", ".join(f"{name} {value}" for name, value in _values(record).items())
-        entry = _audit(record, deleted_by, f"Deleted {_name(record)} ({shown})", changes=None)
+        reason = f"Deleted {_name(record)} ({_listed(record)})"
+        entry = _audit(record, deleted_by, reason, changes=None)
         record.delete()
         return entry
 
@@ -51,6 +52,10 @@ def work_settings_delete(*, record: QualityRule | HitType, deleted_by) -> AuditE
 def _name(record) -> str:
     label, key = NAMED_BY[type(record)]
     return f"{label} {getattr(record, key)}"
+
+
+def _listed(record) -> str:
+    return ", ".join(f"{name} {value}" for name, value in _values(record).items())
 
 
 def _values(record) -> dict[str, str]:
