@@ -19,7 +19,7 @@ from django.utils import timezone
 from . import platforms, services
 from .access import own_assignment
 from .models import Assignment, Campaign, Tier, Worker, WorkSession
-from .platforms import studylink
+from .platforms.studylink import links as studylink
 from .services.study_links import CAMPAIGN_PARAMETER as STUDY_LINK_CAMPAIGN
 
 # What Mechanical Turk sends as assignmentId while a worker only looks at the HIT.

@@ -21,7 +21,9 @@ from paracrowd.celery import enqueue
 
 from . import services
 from .models import Assignment, Campaign, CampaignEvent, HitType, PlatformAction, Tier
-from .platforms import mturk, prolific, studylink
+from .platforms.mturk import client as mturk
+from .platforms.prolific import client as prolific
+from .platforms.studylink import links as studylink
 
 
 def _day(day) -> str:

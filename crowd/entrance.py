@@ -44,7 +44,7 @@ from .arrivals import (
     task_from_token,
 )
 from .models import Assignment, Hit, WorkSession
-from .platforms import studylink
+from .platforms.studylink import links as studylink
 from .services.study_links import CAMPAIGN_PARAMETER as STUDY_LINK_CAMPAIGN
 
 __all__ = ["PREVIEW_ASSIGNMENT_ID", "PlatformTask", "Refusal", "enter", "platform_page"]

@@ -11,7 +11,7 @@ from collector import services
 from collector.models import Description, Segment, SegmentProposal
 from crowd import services as crowd
 from crowd.models import Campaign, CampaignHit, Hit, HitType, Tier, Worker
-from crowd.platforms import mturk
+from crowd.platforms.mturk import client as mturk
 
 _sequence = itertools.count(1)
 

@@ -1,16 +1,25 @@
-"""Connectors to crowd platforms: how ParaCrowd publishes work on a platform, reads back what
-workers did there, and pays them through it. Each platform's module wraps its API; nothing
-here touches the database, so the services decide what is stored and when.
+"""Crowd platforms: one package per platform (``prolific/``, ``studylink/``, ``mturk/``), each
+holding its API client and a ``Platform`` (base.py) that answers everything the rest of the
+site must know of it. Nothing here touches the database, so the services decide what is
+stored and when.
 
-``connector(platform)`` gives the configured connector of a platform (Mechanical Turk when
-MTURK_ENABLED, Prolific when PROLIFIC_API_TOKEN is set), or raises ``NotConfigured``. Tests
-``install`` a connector built on a stubbed client instead.
+``get(name)`` gives a platform's ``Platform``; ``connector(name)`` its configured API client
+(Prolific when PROLIFIC_API_TOKEN is set, Mechanical Turk when MTURK_ENABLED), or raises
+``NotConfigured``. Tests ``install`` a connector built on a stubbed client instead.
 """
 
 from django.conf import settings
 from django.urls import reverse
 
-from .base import NotConfigured, PlatformError, Submission
+from .base import NotConfigured, Platform, PlatformError, Submission
+from .mturk import MechanicalTurkPlatform
+from .prolific import ProlificPlatform
+from .studylink import StudyLinkPlatform
+
+REGISTRY: dict[str, Platform] = {
+    platform.name: platform
+    for platform in (ProlificPlatform(), StudyLinkPlatform(), MechanicalTurkPlatform())
+}
 
 _installed = {}
 
@@ -29,34 +38,34 @@ def entrance_url(kind: str) -> str:
     return settings.PLATFORM_PUBLIC_URL + reverse(ENTRANCES[kind])
 
 
+def get(name: str) -> Platform:
+    """The platform called ``name`` (a ``Worker.Platform`` value); KeyError for any other."""
+    return REGISTRY[name]
+
+
 def configured() -> list[str]:
-    """The platforms a connector is configured for. With any, arrivals for work that no
+    """The platforms with an API connector configured. With any, arrivals for work that no
     campaign published are refused."""
-    platforms = []
-    if settings.MTURK_ENABLED or "mturk" in _installed:
-        platforms.append("mturk")
-    if settings.PROLIFIC_API_TOKEN or "prolific" in _installed:
-        platforms.append("prolific")
-    return platforms
+    return [
+        name
+        for name, platform in REGISTRY.items()
+        if name in _installed or (platform.configured() and _has_api(platform))
+    ]
+
+
+def _has_api(platform: Platform) -> bool:
+    return type(platform).make_connector is not Platform.make_connector
 
 
 def connector(platform: str):
     if platform in _installed:
         return _installed[platform]
-    if platform == "mturk" and settings.MTURK_ENABLED:
-        from .mturk import MechanicalTurk
-
-        return MechanicalTurk(sandbox=settings.MTURK_SANDBOX)
-    if platform == "prolific" and settings.PROLIFIC_API_TOKEN:
-        from .prolific import Prolific
-
-        return Prolific(
-            token=settings.PROLIFIC_API_TOKEN,
-            base_url=settings.PROLIFIC_API_URL,
-            workspace_id=settings.PROLIFIC_WORKSPACE_ID,
-            project_id=settings.PROLIFIC_PROJECT_ID,
-        )
-    raise NotConfigured(f"No connector is configured for {platform}; see the README.")
+    chosen = REGISTRY.get(platform)
+    if chosen is not None and chosen.configured() and _has_api(chosen):
+        return chosen.make_connector()
+    raise NotConfigured(
+        f"No connector is configured for {platform}; see docs/operators/crowd-platforms.md."
+    )
 
 
 def install(platform: str, instance) -> None:
@@ -69,6 +78,9 @@ def install(platform: str, instance) -> None:
 
 __all__ = [
     "ENTRANCES",
+    "REGISTRY",
+    "Platform",
+    "get",
     "entrance_url",
     "NotConfigured",
     "PlatformError",

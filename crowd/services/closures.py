@@ -7,16 +7,15 @@ that would post work calls ``platform_open_check`` first, before it stores or se
 
 from datetime import date
 
-from ..platforms import PlatformError, mturk
+from .. import platforms
+from ..platforms import PlatformError
 from .errors import WorkRefused
 
 
 def platform_open_check(*, platform: str, today: date | None = None) -> None:
     """Refuse (``WorkRefused`` carrying the platform's closure message) new work on a platform
     that has closed. Any caller may use it; it reads nothing and stores nothing."""
-    if platform != "mturk":
-        return
     try:
-        mturk.closure_check(today=today)
+        platforms.get(platform).open_check(today=today)
     except PlatformError as closed:
         raise WorkRefused(str(closed)) from closed

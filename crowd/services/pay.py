@@ -14,7 +14,6 @@ from django.db import connection
 
 from .. import platforms
 from ..models import Assignment, Campaign, HitType
-from ..platforms import PlatformError, mturk, prolific
 from .errors import WorkRefused
 
 # The newest submissions the median is taken over: enough for a stable figure, bounded work.
@@ -55,17 +54,9 @@ def task_time(*, hit_type: HitType, tier: int) -> TaskTime:
 
 
 def minimum_hourly_cents(*, platform: str) -> int:
-    """The platform's minimum hourly reward, in minor units: the setting, or Prolific's own
-    minimum reward recommendation for the workspace when it is reachable and higher."""
-    minimum = _minimum_setting(platform)
-    if platform != Campaign.Platform.PROLIFIC:
-        return minimum
-    try:
-        connector = platforms.connector(platform)
-        recommended = connector.reward_minimum_cents_per_hour(currency=settings.PROLIFIC_CURRENCY)
-    except PlatformError:
-        return minimum
-    return max(minimum, recommended)
+    """The platform's minimum hourly reward, in minor units: the setting, or the platform's
+    own figure (Prolific's reward recommendation) when it can tell and it is higher."""
+    return platforms.get(platform).minimum_hourly_cents(ask=True)
 
 
 def session_minutes(*, seconds: int, tasks: int) -> int:
@@ -94,7 +85,7 @@ def campaign_pay_check(*, campaign: Campaign) -> Campaign:
     """Refuse (``WorkRefused``, nothing changed on the platform) a session campaign whose pay
     per task falls below the platform's minimum hourly reward at the time a task takes now.
     Records the time and the minimum it was checked against on the campaign."""
-    if campaign.platform == Campaign.Platform.MTURK:
+    if not platforms.get(campaign.platform).pays_by_session:
         return campaign
     time = task_time(hit_type=campaign.hit_type, tier=campaign.tier)
     minimum = minimum_hourly_cents(platform=campaign.platform)
@@ -206,32 +197,19 @@ def pay_summary(*, campaign: Campaign) -> dict:
 
 
 def _minimum_setting(platform: str) -> int:
-    return {
-        Campaign.Platform.PROLIFIC: settings.PROLIFIC_MIN_HOURLY_CENTS,
-        Campaign.Platform.STUDY_LINK: settings.STUDY_LINK_MIN_HOURLY_CENTS,
-    }.get(platform, 0)
+    return platforms.get(platform).minimum_hourly_cents()
 
 
 def platform_fee_cents(platform: str, cents: int, max_assignments: int = 1) -> int:
     """The platform's fee on one payment of ``cents``."""
     if cents <= 0:
         return 0
-    if platform == Campaign.Platform.MTURK:
-        return mturk.fee_cents(cents, max_assignments=max_assignments)
-    if platform == Campaign.Platform.STUDY_LINK:
-        return -(-cents * settings.STUDY_LINK_FEE_PERCENT // 100)
-    return prolific.fee_cents(cents, percent=settings.PROLIFIC_FEE_PERCENT)
+    return platforms.get(platform).fee_cents(cents, max_assignments=max_assignments)
 
 
 def currency(platform: str) -> str:
-    if platform == Campaign.Platform.PROLIFIC:
-        return settings.PROLIFIC_CURRENCY
-    if platform == Campaign.Platform.STUDY_LINK:
-        return settings.STUDY_LINK_CURRENCY
-    return "USD"
+    return platforms.get(platform).currency()
 
 
 def money(cents: int, platform: str = Campaign.Platform.MTURK) -> str:
-    symbol = {"USD": "$", "GBP": "£", "EUR": "€"}.get(currency(platform))
-    amount = f"{cents / 100:,.2f}"
-    return f"{symbol}{amount}" if symbol else f"{amount} {currency(platform)}"
+    return platforms.get(platform).money(cents)

@@ -9,7 +9,8 @@ never paid or accepted.
 """
 
 from ..models import Assignment, Campaign, WorkSession
-from ..platforms import entrance_url, studylink
+from ..platforms import entrance_url
+from ..platforms.studylink import links as studylink
 from .errors import WorkRefused
 from .sessions import session_confirm, session_positions
 

@@ -6,7 +6,7 @@ import pytest
 from botocore.stub import Stubber
 
 from crowd import platforms
-from crowd.platforms.mturk import SANDBOX_ENDPOINT, MechanicalTurk
+from crowd.platforms.mturk.client import SANDBOX_ENDPOINT, MechanicalTurk
 from tests.crowd.prolific_standin import prolific_api  # noqa: F401
 
 

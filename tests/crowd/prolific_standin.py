@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from crowd.platforms.prolific import PROLIFIC_ID, Prolific
+from crowd.platforms.prolific.client import PROLIFIC_ID, Prolific
 
 TOKEN = "standin-token"
 WORKSPACE = "6500000000000000000000aa"

@@ -9,7 +9,7 @@ from crowd import platforms
 from crowd import services as crowd
 from crowd.campaign_admin import MTURK_CLOSED_NOTICE, MTURK_NOT_OFFERED
 from crowd.models import Campaign, HitType, WorkSession
-from crowd.platforms.mturk import CLOSURE_MESSAGE
+from crowd.platforms.mturk.client import CLOSURE_MESSAGE
 from tests.crowd.test_campaigns import campaign_of
 from tests.factories import make_mturk_campaign, make_segment, make_staff, make_worker
 

@@ -20,7 +20,7 @@ from crowd.models import (
     LedgerEntry,
     Tier,
 )
-from crowd.platforms.mturk import CLOSURE_MESSAGE
+from crowd.platforms.mturk.client import CLOSURE_MESSAGE
 from tests.factories import make_mturk_campaign, make_segment, make_staff
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from datetime import date
 import pytest
 
 from crowd.platforms.base import PlatformError, Submission
-from crowd.platforms.mturk import (
+from crowd.platforms.mturk.client import (
     CLOSURE_MESSAGE,
     closure_check,
     external_question,

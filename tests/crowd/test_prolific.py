@@ -4,7 +4,7 @@ body and Authorization header is what the connector means to send."""
 import pytest
 
 from crowd.platforms.base import PlatformError, Submission
-from crowd.platforms.prolific import (
+from crowd.platforms.prolific.client import (
     REJECTION_MESSAGE_MINIMUM,
     PaymentUncertain,
     Prolific,

@@ -8,7 +8,7 @@ from crowd import platforms
 from crowd import services as crowd
 from crowd.models import PlatformAction, PlatformQualification, Tier
 from crowd.platforms.base import PlatformError
-from crowd.platforms.prolific import ProlificError
+from crowd.platforms.prolific.client import ProlificError
 from crowd.services import outbox
 from tests.crowd.prolific_standin import WORKSPACE, NotEligible
 

@@ -14,7 +14,7 @@ from collector import services as collector
 from collector.models import Description
 from crowd import services as crowd
 from crowd.models import Assignment, Campaign, HitType, PlatformAction, Tier, WorkSession
-from crowd.platforms import studylink
+from crowd.platforms.studylink import links as studylink
 from tests.factories import make_segment, make_staff
 
 pytestmark = pytest.mark.django_db

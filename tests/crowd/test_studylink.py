@@ -8,8 +8,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.http import QueryDict
 
-from crowd.platforms import studylink
-from crowd.platforms.studylink import (
+from crowd.platforms.studylink import links as studylink
+from crowd.platforms.studylink.links import (
     PlatformRecord,
     StudyLinkConfig,
     approvals_csv,

@@ -23,7 +23,7 @@ from urllib.parse import quote, urlsplit
 from django.conf import settings
 from django.utils.crypto import salted_hmac
 
-from .prolific import amount
+from ..prolific.client import amount
 
 # An id a platform sends: letters, digits, "_", ".", ":" and "-", the first a letter, digit or
 # "_" (a leading "-" would read as a formula in a spreadsheet and be altered by the CSVs below).

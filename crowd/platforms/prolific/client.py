@@ -11,7 +11,7 @@ counts as done. Paying a bonus cannot be made safe here, so it is split in two a
 keeps the bonus id between the steps (see ``bonus_setup`` and ``bonus_pay``).
 
 Who may take a study (participant groups, which stand for our qualifications, and filters)
-and the lowest reward Prolific recommends are in prolific_audience.py.
+and the lowest reward Prolific recommends are in audience.py.
 
 Throttling (429) and server errors (5xx) are retried with exponential backoff, except where a
 retry could pay twice; any other refusal raises ``PlatformError`` with Prolific's own message.
@@ -25,8 +25,8 @@ from urllib.parse import urlencode
 
 import requests
 
-from .base import PlatformError, Submission
-from .prolific_audience import ProlificAudience
+from ..base import PlatformError, Submission
+from .audience import ProlificAudience
 
 DEFAULT_URL = "https://api.prolific.com"
 RETRIES = 5
@@ -145,7 +145,7 @@ class Prolific(ProlificAudience):
     """A Prolific workspace reached with an API token. ``workspace_id`` is needed for the
     balance, participant groups and reward recommendations; ``project_id`` puts new studies
     in that project (else the token's default). Participant groups, filters and rewards are
-    in ``ProlificAudience`` (prolific_audience.py)."""
+    in ``ProlificAudience`` (audience.py)."""
 
     platform = "prolific"
 

@@ -17,7 +17,7 @@ membership, and is never used.
 
 from functools import cached_property
 
-from .base import PlatformError
+from ..base import PlatformError
 
 PARTICIPANT_GROUP_ALLOWLIST = "participant_group_allowlist"
 FLUENT_LANGUAGES = "fluent-languages"

@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from .base import PlatformError, Submission
+from ..base import PlatformError, Submission
 
 SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
 PRODUCTION_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
