@@ -7,7 +7,10 @@ found rather than deciding a submission."""
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import requests
 
 # As in tests/research/test_api_schema.py, the checks about what the schema cannot say.
 EXCLUDED_CHECKS = "negative_data_rejection,positive_data_acceptance"
@@ -36,10 +39,50 @@ def scenario_fuzzing(port: int, log_dir: Path, *, examples: int) -> dict:
     summary = output.rsplit("SUMMARY", 1)[-1]
     findings = re.findall(r"^\s+(?:❌|🚫) (.+: \d+)$", summary, re.MULTILINE)
     last = output.strip().splitlines()[-1:] or [""]
+    edge = _edge_answers(port, token)
     return {
+        "deep JSON answered 400": f"{edge['deep JSON answered 400']} of {len(DEEP_ADDRESSES)}",
+        "concurrent schema requests, 200": f"{edge['schema 200']} of {SCHEMA_REQUESTS}",
+        "server errors": edge["server errors"],
         "examples per operation": examples,
         "seed (to replay)": seed.group(1) if seed else "(see the log)",
         "result": last[0].strip("= "),
         "findings": "; ".join(findings) or "none",
         "log": str(log_dir / "schemathesis.log"),
+    }
+
+
+# What the generated requests cannot reach: a JSON body nested thousands deep on addresses of
+# every kind, and the schema asked for by many threads at once (its generator is not
+# thread-safe). Any 5xx here fails the suite: these are fixed inputs, not a random search.
+DEEP_ADDRESSES = ("/api/exports/", "/accounts/login/", "/external/describe/", "/healthz")
+SCHEMA_REQUESTS = 30
+
+
+def _edge_answers(port: int, token: str) -> dict:
+    base = f"http://127.0.0.1:{port}"
+    deep = [
+        requests.post(
+            base + address,
+            data=b"[" * 5000,
+            headers={"Content-Type": "application/json", "Authorization": f"Token {token}"},
+            timeout=30,
+        ).status_code
+        for address in DEEP_ADDRESSES
+    ]
+
+    def schema(_):
+        answer = requests.get(
+            f"{base}/api/schema/?format=json",
+            headers={"Authorization": f"Token {token}"},
+            timeout=60,
+        )
+        return answer.status_code
+
+    with ThreadPoolExecutor(max_workers=SCHEMA_REQUESTS) as pool:
+        schemas = list(pool.map(schema, range(SCHEMA_REQUESTS)))
+    return {
+        "deep JSON answered 400": deep.count(400),
+        "schema 200": schemas.count(200),
+        "server errors": sum(status >= 500 for status in deep + schemas),
     }

@@ -9,10 +9,12 @@ serves a scratch database of the PostgreSQL server of DATABASE_URL with gunicorn
 4. PostgreSQL backends terminated while workers load their dashboards;
 5. a Celery worker killed in the middle of a correlation report: done within the visibility
    timeout and a minute;
-6. a randomised fuzzing pass over the research API (schemathesis, a new seed each run).
+6. a randomised fuzzing pass over the research API (schemathesis, a new seed each run), and
+   fixed edge inputs: JSON nested 5,000 deep on four addresses, 30 concurrent schema requests.
 
 It prints what it saw, and exits non-zero on any lost or doubled row (and on a scenario that
-does not recover in time). The fuzzing pass prints what it found without failing the suite.
+does not recover in time). The randomised pass prints what it found without failing the suite;
+a server error on the fixed edge inputs fails it.
 The scratch database is this run's own and is dropped at the end.
 
     .venv/bin/python faults/suite.py            # all six, a few minutes
@@ -415,6 +417,8 @@ def report(results: dict) -> int:
         failures.append("the export whose worker was killed never finished")
     if math.isinf(results["4. PostgreSQL backends terminated"]["worst s to recover"]):
         failures.append("the site did not recover after its connections were terminated")
+    if results["6. Randomised fuzzing of the research API"]["server errors"]:
+        failures.append("deep JSON or concurrent schema requests answered a server error")
     if not results["5. Celery worker killed mid-correlation"]["in time"]:
         failures.append(
             "the correlation report whose worker was killed was not done within the "

@@ -48,6 +48,14 @@ NOT_TEXT = (
     "surrogate, or invisible control characters (often pasted from another program). Nothing "
     "was saved."
 )
+# The deepest nesting of arrays and objects a JSON body may have: far more than any document
+# the API takes (a ratings file is three levels deep), far less than what would exhaust
+# Python's recursion in a parser or serializer.
+JSON_DEPTH_MAX = 64
+TOO_DEEP = (
+    f"The JSON body is nested too deeply: at most {JSON_DEPTH_MAX} levels of arrays and objects. "
+    "Nothing was saved."
+)
 # Header names as a person knows them, for the refusal's message.
 HEADER_NAMES = {
     "HTTP_AUTHORIZATION": "The Authorization header",
@@ -79,34 +87,67 @@ def _raw_query_is_utf8(query: str) -> bool:
     return _is_utf8(raw) and _is_utf8(unquote_to_bytes(raw.replace(b"+", b" ")))
 
 
-def _json_strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _json_strings(item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from _json_strings(item)
+class TooDeep(ValueError):
+    """A JSON body nested deeper than JSON_DEPTH_MAX."""
 
 
-def _json_is_text(body: bytes) -> bool:
+def _json_strings(document):
+    """Every string of a parsed JSON document, keys included; ``TooDeep`` past JSON_DEPTH_MAX
+    levels. Walked with a stack of its own, so no depth can exhaust Python's."""
+    stack = [(document, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, list | dict):
+            if depth >= JSON_DEPTH_MAX:
+                raise TooDeep
+            if isinstance(value, dict):
+                yield from value.keys()
+                value = value.values()
+            stack.extend((item, depth + 1) for item in value)
+
+
+def _json_problem(body: bytes) -> str | None:
+    """What is wrong with a JSON body, for the refusal; None when nothing is (a body that is
+    not JSON at all is left to the API's parser, which refuses it with its own 400)."""
     if not _is_utf8(body):
-        return False
+        return NOT_TEXT.format(where="The JSON body")
     try:
         # Escapes such as "\u0000" or "\ud800" only show once parsed.
         document = json.loads(body)
+        if all(is_text(text) for text in _json_strings(document)):
+            return None
+    except (TooDeep, RecursionError):
+        # Python's parser gives up (RecursionError) near a thousand levels; the site's limit
+        # is far below, so that no view, serializer or JSON column ever recurses that deep.
+        return TOO_DEEP
     except ValueError:
-        return True  # not JSON at all: the API's parser refuses it with its own 400
-    return all(is_text(text) for text in _json_strings(document))
+        return None
+    return NOT_TEXT.format(where="The JSON body")
 
 
-def request_not_text(request) -> str | None:
-    """Which text of ``request`` the site may read is not text (see the module's docstring),
-    named for the refusal ("The parameter workerId"); None when all are. Reads the body of form
-    and JSON requests; raises Django's RequestDataTooBig and TooManyFieldsSent when a limit is
-    passed."""
+def request_problem(request) -> str | None:
+    """What in ``request`` the site would refuse to read (see the module's docstring), as the
+    refusal's message; None when nothing. Reads the body of form and JSON requests; raises
+    Django's RequestDataTooBig and TooManyFieldsSent when a limit is passed."""
+    where = _not_text(request)
+    if where:
+        return NOT_TEXT.format(where=where)
+    if request.method not in ("GET", "HEAD", "OPTIONS") and _is_json(request):
+        return _json_problem(request.body)
+    return None
+
+
+def _is_json(request) -> bool:
+    # application/json and the types built on it (application/merge-patch+json, ...): the API
+    # parses them all.
+    return request.content_type == "application/json" or request.content_type.endswith("+json")
+
+
+def _not_text(request) -> str | None:
+    """Which text of ``request`` outside a JSON body is not text, named for the refusal ("The
+    parameter workerId"); None when all are."""
     for name, label in HEADER_NAMES.items():
         if not _header_is_text(request.META.get(name, "")):
             return label
@@ -119,11 +160,7 @@ def request_not_text(request) -> str | None:
         return "The query string"
     if where := _first_not_text(request.GET, "parameter"):
         return where
-    if request.method in ("GET", "HEAD", "OPTIONS"):
-        return None
-    if request.content_type == "application/json":
-        return None if _json_is_text(request.body) else "The JSON body"
-    if request.content_type not in FORM_TYPES:
+    if request.method in ("GET", "HEAD", "OPTIONS") or request.content_type not in FORM_TYPES:
         return None
     if request.content_type == FORM_TYPES[0] and not _is_utf8(unquote_to_bytes(request.body)):
         return "The form"
@@ -165,7 +202,10 @@ def _limit_passed(error: Exception) -> tuple[int, str] | None:
 
 # What to do, for the API's answers: the API answers every refusal as {detail, status, help}.
 WHAT_TO_DO = {
-    400: "Send text only: UTF-8, without NUL, lone surrogates or control characters.",
+    400: (
+        "Send text only (UTF-8, without NUL, lone surrogates or control characters), and JSON "
+        f"nested at most {JSON_DEPTH_MAX} levels deep."
+    ),
     413: "Send less at once: split the file, or the request, into smaller ones.",
     414: "Ask with fewer or shorter parameters.",
 }
@@ -203,9 +243,9 @@ class RequestTextMiddleware:
             )
             return refusal(request, 414, message)
         try:
-            where = request_not_text(request)
+            problem = request_problem(request)
         except (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent) as error:
             return refusal(request, *_limit_passed(error))
-        if where:
-            return refusal(request, 400, NOT_TEXT.format(where=where))
+        if problem:
+            return refusal(request, 400, problem)
         return self.get_response(request)

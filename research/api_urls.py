@@ -1,10 +1,11 @@
 from csp.decorators import csp_update
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from . import api
 from .ratings import api as ratings
 from .refusals import not_found
+from .schema import SchemaView
 
 app_name = "research-api"
 urlpatterns = [
@@ -24,7 +25,7 @@ urlpatterns = [
     path("rating-batches/", ratings.RatingBatchList.as_view(), name="rating-batches"),
     path("correlations/", api.CorrelationReportList.as_view(), name="correlations"),
     path("correlations/<int:pk>/", api.CorrelationReportDetail.as_view(), name="correlation"),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", SchemaView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file, so no inline script is
     # needed; its page does carry a <style> element, allowed here alone (nothing a user typed
     # is shown on this page).

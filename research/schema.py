@@ -1,4 +1,10 @@
-"""The OpenAPI schema: every operation documents the errors it can answer with."""
+"""The OpenAPI schema: every operation documents the errors it can answer with, and the schema
+is generated once per process."""
+
+import threading
+
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.response import Response
 
 # research.refusals' shape.
 ERROR = {
@@ -45,3 +51,33 @@ def document_errors(result, generator, request, public):
                     },
                 )
     return result
+
+
+class SchemaView(SpectacularAPIView):
+    """The API's schema, generated once per process and served from memory since. drf-
+    spectacular's generator is not thread-safe (it sets state on shared view instances), so
+    concurrent generations under gunicorn's threads failed now and then with "Schema
+    generation REQUIRES a view instance"; one generation under a lock cannot race, and spares
+    every later request the work. The schema is public (SERVE_PUBLIC): it does not depend on
+    who asks, so one copy serves everyone."""
+
+    def _get_schema_response(self, request):
+        version = self.api_version or request.version or self._get_version_parameter(request)
+        with _GENERATING:
+            if version not in _GENERATED:
+                generator = self.generator_class(
+                    urlconf=self.urlconf, api_version=version, patterns=self.patterns
+                )
+                _GENERATED[version] = generator.get_schema(request=None, public=self.serve_public)
+        return Response(
+            data=_GENERATED[version],
+            headers={
+                "Content-Disposition": (
+                    f'inline; filename="{self._get_filename(request, version)}"'
+                )
+            },
+        )
+
+
+_GENERATING = threading.Lock()
+_GENERATED: dict = {}

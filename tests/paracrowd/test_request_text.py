@@ -185,3 +185,37 @@ def test_a_page_address_over_its_length_limit_answers_414_with_a_page(client):
     assert f"at most {ADDRESS_MAX:,} characters" in page.content.decode()
     exactly = client.get(path, QUERY_STRING="next=" + "x" * (ADDRESS_MAX - len(path) - 5))
     assert exactly.status_code == 200
+
+
+DEEP = {
+    "arrays": b"[" * 5000,
+    "closed arrays": b"[" * 5000 + b"]" * 5000,
+    "objects": b'{"a":' * 5000 + b"1" + b"}" * 5000,
+    "just past the limit": b"[" * 65 + b"]" * 65,
+}
+ADDRESSES = ["/api/exports/", "/accounts/login/", "/external/describe/", "/healthz"]
+
+
+@pytest.mark.parametrize("address", ADDRESSES)
+@pytest.mark.parametrize("body", DEEP.values(), ids=DEEP.keys())
+def test_json_nested_too_deeply_answers_400_on_every_address(client, address, body):
+    response = client.post(address, body, content_type="application/json")
+    assert response.status_code == 400
+    assert "nested too deeply" in response.content.decode()
+
+
+def test_json_nested_too_deeply_answers_400_in_json_on_the_api(api):
+    response = api.post(
+        reverse("research-api:exports"), b"[" * 5000, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert "at most 64 levels" in response.json()["detail"]
+    assert not ExportJob.objects.exists()
+
+
+def test_json_as_deep_as_the_limit_reaches_the_view(api):
+    body = b"[" * 64 + b"]" * 64
+    response = api.post(reverse("research-api:exports"), body, content_type="application/json")
+    # The view's own refusal of a list where an object belongs: the edge let it through.
+    assert response.status_code == 400
+    assert "nested too deeply" not in response.content.decode()
