@@ -26,7 +26,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from paracrowd.throttling import client_address
 
-from . import services
+from . import platforms, services
 from .access import own_assignment
 from .arrivals import (
     MTURK,
@@ -86,21 +86,28 @@ class PlatformTask:
 
 
 def platform_page(view):
-    """A page crowd platforms open: it may be framed, but only by the platforms in
-    PLATFORM_FRAME_ANCESTORS; its POSTs carry the signed task token instead of a CSRF token."""
+    """A page crowd platforms open: framed only by the origins in PLATFORM_FRAME_ANCESTORS
+    (none by default, and then not at all); its POSTs carry the signed task token instead of a
+    CSRF token."""
 
-    @xframe_options_exempt
     @csrf_exempt  # the signed token, bound to worker and assignment, does CSRF's job
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        # The site-wide policy (django-csp), with the platforms allowed to frame the page and
-        # to receive its work (Mechanical Turk by a form POST, Prolific by a redirect).
-        platforms = ["'self'", *settings.PLATFORM_FRAME_ANCESTORS]
-        prolific = "/".join(settings.PROLIFIC_COMPLETION_URL.split("/")[:3])
-        framable = csp_replace(
-            {"frame-ancestors": platforms, "form-action": [*platforms, prolific]}
-        )
-        return framable(view)(request, *args, **kwargs)
+        # The site-wide policy (django-csp), with the platforms' pages the participant is sent
+        # back to, and the origins allowed to frame the page (and to take its form's POST).
+        framing = settings.PLATFORM_FRAME_ANCESTORS
+        back = [
+            origin
+            for platform in platforms.REGISTRY.values()
+            for origin in platform.return_origins()
+        ]
+        policy = {"form-action": ["'self'", *framing, *back]}
+        if framing:
+            policy["frame-ancestors"] = ["'self'", *framing]
+            response = xframe_options_exempt(csp_replace(policy)(view))(request, *args, **kwargs)
+        else:
+            response = csp_replace(policy)(view)(request, *args, **kwargs)
+        return response
 
     return wrapper
 

@@ -354,11 +354,11 @@ ALIGNMENT_TRIAL_MIN_F1 = env_float("ALIGNMENT_TRIAL_MIN_F1", 0.6)
 # references, 10 fails 3.5% of real descriptions and passes 4% of word salads and a third of
 # descriptions of another video: the warn and stop rule acts on a run of failures, not one.
 GOLD_DESCRIPTION_MIN_BLEU = env_float("GOLD_DESCRIPTION_MIN_BLEU", 10.0)
-# Crowd platforms that may frame the external-question pages (CSP frame-ancestors).
-PLATFORM_FRAME_ANCESTORS = env_list(
-    "PLATFORM_FRAME_ANCESTORS",
-    "https://www.mturk.com,https://workersandbox.mturk.com,https://worker.mturk.com",
-)
+# Origins that may frame the pages crowd platforms open (CSP frame-ancestors), and the only
+# places a framed task posts its result back to. None by default: Prolific and study-link
+# platforms open the site in a tab of its own, and Mechanical Turk, the platform that framed
+# it, has closed.
+PLATFORM_FRAME_ANCESTORS = env_list("PLATFORM_FRAME_ANCESTORS", "")
 # New platform workers (unseen workerIds) one network address may bring in one clock hour; each
 # creates an account, so this bounds what a script inventing ids can create.
 PLATFORM_ARRIVALS_PER_HOUR = env_int("PLATFORM_ARRIVALS_PER_HOUR", 60, minimum=1)

@@ -60,11 +60,7 @@ PLATFORM_SETTINGS = {
     "PROLIFIC_MIN_HOURLY_CENTS": 800,
     "PROLIFIC_CURRENCY": "USD",
     "PLATFORM_PUBLIC_URL": "http://localhost:8000",
-    "PLATFORM_FRAME_ANCESTORS": [
-        "https://www.mturk.com",
-        "https://workersandbox.mturk.com",
-        "https://worker.mturk.com",
-    ],
+    "PLATFORM_FRAME_ANCESTORS": [],
     "PLATFORM_ARRIVALS_PER_HOUR": 60,
     "PLATFORM_FEE_PERCENT": 20,
     "PLATFORM_FEE_MINIMUM_CENTS": 1,
@@ -93,6 +89,18 @@ def platform_settings(settings):
 def platform_demo(settings):
     """Demo mode: platform arrivals are taken without a connector to check them."""
     settings.PLATFORM_DEMO = True
+    return settings
+
+
+@pytest.fixture
+def mturk_framing(settings):
+    """Mechanical Turk's origins allowed to frame the platform pages, as an operator set them
+    while Mechanical Turk was open (PLATFORM_FRAME_ANCESTORS is empty by default)."""
+    settings.PLATFORM_FRAME_ANCESTORS = [
+        "https://www.mturk.com",
+        "https://workersandbox.mturk.com",
+        "https://worker.mturk.com",
+    ]
     return settings
 
 

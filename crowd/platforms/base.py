@@ -91,9 +91,18 @@ class Platform:
         """Whether the platform still takes approvals and bonuses."""
         return True
 
+    def return_origins(self) -> list[str]:
+        """The origins a participant is sent back to when done (the pages' form-action)."""
+        return []
+
     def money(self, cents: int) -> str:
         """``cents`` minor units in the platform's currency, as a participant reads them."""
         return money(cents, self.currency())
+
+
+def origin(url: str) -> str:
+    """``https://host[:port]`` of ``url``; "" for none."""
+    return "/".join(url.split("/")[:3]) if url else ""
 
 
 CURRENCY_SYMBOLS = {"USD": "$", "GBP": "£", "EUR": "€"}

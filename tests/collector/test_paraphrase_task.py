@@ -214,6 +214,7 @@ def test_the_platform_preview_shows_a_sentence_with_the_form_disabled(client):
 
 
 @pytest.mark.usefixtures("platform_demo")
+@pytest.mark.usefixtures("mturk_framing")
 def test_a_platform_worker_paraphrases_with_the_signed_token_and_returns_to_the_platform(client):
     make_paraphrase_source(SENTENCE)
     token = token_from(accept(client))

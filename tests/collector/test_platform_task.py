@@ -8,7 +8,7 @@ from crowd.entrance import PREVIEW_ASSIGNMENT_ID
 from crowd.models import Assignment, Worker
 from tests.factories import make_segment
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("platform_demo")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("platform_demo", "mturk_framing")]
 
 URL = reverse("collector:platform_describe")
 SANDBOX = "https://workersandbox.mturk.com"

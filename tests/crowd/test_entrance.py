@@ -16,7 +16,7 @@ from crowd.platforms import entrance_url
 from tests.factories import make_segment
 
 # Without a connector, arrivals are taken only in demo mode (see test_sessions for the rest).
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("platform_demo")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("platform_demo", "mturk_framing")]
 
 SANDBOX = "https://workersandbox.mturk.com"
 DESCRIPTION, COLLECTION, ALIGNMENT = (
@@ -344,3 +344,15 @@ def test_a_worker_typing_markup_sees_it_as_text_when_the_task_comes_back(client)
     page = response.content.decode()
     assert "&lt;b&gt;Bold&lt;/b&gt;" in page and "<b>Bold</b>" not in page
     assert not Description.objects.exists()  # a link is refused, so the task comes back
+
+
+@pytest.mark.usefixtures("platform_settings")
+def test_without_framing_origins_a_platform_page_may_not_be_framed(client, settings):
+    settings.PLATFORM_FRAME_ANCESTORS = []
+    offer(DESCRIPTION)
+    response = client.get(URLS[DESCRIPTION], {"assignmentId": PREVIEW_ASSIGNMENT_ID})
+    policy = response["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in policy and "mturk.com" not in policy
+    assert response["X-Frame-Options"] == "DENY"
+    # The participant is still sent back to Prolific when done.
+    assert "form-action 'self' https://app.prolific.com" in policy

@@ -134,6 +134,7 @@ URL = reverse("research:platform_rate")
 
 
 @pytest.mark.usefixtures("platform_demo")
+@pytest.mark.usefixtures("mturk_framing")
 def test_a_mechanical_turk_worker_rates_an_item_and_is_sent_back_to_submit(client):
     make_batch()
     arrival = client.get(URL, mturk())

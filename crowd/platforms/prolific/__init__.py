@@ -4,7 +4,7 @@ filters and reward recommendations are ``audience.py``."""
 
 from django.conf import settings
 
-from ..base import Platform, PlatformError
+from ..base import Platform, PlatformError, origin
 from . import client
 
 
@@ -42,4 +42,9 @@ class ProlificPlatform(Platform):
             base_url=settings.PROLIFIC_API_URL,
             workspace_id=settings.PROLIFIC_WORKSPACE_ID,
             project_id=settings.PROLIFIC_PROJECT_ID,
+        )
+
+    def return_origins(self) -> list[str]:
+        return (
+            [origin(settings.PROLIFIC_COMPLETION_URL)] if settings.PROLIFIC_COMPLETION_URL else []
         )

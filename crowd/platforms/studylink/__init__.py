@@ -4,7 +4,7 @@ Links, codes and the platforms' exports are ``links.py``; nothing is sent to the
 
 from django.conf import settings
 
-from ..base import Platform
+from ..base import Platform, origin
 
 
 class StudyLinkPlatform(Platform):
@@ -25,3 +25,10 @@ class StudyLinkPlatform(Platform):
     def configured(self) -> bool:
         # Its campaigns live here and their links name them: there is nothing to connect to.
         return True
+
+    def return_origins(self) -> list[str]:
+        return (
+            [origin(settings.STUDY_LINK_COMPLETION_URL)]
+            if settings.STUDY_LINK_COMPLETION_URL
+            else []
+        )
