@@ -11,6 +11,9 @@ export
 
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paracrowd
 export REDIS_URL ?= redis://127.0.0.1:6379/0
+# The Celery queues of this checkout (paracrowd/settings.py): two checkouts' `make run` on one
+# Redis database never run each other's tasks. The tests take a prefix of each run's own.
+export CELERY_QUEUE_PREFIX ?= checkout-$(shell printf '%s' '$(CURDIR)' | cksum | cut -d' ' -f1)
 
 .PHONY: install install-run database run test lint docs format bench faults chromium wordnet clean
 

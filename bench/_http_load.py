@@ -23,7 +23,6 @@ from urllib.parse import urlencode, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 
-CELERY_QUEUE = "celery"
 # How long gunicorn's workers may take to boot: on a busy machine, importing the project in five
 # workers at once takes well over half a minute.
 STARTUP_SECONDS = 120
@@ -76,25 +75,33 @@ class WebServer:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
         self.messages_removed = broker_messages_remove(
-            self.env["REDIS_URL"], pids, self.env.get("CELERY_QUEUE")
+            self.env["REDIS_URL"], pids, queue_prefix(self.env)
         )
 
     def pids(self) -> list[int]:
         return [self.process.pid, *process_children(self.process.pid)]
 
 
-def broker_messages_remove(redis_url: str, pids: set[int], queue: str | None = None) -> int:
-    """Remove the queued Celery messages that these processes sent; returns how many."""
+def queue_prefix(env: dict) -> str:
+    """The prefix of the Celery queues of processes started with ``env``, as the settings
+    choose it (paracrowd/settings.py: the variable, else the database's name)."""
+    chosen = env.get("CELERY_QUEUE_PREFIX") or env.get("CELERY_QUEUE")
+    return chosen or urlsplit(env["DATABASE_URL"]).path.lstrip("/")
+
+
+def broker_messages_remove(redis_url: str, pids: set[int], prefix: str) -> int:
+    """Remove the Celery messages that these processes sent to the queues under ``prefix``;
+    returns how many."""
     import redis
 
     client = redis.Redis.from_url(redis_url)
-    queue = queue or CELERY_QUEUE
     removed = 0
     try:
-        for raw in client.lrange(queue, 0, -1):
-            origin = re.match(r"gen(\d+)@", json.loads(raw)["headers"].get("origin") or "")
-            if origin and int(origin.group(1)) in pids:
-                removed += client.lrem(queue, 1, raw)
+        for queue in client.scan_iter(match=f"{prefix}.*", _type="list"):
+            for raw in client.lrange(queue, 0, -1):
+                origin = re.match(r"gen(\d+)@", json.loads(raw)["headers"].get("origin") or "")
+                if origin and int(origin.group(1)) in pids:
+                    removed += client.lrem(queue, 1, raw)
     except redis.RedisError as error:
         print(f"Could not clear the bench's Celery messages: {error}", file=sys.stderr)
     finally:

@@ -25,7 +25,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 def bench_run(purpose: str, *, log=sys.stderr, **settings: str) -> Iterator[tuple[dict, dict]]:
     """Yield ``(server, env)``: the ``server_settings`` of the run's own database, and the
     environment of the run's processes: os.environ with ``settings`` on top, the run's
-    DATABASE_URL, REDIS_URL's database and a CELERY_QUEUE of the run's own. This process's
+    DATABASE_URL, REDIS_URL's database and Celery queues of the run's own. This process's
     os.environ is set to it and Django is set up on it, so subprocesses inherit it."""
     with scratch_database(purpose) as server:
         env = {
@@ -34,7 +34,7 @@ def bench_run(purpose: str, *, log=sys.stderr, **settings: str) -> Iterator[tupl
             **settings,
             "DATABASE_URL": server["URL"],
             "REDIS_URL": os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
-            "CELERY_QUEUE": f"bench-{server['NAME']}",
+            "CELERY_QUEUE_PREFIX": f"bench-{server['NAME']}",
         }
         # A plain `kill` must clean up too: SystemExit runs the finally blocks below.
         previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
@@ -49,9 +49,9 @@ def bench_run(purpose: str, *, log=sys.stderr, **settings: str) -> Iterator[tupl
             yield server, env
         finally:
             sessions = sessions_delete()
-            removed = broker_queue_delete(env["REDIS_URL"], env["CELERY_QUEUE"])
+            removed = broker_queues_delete(env["REDIS_URL"], env["CELERY_QUEUE_PREFIX"])
             print(
-                f"Removed the run's {sessions} sessions, its Celery queue ({removed} messages) "
+                f"Removed the run's {sessions} sessions, its Celery queues ({removed} messages) "
                 f"and its database {server['NAME']}.",
                 file=log,
             )
@@ -82,22 +82,28 @@ def sessions_delete() -> int:
     return len(keys)
 
 
-def broker_queue_delete(redis_url: str, queue: str) -> int:
-    """Delete a Celery queue of a run's own and kombu's records of it; returns how many
-    messages it held."""
+def broker_queues_delete(redis_url: str, prefix: str) -> int:
+    """Delete the Celery queues of a run's own (every one under ``prefix``) and kombu's
+    records of them; returns how many messages they held."""
     import redis
 
     client = redis.Redis.from_url(redis_url)
+    removed = 0
     try:
-        removed = client.llen(queue)
-        client.delete(queue, f"_kombu.binding_permanent.{queue}")
+        for queue in client.scan_iter(match=f"{prefix}.*", _type="list"):
+            removed += client.llen(queue)
+            client.delete(queue)
+        for record in client.scan_iter(match=f"_kombu.binding_permanent.{prefix}.*"):
+            client.delete(record)
         for binding in client.scan_iter("_kombu.binding.*"):
             for member in client.smembers(binding):
-                if member.decode(errors="replace").endswith(queue):
+                # kombu's record: routing key, pattern and queue, joined by "\x06\x16".
+                queue = member.decode(errors="replace").rsplit("\x06\x16", 1)[-1]
+                if queue.startswith(f"{prefix}."):
                     client.srem(binding, member)
         return removed
     except redis.RedisError as error:
-        print(f"Could not delete the Celery queue {queue}: {error}", file=sys.stderr)
+        print(f"Could not delete the Celery queues {prefix}.*: {error}", file=sys.stderr)
         return 0
     finally:
         client.close()

@@ -341,7 +341,8 @@ def _prolific_check(arrival: Arrival, campaign: Campaign, *, address: str | None
     try:
         if address:
             services.arrival_count(address=address)
-        submission = platforms.connector(PROLIFIC).submission(arrival.assignment_id)
+        # The participant waits on this: one quick try, none while Prolific is failing.
+        submission = platforms.connector(PROLIFIC).submission(arrival.assignment_id, quick=True)
     except services.ArrivalsExceeded as refusal:
         raise Refusal(429, str(refusal), platform=PROLIFIC) from None
     except platforms.PlatformError as error:

@@ -4,6 +4,7 @@ A value that cannot be parsed raises ImproperlyConfigured naming the variable, s
 production fails at start-up instead of silently meaning something else.
 """
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from .environment import (
     env_rate,
     env_url_parameter,
 )
+from .queues import celery_queue_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -205,9 +207,50 @@ CACHES = {
 SESSION_ENGINE = "paracrowd.sessions"
 SESSION_CACHE_SECONDS = env_int("SESSION_CACHE_SECONDS", 300, minimum=1)
 CELERY_BROKER_URL = REDIS_URL
-# The queue tasks are sent to and workers consume: two sites (or a benchmark beside a site)
-# may share one Redis database, each on a queue of its own.
-CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", "celery")
+# Each kind of work has a Celery queue of its own, so that a kind's workers never wait behind
+# another's backlog: a demotion sent to Prolific once waited 2 minutes behind an agreement
+# refresh, a release 2 minutes behind 373 scoring tasks. Workers subscribe by kind
+# (`python -m paracrowd.queues KIND…` prints the names for `celery worker -Q`; bin/run and
+# docker-compose.yml start one worker per group of kinds; docs/operators/production.md).
+#   default  upkeep: expiry, sweeps, automatic acceptance and pay (every task not named below)
+#   platform calls to the crowd platforms: the outbox's sends, read-backs, publishing, webhooks
+#   scoring  per-submission work: scores, a worker's signals, gold checks
+#   long     jobs of minutes: exports, releases, analyses, agreement, the aligner's training
+CELERY_QUEUE_KINDS = ("default", "platform", "scoring", "long")
+# Task-name patterns (fnmatch; an exact name wins over a pattern) → kind.
+CELERY_QUEUE_ROUTES = {
+    "crowd.tasks.*": "platform",
+    "crowd.platforms.*": "platform",
+    "crowd.tasks.expire_assignments": "default",
+    "crowd.tasks.forget_arrival_counts": "default",
+    "scoring.tasks.score_segments": "scoring",
+    "scoring.tasks.score_paraphrases": "scoring",
+    "review.tasks.refresh_worker_signals": "scoring",
+    "review.tasks.check_gold_answer": "scoring",
+    "research.tasks.run_*": "long",
+    "scoring.tasks.compute_*": "long",
+    "review.tasks.compute_overview": "long",
+    "annotations.tasks.refresh_agreement": "long",
+    "annotations.tasks.recompute_agreement": "long",
+    "annotations.tasks.retrain_aligner": "long",
+}
+# Every queue's name starts with this prefix, so two sites (or two checkouts, or a benchmark
+# beside a site) sharing one Redis database never take each other's tasks: by default the
+# database's name, which every process of one site shares (`make run` sets one per checkout,
+# the tests one per run). CELERY_QUEUE is its name before the queues were split.
+CELERY_QUEUE_PREFIX = env("CELERY_QUEUE_PREFIX", "") or env("CELERY_QUEUE", "")
+CELERY_QUEUE_PREFIX = CELERY_QUEUE_PREFIX or DATABASES["default"]["NAME"]
+if not re.fullmatch(r"[A-Za-z0-9_.:-]+", CELERY_QUEUE_PREFIX):
+    raise ImproperlyConfigured(
+        "CELERY_QUEUE_PREFIX may hold letters, digits and _ . : - only, "
+        f"not {CELERY_QUEUE_PREFIX!r}"
+    )
+_queues = celery_queue_settings(
+    prefix=CELERY_QUEUE_PREFIX, kinds=CELERY_QUEUE_KINDS, routes=CELERY_QUEUE_ROUTES
+)
+CELERY_TASK_DEFAULT_QUEUE = _queues["task_default_queue"]
+CELERY_TASK_QUEUES = _queues["task_queues"]
+CELERY_TASK_ROUTES = _queues["task_routes"]
 CELERY_TASK_ACKS_LATE = False  # opted into per task, only where the task is idempotent
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -17,11 +17,17 @@ def pytest_configure(config):
     from django.conf import settings
 
     from paracrowd.celery import app
+    from paracrowd.queues import celery_queue_settings
 
     # Settings are read before this file, and the Celery app reads its own copy lazily; set
-    # both so that every task sent in this run (with or without a worker) goes to our queue.
-    settings.CELERY_TASK_DEFAULT_QUEUE = TASK_QUEUE
-    app.conf.task_default_queue = TASK_QUEUE
+    # both so that every task sent in this run (with or without a worker) goes to our queues.
+    settings.CELERY_QUEUE_PREFIX = TASK_QUEUE
+    queues = celery_queue_settings(
+        prefix=TASK_QUEUE, kinds=settings.CELERY_QUEUE_KINDS, routes=settings.CELERY_QUEUE_ROUTES
+    )
+    for name, value in queues.items():
+        setattr(settings, f"CELERY_{name.upper()}", value)
+        app.conf[name] = value
     # Rate-limit counters of this run only (the cache may be the Redis `make run` uses).
     settings.CACHES["default"]["KEY_PREFIX"] = TASK_QUEUE
 
@@ -121,19 +127,21 @@ def media_root(settings, tmp_path):
 
 @contextmanager
 def running_worker():
-    """A real Celery worker, in a thread of this process, consuming this run's queue in Redis."""
+    """A real Celery worker, in a thread of this process, consuming this run's queues in Redis."""
     from celery.contrib.testing.worker import start_worker
 
     from paracrowd.celery import app
 
-    assert app.amqp.queues.consume_from.keys() == {TASK_QUEUE}
-    app.control.purge()  # only this run's queue: the one the app consumes from
+    queues = list(app.conf.task_queues)
+    assert queues and all(queue.startswith(f"{TASK_QUEUE}.") for queue in queues)
+    assert app.amqp.queues.consume_from.keys() == set(queues)
+    app.control.purge()  # only this run's queues: the ones the app consumes from
     with start_worker(
         app,
         pool="solo",
         perform_ping_check=False,
         shutdown_timeout=30,
-        queues=[TASK_QUEUE],
+        queues=queues,
         hostname=f"{TASK_QUEUE}@localhost",
     ) as worker:
         yield worker

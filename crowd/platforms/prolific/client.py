@@ -15,6 +15,10 @@ and the lowest reward Prolific recommends are in audience.py.
 
 Throttling (429) and server errors (5xx) are retried with exponential backoff, except where a
 retry could pay twice; any other refusal raises ``PlatformError`` with Prolific's own message.
+A look-up someone is waiting on (``submission(..., quick=True)``, an arrival) is the exception:
+one try within ARRIVAL_TIMEOUT, and none at all while a circuit breaker (paracrowd.breaker)
+holds Prolific as failing, so an outage of Prolific is answered at once and never ties up the
+site's web threads.
 """
 
 import re
@@ -25,12 +29,18 @@ from urllib.parse import urlencode
 
 import requests
 
+from paracrowd.breaker import Breaker, BreakerOpen
+
 from ..base import PlatformError, Submission
 from .audience import ProlificAudience
 
 DEFAULT_URL = "https://api.prolific.com"
 RETRIES = 5
 MAX_BACKOFF_SECONDS = 60
+# Seconds to connect and to wait for the answer of a look-up a participant waits on: at most 3 s
+# in all, where the retried calls of the workers wait up to 30 s each and back off in between
+# (while Prolific answered 5xx, arrivals waited up to 78 s for their refusal).
+ARRIVAL_TIMEOUT = (1, 2)
 
 # Prolific's ids (participants, studies, submissions) are MongoDB object ids.
 PROLIFIC_ID = re.compile(r"[0-9a-f]{24}")
@@ -158,6 +168,7 @@ class Prolific(ProlificAudience):
         project_id: str = "",
         sleep: Callable = time.sleep,
         timeout: float = 30,
+        breaker: Breaker | None = None,
     ):
         if not token:
             raise PlatformError("Prolific needs an API token (PROLIFIC_API_TOKEN).")
@@ -166,6 +177,8 @@ class Prolific(ProlificAudience):
         self.project_id = project_id
         self.timeout = timeout
         self._sleep = sleep
+        # One breaker per API address, shared by every process through the cache.
+        self.breaker = breaker or Breaker(f"prolific:{self.base_url}")
         self.session = requests.Session()
         # https://docs.prolific.com/api-reference (Authentication: "Token <token>")
         self.session.headers.update({"Authorization": f"Token {token}"})
@@ -263,11 +276,14 @@ class Prolific(ProlificAudience):
         for item in self._pages("/api/v1/submissions/", {"study": study_id}):
             yield _submission(item, study_id=study_id)
 
-    def submission(self, submission_id: str) -> Submission:
+    def submission(self, submission_id: str, *, quick: bool = False) -> Submission:
         """One submission. An unknown id raises ``ProlificError`` with status 404; so does a
-        malformed one, without asking Prolific (a forged id costs no call)."""
+        malformed one, without asking Prolific (a forged id costs no call). ``quick``: someone
+        is waiting on the answer (one try, short timeout, not while Prolific is failing).
+        https://docs.prolific.com/api-reference/submissions/get-submission"""
         submission_id = self._checked_id(submission_id, kind="submission", status=404)
-        return _submission(self._call("GET", f"/api/v1/submissions/{submission_id}/"))
+        path = f"/api/v1/submissions/{submission_id}/"
+        return _submission(self._call("GET", path, quick=quick))
 
     def approve(self, *, assignment_id: str, feedback: str = "") -> None:
         """Approve (and so pay) a submission; one already approved counts as done. Prolific
@@ -386,10 +402,20 @@ class Prolific(ProlificAudience):
             url = following
 
     def _call(
-        self, method: str, path: str, *, json=None, params=None, pays: bool = False
+        self,
+        method: str,
+        path: str,
+        *,
+        json=None,
+        params=None,
+        pays: bool = False,
+        quick: bool = False,
     ) -> dict | list:
-        """Send one request, retrying throttling and (unless it ``pays``) server errors."""
+        """Send one request, retrying throttling and (unless it ``pays``) server errors; a
+        ``quick`` one is tried once, within ARRIVAL_TIMEOUT, behind the breaker."""
         url = path if path.startswith(self.base_url) else f"{self.base_url}{path}"
+        if quick:
+            return self._call_once(method, url, path, json=json, params=params)
         for attempt in range(RETRIES + 1):
             try:
                 response = self.session.request(
@@ -413,18 +439,45 @@ class Prolific(ProlificAudience):
                     "workspace's payments before paying it again.",
                     status=status,
                 )
-            if status >= 400:
-                raise ProlificError(
-                    f"Prolific refused {method} {path} ({status}): {_message(response)}",
-                    status=status,
-                )
-            if not response.content:
-                return {}
-            try:
-                return response.json()
-            except ValueError:
-                return {}
+            return _answer(method, path, response)
         raise AssertionError("unreachable")
+
+    def _call_once(self, method: str, url: str, path: str, *, json, params) -> dict | list:
+        try:
+            attempt = self.breaker.attempt()
+        except BreakerOpen:
+            raise ProlificError(
+                "Prolific failed several times just now; it is not asked again for a while.",
+                status=503,
+            ) from None
+        try:
+            response = self.session.request(
+                method, url, json=json, params=params, timeout=ARRIVAL_TIMEOUT
+            )
+        except requests.RequestException as error:
+            attempt.failed()
+            raise ProlificError(f"Prolific could not be reached: {error}") from error
+        # Throttling counts as failing too: Prolific asks us to call less.
+        if response.status_code == 429 or response.status_code >= 500:
+            attempt.failed()
+        else:
+            attempt.succeeded()
+        return _answer(method, path, response)
+
+
+def _answer(method: str, path: str, response) -> dict | list:
+    """Prolific's answer as JSON ({} when empty), or ``ProlificError`` for a refusal."""
+    status = response.status_code
+    if status >= 400:
+        raise ProlificError(
+            f"Prolific refused {method} {path} ({status}): {_message(response)}", status=status
+        )
+    if not response.content:
+        return {}
+    try:
+        return response.json()
+    except ValueError:
+        return {}
 
 
 def _submission(item: dict, *, study_id: str = "") -> Submission:

@@ -73,7 +73,7 @@ class Command(BaseCommand):
     def _workers(self):
         """The workers consuming the queue the scoring tasks go to. Others on the same broker
         (another site's, another test run's) would never take them."""
-        queue = app.conf.task_default_queue
+        queue = app.amqp.router.route({}, score_segments.name)["queue"].name
         try:
             consuming = app.control.inspect(timeout=1.0).active_queues() or {}
         except Exception:  # no broker: score here
