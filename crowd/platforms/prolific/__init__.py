@@ -4,7 +4,7 @@ filters and reward recommendations are ``audience.py``."""
 
 from django.conf import settings
 
-from ..base import Platform, PlatformError
+from ..base import Platform, PlatformError, Submission
 from . import client
 
 
@@ -43,3 +43,14 @@ class ProlificPlatform(Platform):
             workspace_id=settings.PROLIFIC_WORKSPACE_ID,
             project_id=settings.PROLIFIC_PROJECT_ID,
         )
+
+    def work_read(self, *, listing_ids: list[str]) -> list[Submission]:
+        from .. import connector
+
+        account = connector(self.name)
+        return [item for study_id in listing_ids for item in account.submissions(study_id)]
+
+    def bonuses_paid(self, *, assignment_id: str) -> list[int]:
+        from .. import connector
+
+        return connector(self.name).submission_bonuses(assignment_id)
