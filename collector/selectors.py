@@ -47,7 +47,7 @@ def worker_dashboard(worker: Worker) -> dict:
         if row["status"] == Description.Status.PENDING and row["tier"]:
             earnings[row["tier"]]["pending"] += describing.pay_cents(row["tier"]) * row["n"]
     credited = (
-        worker.ledger_entries.filter(kind=LedgerEntry.Kind.TASK)
+        worker.ledger_entries.filter(kind__in=[LedgerEntry.Kind.TASK, LedgerEntry.Kind.REWARD])
         .values("tier")
         .annotate(cents=Sum("amount_cents"))
         .order_by()

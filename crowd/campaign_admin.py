@@ -20,7 +20,15 @@ from django.views.decorators.http import require_POST
 from paracrowd.celery import enqueue
 
 from . import services
-from .models import Assignment, Campaign, CampaignEvent, HitType, PlatformAction, Tier
+from .models import (
+    Assignment,
+    Campaign,
+    CampaignEvent,
+    HitType,
+    LedgerEntry,
+    PlatformAction,
+    Tier,
+)
 from .platforms.mturk import client as mturk
 from .platforms.prolific import client as prolific
 from .platforms.studylink import links as studylink
@@ -358,8 +366,12 @@ def _prolific_sheet(campaign: Campaign, sheet: str) -> str:
         ).order_by("pk")
         return prolific.approvals_csv(action.worker.external_id for action in waiting)
     owed = {}
+    # Only bonuses the platform confirmed unpaid (see ``platform_bonuses_check``): one whose
+    # answer was lost may have been paid, and listing it would invite a second payment.
     for action in unsent.filter(
-        kind=PlatformAction.Kind.BONUS, state=PlatformAction.State.FAILED
+        kind=PlatformAction.Kind.BONUS,
+        state=PlatformAction.State.FAILED,
+        details__has_key="unpaid_confirmed",
     ).order_by("pk"):
         owed[action.worker.external_id] = (
             owed.get(action.worker.external_id, 0) + action.details["cents"]
@@ -381,21 +393,30 @@ def _study_links(campaign: Campaign) -> list[tuple[str, str]]:
 
 
 def campaign_summary(campaign: Campaign) -> dict:
-    """What the campaign page shows: the platform's counts, ours, and the money."""
+    """What the campaign page shows: the platform's counts, ours, and the money, which is
+    the ledger's: what workers earned (rewards and bonuses), and what the platform was paid
+    (those with its fees), and the last reconciliation with the platform."""
     work = Assignment.objects.filter(campaign=campaign).aggregate(
         arrived=Count("pk"),
         submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
         verified=Count("pk", filter=Q(verified_at__isnull=False)),
         unverified=Count("pk", filter=Q(status=Assignment.Status.UNVERIFIED)),
         rejected=Count("pk", filter=Q(status=Assignment.Status.REJECTED)),
-        earned=Sum("ledger_entry__amount_cents"),
     )
+    booked = dict(
+        LedgerEntry.objects.filter(campaign=campaign)
+        .values_list("kind")
+        .annotate(cents=Sum("amount_cents"))
+        .order_by()
+    )
+    kinds = LedgerEntry.Kind
+    ledger = {
+        "rewards": booked.get(kinds.REWARD, 0) + booked.get(kinds.TASK, 0),
+        "bonuses": booked.get(kinds.BONUS, 0),
+        "fees": booked.get(kinds.FEE, 0),
+    }
     actions = PlatformAction.objects.filter(campaign=campaign)
-    paid = actions.filter(
-        state=PlatformAction.State.DONE,
-        kind__in=[PlatformAction.Kind.APPROVE, PlatformAction.Kind.BONUS],
-        ledger_entry__isnull=False,
-    ).values_list("ledger_entry__amount_cents", flat=True)
+    reconciliation = campaign.reconciliation or {}
     return {
         "campaign": campaign,
         "places": campaign.places,
@@ -403,11 +424,14 @@ def campaign_summary(campaign: Campaign) -> dict:
         "platform_counts": campaign.platform_counts,
         "work": work,
         "committed_cents": campaign.cost_cents,
-        "earned_cents": work["earned"] or 0,
-        # What the platform has paid workers, with its fee on each payment.
-        "spent_cents": sum(
-            cents + services.platform_fee_cents(campaign.platform, cents) for cents in paid
-        ),
+        "earned_cents": ledger["rewards"] + ledger["bonuses"],
+        "ledger": ledger,
+        # What the platform is paid for the workers' pay: rewards, bonuses and its fees.
+        "spent_cents": sum(ledger.values()),
+        "reconciliation": reconciliation,
+        "reconciliation_lines": services.reconciliation_lines(reconciliation)
+        if reconciliation
+        else [],
         "pending_actions": actions.filter(state=PlatformAction.State.PENDING).count(),
         "failed_actions": actions.filter(state=PlatformAction.State.FAILED).count(),
         "unverified_work": Assignment.objects.filter(

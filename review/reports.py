@@ -292,7 +292,8 @@ def ledger_totals(*, period: Period | None = None):
 
 def ledger_summary(*, period: Period | None = None) -> dict:
     """Totals over the period by kind and tier, and per month, with the platform's fee."""
-    entries = LedgerEntry.objects.filter((period or Period()).q("created_at"))
+    # The platforms' fees booked in the ledger are not credits; the fee column estimates them.
+    entries = LedgerEntry.objects.earnings().filter((period or Period()).q("created_at"))
     by_kind = list(
         entries.values("kind", "tier")
         .annotate(n=Count("id"), cents=Sum("amount_cents"), fee=Sum(ledger_fee()))
@@ -322,7 +323,7 @@ def cost_estimate() -> list[dict]:
     what the open description HITs still want, each with the platform's fee (none on local
     sign-ups' work; what open HITs want is priced as a platform's, not knowing who takes it)."""
     hit_type = HitType.objects.for_kind(HitType.Kind.DESCRIPTION)
-    credited = LedgerEntry.objects.aggregate(
+    credited = LedgerEntry.objects.earnings().aggregate(
         cents=Coalesce(Sum("amount_cents"), 0), fee=Coalesce(Sum(ledger_fee()), 0)
     )
     rows = [{"what": "Credited so far", "cents": credited["cents"], "fee": credited["fee"]}]

@@ -74,6 +74,9 @@ class Campaign(models.Model):
     # What the platform last reported: HITs available, in progress and submitted, and when.
     platform_counts = models.JSONField(default=dict, blank=True)
     synced_at = models.DateTimeField(null=True, blank=True)
+    # The last reconciliation with the platform (``campaign_reconcile``'s result), and when.
+    reconciliation = models.JSONField(default=dict, blank=True)
+    reconciled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

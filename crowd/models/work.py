@@ -518,18 +518,46 @@ class Payout(models.Model):
         return f"payout of {self.created_at:%Y-%m-%d} through {self.through:%Y-%m-%d}"
 
 
-class LedgerEntry(models.Model):
-    """Money a worker has earned: one credit per accepted task (any kind of HIT) or bonus.
+class LedgerEntryQuerySet(models.QuerySet):
+    def earnings(self):
+        """What workers earned: every entry but the platforms' fees."""
+        return self.exclude(kind=LedgerEntry.Kind.FEE)
 
-    Amounts are integer cents. ``source`` names what the credit is for ("assignment:12",
-    "bonus:…") and is unique, so crediting the same thing twice stores one entry.
+
+class LedgerEntry(models.Model):
+    """Money: what a worker has earned, and what a crowd platform charges for it.
+
+    A worker earns one credit per accepted task done alone (any kind of HIT), one session
+    ``REWARD`` per session a platform approves (whatever number of its tasks was accepted:
+    the platform pays the whole reward), and one ``BONUS`` per bonus line (a session's task
+    past its minimum, or a bonus given by hand). A task covered by its session's reward keeps
+    a ``TASK`` entry of 0 that records it as accepted. The platform's ``FEE`` on each payment
+    it makes is an entry of its own, belonging to no worker, so a worker's entries add up to
+    what they earned and never include fees.
+
+    Amounts are integer minor units. ``source`` names what the entry is for ("assignment:12",
+    "session:4", "bonus:…", "fee:<the source of the entry it is on>") and is unique, so
+    booking the same thing twice stores one entry.
     """
 
     class Kind(models.TextChoices):
         TASK = "task", "Accepted task"
         BONUS = "bonus", "Bonus"
+        REWARD = "reward", "Session reward"
+        FEE = "fee", "Platform fee"
 
-    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="ledger_entries")
+    # Empty only for a platform's fee, which is nobody's earnings.
+    worker = models.ForeignKey(
+        Worker, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_entries"
+    )
+    # The campaign whose platform pays (or charges) this entry; empty for local work.
+    campaign = models.ForeignKey(
+        "crowd.Campaign",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="ledger_entries",
+    )
     kind = models.CharField(max_length=10, choices=Kind.choices)
     amount_cents = models.PositiveIntegerField()
     # The tier of the work paid for (null for bonuses).
@@ -547,14 +575,26 @@ class LedgerEntry(models.Model):
         Payout, null=True, blank=True, on_delete=models.PROTECT, related_name="entries"
     )
 
+    objects = LedgerEntryQuerySet.as_manager()
+
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=Q(amount_cents__gt=0), name="ledger_entry_positive"),
+            # Only a task its session's reward covers is booked at 0.
+            models.CheckConstraint(
+                condition=Q(amount_cents__gt=0) | Q(kind="task", assignment__isnull=False),
+                name="ledger_entry_positive",
+            ),
             models.CheckConstraint(condition=~Q(source=""), name="ledger_entry_has_a_source"),
+            models.CheckConstraint(
+                condition=Q(worker__isnull=True, kind="fee")
+                | Q(worker__isnull=False) & ~Q(kind="fee"),
+                name="ledger_entry_fee_is_nobodys",
+            ),
         ]
         indexes = [
             models.Index(fields=["worker", "created_at"]),
             models.Index(fields=["created_at"]),
+            models.Index(fields=["campaign", "kind"]),
         ]
         verbose_name_plural = "ledger entries"
 

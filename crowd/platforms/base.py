@@ -34,6 +34,10 @@ class Submission:
     status: str
     # When the platform approved it (by the requester or by its own auto-approval).
     approved_at: datetime | None = None
+    # For GONE: the platform let it run out of time (rather than the worker giving it back).
+    timed_out: bool = False
+    # The bonuses the platform has paid on it, in minor units; None when it does not say.
+    bonuses_cents: tuple[int, ...] | None = None
 
     @property
     def is_submitted(self) -> bool:
@@ -94,6 +98,17 @@ class Platform:
     def return_origins(self) -> list[str]:
         """The origins a participant is sent back to when done (the pages' form-action)."""
         return []
+
+    def work_read(self, *, listing_ids: list[str]) -> list[Submission] | None:
+        """Every piece of work the platform holds for ``listing_ids`` (a campaign's studies),
+        with the bonuses paid on each; None when the platform cannot be read (the site's
+        records are then all there is). Raises ``PlatformError`` when the platform fails."""
+        return None
+
+    def bonuses_paid(self, *, assignment_id: str) -> list[int] | None:
+        """The bonuses the platform has paid on one piece of work, in minor units; None when
+        the platform cannot tell (a bonus there is then never taken as paid or unpaid)."""
+        return None
 
     def money(self, cents: int) -> str:
         """``cents`` minor units in the platform's currency, as a participant reads them."""

@@ -45,6 +45,7 @@ from .outbox import (
     ledger_entry_platform_payment,
     platform_action_queue,
     platform_actions_send,
+    platform_bonuses_check,
     platform_qualification,
 )
 from .pay import (
@@ -69,6 +70,7 @@ from .quality import (
     quality_stop_message,
     workers_with_quality,
 )
+from .reconcile import campaign_reconcile, reconciliation_lines
 from .review import (
     ReviewOutcome,
     work_accept,
@@ -159,6 +161,9 @@ __all__ = [
     "pay_summary",
     "task_time",
     "campaign_sync",
+    "campaign_reconcile",
+    "reconciliation_lines",
+    "platform_bonuses_check",
     "campaigns_to_sync",
     "hits_open",
     "ledger_credit",

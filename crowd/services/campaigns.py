@@ -41,6 +41,7 @@ from .pay import (
     session_minutes,
     task_time,
 )
+from .reconcile import campaign_reconcile
 from .sessions import session_abandon, session_confirm
 from .workers import audit_record
 
@@ -416,7 +417,8 @@ def campaign_sync(*, campaign: Campaign, now=None) -> dict:
     platform still does not show once the assignment's time is up is marked unverified too.
     Unverified work keeps its row but is never paid or accepted, and its HIT's slot reopens;
     if the platform shows it later, it is verified and counts again. Approvals the platform
-    made by itself are credited to the ledger as paid. Running it twice changes nothing more.
+    made by itself are credited to the ledger as paid, and the campaign is reconciled
+    (``campaign_reconcile``). Running it twice changes nothing more.
     Returns counts of what changed."""
     now = now or timezone.now()
     connector = _connector(campaign)
@@ -471,6 +473,7 @@ def campaign_sync(*, campaign: Campaign, now=None) -> dict:
             "they will not be paid, and their HITs' places are offered again.",
             is_error=True,
         )
+    campaign_reconcile(campaign=campaign, now=now)
     return changed
 
 

@@ -1,4 +1,9 @@
-"""The ledger: what workers have earned (one credit per accepted task or bonus), and payouts."""
+"""The ledger: what workers have earned and what the platforms charge, and payouts.
+
+What a platform pays is booked as it pays it: a task done alone, a session's base reward when
+the session is approved (whatever number of its tasks was accepted), each bonus once, and the
+platform's fee on each of these as an entry of its own (``fee:<source>``, nobody's earnings).
+Sources are unique in the database, so nothing is booked twice."""
 
 from datetime import datetime, timedelta
 
@@ -8,6 +13,7 @@ from django.db.models import Case, F, IntegerField, Q, Sum, Value, When
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from .. import platforms
 from ..models import (
     Assignment,
     AuditEntry,
@@ -17,6 +23,7 @@ from ..models import (
     Payout,
     PlatformAction,
     Worker,
+    WorkSession,
 )
 from .errors import WorkRefused
 from .outbox import platform_action_queue, platform_actions_queue
@@ -33,12 +40,14 @@ def ledger_credit(
     source: str,
     tier: int | None = None,
     assignment: Assignment | None = None,
+    campaign: Campaign | None = None,
     created_by=None,
 ) -> tuple[LedgerEntry, bool]:
     """Credit ``worker`` with ``amount_cents`` (a positive whole number of cents), once per
     ``source``: crediting a source again returns the stored entry with ``created`` False and
     changes nothing. Any kind of work can be paid this way; name the source after what is
-    paid for ("assignment:12", "bonus:…")."""
+    paid for ("assignment:12", "bonus:…"). Money a ``campaign``'s platform pays carries its
+    fee as an entry of its own (``fee:<source>``), booked with it."""
     if isinstance(amount_cents, bool) or not isinstance(amount_cents, int) or amount_cents <= 0:
         raise WorkRefused("An amount must be a positive whole number of cents.")
     if not reason.strip() or not source:
@@ -53,70 +62,130 @@ def ledger_credit(
                 source=source,
                 tier=tier,
                 assignment=assignment,
+                campaign=campaign,
                 created_by=created_by,
             )
+            _fees_book([entry])
             return entry, True
     except IntegrityError:
         return LedgerEntry.objects.get(source=source), False
 
 
 def ledger_pay_assignments(*, assignments, reason: str, created_by=None) -> int:
-    """Credit each verified assignment's worker with its pay, once per assignment (whatever
-    the kind of HIT): its campaign's pay per task where the campaign sets one, else its HIT
-    type's pay in its tier. Unverified assignments (a platform has not shown them submitted
-    yet) are skipped and paid when verified; assignments whose pay is zero earn nothing.
-    Work that came through a campaign is also paid on its platform, through the outbox (see
-    ``_approvals_queue``), with ``reason`` as the worker's feedback. Returns how many were
-    credited now. Pass assignments with ``hit__hit_type`` loaded; call it inside the
-    decision's transaction."""
+    """Credit each verified assignment's worker once per assignment (whatever the kind of
+    HIT), as its platform pays it. Work done alone earns its pay (its campaign's pay per task
+    where the campaign sets one, else its HIT type's pay in its tier). Work done in a
+    platform session is paid as the session: the first accepted task books the session's
+    base ``REWARD`` (once, whatever number of its tasks is accepted, since the platform pays
+    the whole reward on approval), a task within the session's minimum is covered by it (a
+    ``TASK`` entry of 0 records it accepted) and a task past the minimum earns a ``BONUS``.
+    Each payment a platform makes carries its fee as an entry of its own.
+
+    Unverified assignments (a platform has not shown them submitted yet) are skipped and paid
+    when verified; assignments whose pay is zero earn nothing. Work that came through a
+    campaign is also paid on its platform, through the outbox (see ``_approvals_queue``),
+    with ``reason`` as the worker's feedback. Returns how many assignments were credited now.
+    Pass assignments with ``hit__hit_type`` loaded; call it inside the decision's
+    transaction."""
     verified = [assignment for assignment in assignments if assignment.verified_at is not None]
-    task_pay = dict(
-        Campaign.objects.filter(
-            pk__in={a.campaign_id for a in verified if a.campaign_id}, task_cents__gt=0
-        ).values_list("pk", "task_cents")
+    campaigns = Campaign.objects.in_bulk({a.campaign_id for a in verified if a.campaign_id})
+    sessions = WorkSession.objects.in_bulk(
+        {a.session_id for a in verified if a.session_id and a.campaign_id}
     )
-    entries = [
-        LedgerEntry(
+    entries = {}
+    for assignment in verified:
+        campaign = campaigns.get(assignment.campaign_id)
+        entry = LedgerEntry(
             worker_id=assignment.worker_id,
             kind=LedgerEntry.Kind.TASK,
-            amount_cents=task_pay.get(assignment.campaign_id)
+            amount_cents=(campaign.task_cents if campaign else 0)
             or assignment.hit.hit_type.pay_cents(assignment.hit.tier),
             tier=assignment.hit.tier,
             assignment=assignment,
+            campaign=campaign,
             source=f"assignment:{assignment.pk}",
             reason=reason.strip(),
             created_by=created_by,
         )
-        for assignment in verified
-    ]
-    entries = [entry for entry in entries if entry.amount_cents > 0]
-    if not entries:
+        session = sessions.get(assignment.session_id)
+        if session is not None:
+            if session_position(assignment) <= session.task_minimum:
+                entry.amount_cents, entry.covered = 0, True
+            else:
+                entry.kind = LedgerEntry.Kind.BONUS
+            reward = LedgerEntry(
+                worker_id=assignment.worker_id,
+                kind=LedgerEntry.Kind.REWARD,
+                amount_cents=campaign.reward_cents,
+                tier=assignment.hit.tier,
+                campaign=campaign,
+                source=f"session:{session.pk}",
+                reason=reason.strip() or f"Session {session.external_id} approved.",
+                created_by=created_by,
+            )
+            entries.setdefault(reward.source, reward)
+        entries[entry.source] = entry
+    wanted = [e for e in entries.values() if e.amount_cents > 0 or getattr(e, "covered", False)]
+    if not wanted:
         return 0
-    sources = [entry.source for entry in entries]
+    sources = [entry.source for entry in wanted]
     with transaction.atomic():
         before = set(
             LedgerEntry.objects.filter(source__in=sources).values_list("source", flat=True)
         )
-        LedgerEntry.objects.bulk_create(entries, ignore_conflicts=True, batch_size=1000)
+        LedgerEntry.objects.bulk_create(wanted, ignore_conflicts=True, batch_size=1000)
         new = [source for source in sources if source not in before]
-        _approvals_queue(sources=new, feedback=reason.strip())
-    return len(new)
+        booked = list(
+            LedgerEntry.objects.filter(source__in=new)
+            .select_related("worker", "campaign", "assignment__campaign", "assignment__session")
+            .order_by("pk")
+        )
+        _fees_book(booked)
+        _approvals_queue(booked, feedback=reason.strip())
+    return sum(1 for source in new if source.startswith("assignment:"))
 
 
-def _approvals_queue(*, sources: list[str], feedback: str) -> None:
-    """Queue what the platform must do for each new task entry whose work came through a
+def _fees_book(entries: list[LedgerEntry]) -> None:
+    """Book the platform's fee on each payment a campaign's platform makes (a task paid
+    alone, a session's reward, a bonus), once: ``fee:<source>``, belonging to no worker, so
+    it is never counted as anyone's earnings. Inside the transaction that books them."""
+    fees = []
+    for entry in entries:
+        if entry.campaign_id is None or entry.kind == LedgerEntry.Kind.FEE:
+            continue
+        cents = platforms.get(entry.campaign.platform).fee_cents(entry.amount_cents)
+        if cents > 0:
+            fees.append(
+                LedgerEntry(
+                    worker=None,
+                    campaign_id=entry.campaign_id,
+                    kind=LedgerEntry.Kind.FEE,
+                    amount_cents=cents,
+                    tier=entry.tier,
+                    source=f"fee:{entry.source}"[:100],
+                    reason=f"The platform's fee on {entry.source}.",
+                )
+            )
+    LedgerEntry.objects.bulk_create(fees, ignore_conflicts=True)
+
+
+def _approvals_queue(entries: list[LedgerEntry], *, feedback: str) -> None:
+    """Queue what the platform must do for each new entry whose work came through a
     campaign. Work done alone (Mechanical Turk) is approved by itself; a rejection already
     queued for it is overridden (OverrideRejection), whether or not it has been sent yet:
     the outbox sends in order, and a rejection still waiting when its work is reinstated is
-    never sent. Work done in a session is paid as the session: see ``_session_payments``."""
-    paid = list(
-        LedgerEntry.objects.filter(source__in=sources, assignment__campaign__isnull=False)
-        .select_related("worker", "assignment__campaign", "assignment__session")
-        .order_by("pk")
-    )
+    never sent. A session is approved once, paying its reward, and each task past its
+    minimum is paid as a bonus on it."""
+    paid = [entry for entry in entries if entry.campaign_id is not None]
     if not paid:
         return
-    alone = [entry for entry in paid if entry.assignment.session_id is None]
+    alone = [
+        entry
+        for entry in paid
+        if entry.assignment_id
+        and entry.assignment.session_id is None
+        and entry.kind == LedgerEntry.Kind.TASK
+    ]
     rejected = set(
         PlatformAction.objects.filter(
             kind=PlatformAction.Kind.REJECT, assignment__in=[e.assignment_id for e in alone]
@@ -136,34 +205,41 @@ def _approvals_queue(*, sources: list[str], feedback: str) -> None:
         )
         for entry in alone
     ]
-    actions += _session_payments([entry for entry in paid if entry.assignment.session_id])
+    actions += _session_payments([entry for entry in paid if entry not in alone])
     platform_actions_queue(actions)
 
 
 def _session_payments(entries: list[LedgerEntry]) -> list[PlatformAction]:
     """A session is one submission on its platform, paid its base reward when approved, and
-    every task beyond the campaign's minimum earns a bonus on top. So the first accepted task
-    of a session approves the session (once: the token names the session), and a task whose
-    place in the session (by submission order) is past the minimum is paid as a bonus."""
-    actions = []
+    every task beyond the campaign's minimum earns a bonus on top: the session's ``REWARD``
+    entry approves it (once: the token names the session), and each ``BONUS`` entry of a task
+    in it is paid as a bonus on the session."""
+    in_session = {
+        entry.assignment.session_id: entry.assignment
+        for entry in reversed(entries)
+        if entry.assignment_id and entry.assignment.session_id
+    }
+    approvals, bonuses = [], []
     for entry in entries:
-        assignment, session = entry.assignment, entry.assignment.session
-        position = session_position(assignment)
-        covered = position <= session.task_minimum
-        actions.append(
-            PlatformAction(
-                kind=PlatformAction.Kind.APPROVE,
-                worker=entry.worker,
-                token=f"approve:session:{session.pk}",
-                assignment=assignment,
-                session=session,
-                # The base reward pays the tasks within the minimum; the others, their bonus.
-                ledger_entry=entry if covered else None,
-                details={"feedback": ""},
+        if entry.kind == LedgerEntry.Kind.REWARD:
+            session_id = int(entry.source.removeprefix("session:"))
+            assignment = in_session.get(session_id) or (
+                Assignment.objects.filter(session=session_id).select_related("session").first()
             )
-        )
-        if not covered:
-            actions.append(
+            approvals.append(
+                PlatformAction(
+                    kind=PlatformAction.Kind.APPROVE,
+                    worker=entry.worker,
+                    token=f"approve:session:{session_id}",
+                    assignment=assignment,
+                    session=assignment.session,
+                    ledger_entry=entry,
+                    details={"feedback": ""},
+                )
+            )
+        elif entry.kind == LedgerEntry.Kind.BONUS and entry.assignment_id:
+            assignment, session = entry.assignment, entry.assignment.session
+            bonuses.append(
                 PlatformAction(
                     kind=PlatformAction.Kind.BONUS,
                     worker=entry.worker,
@@ -173,15 +249,13 @@ def _session_payments(entries: list[LedgerEntry]) -> list[PlatformAction]:
                     ledger_entry=entry,
                     details={
                         "cents": entry.amount_cents,
-                        "reason": f"Task {position} of session {session.external_id}.",
+                        "reason": f"Task {session_position(assignment)} of session "
+                        f"{session.external_id}.",
                     },
                 )
             )
-    # Two entries of one session in one decision: the session is approved once.
-    unique = {}
-    for action in actions:
-        unique.setdefault(action.token, action)
-    return list(unique.values())
+    # Approved before any bonus on it is paid.
+    return approvals + bonuses
 
 
 def ledger_fee(*, amount: str = "amount_cents", platform: str = "worker__platform"):
@@ -227,6 +301,7 @@ def platform_approval_record(*, assignment: Assignment, approved_at) -> bool:
                 source=f"assignment:{assignment.pk}",
                 tier=assignment.hit.tier,
                 assignment=assignment,
+                campaign=campaign,
             )
         token = f"approve:assignment:{assignment.pk}"
         action = PlatformAction.objects.filter(token=token).first()
@@ -259,12 +334,14 @@ def bonus_pay(
     form sent twice pays once. A platform worker's bonus is also paid on their platform,
     through the outbox, on their most recent assignment from a campaign there."""
     with transaction.atomic():
+        on = _latest_campaign_assignment(worker)
         entry, created = ledger_credit(
             worker=worker,
             amount_cents=amount_cents,
             kind=LedgerEntry.Kind.BONUS,
             reason=reason,
             source=f"bonus:{token}",
+            campaign=on.campaign if on else None,
             created_by=paid_by,
         )
         if created:
@@ -279,7 +356,7 @@ def bonus_pay(
                 kind=PlatformAction.Kind.BONUS,
                 worker=worker,
                 token=f"bonus:ledger:{entry.pk}",
-                assignment=_latest_campaign_assignment(worker),
+                assignment=on,
                 ledger_entry=entry,
                 details={"cents": amount_cents, "reason": reason.strip()},
             )
@@ -302,8 +379,11 @@ def payout_record(*, through: datetime, paid_by, reason: str) -> Payout | None:
     """Mark every unpaid ledger entry made up to ``through`` as paid, in one payout,
     audit-logged. None when there is nothing unpaid."""
     with transaction.atomic():
-        unpaid = LedgerEntry.objects.select_for_update().filter(
-            payout__isnull=True, created_at__lte=through
+        # A platform's fee is paid to nobody.
+        unpaid = (
+            LedgerEntry.objects.earnings()
+            .select_for_update()
+            .filter(payout__isnull=True, created_at__lte=through)
         )
         ids = list(unpaid.values_list("pk", flat=True))
         if not ids:

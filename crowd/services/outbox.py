@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from paracrowd.celery import enqueue
 
+from .. import platforms
 from ..models import (
     Assignment,
     AuditEntry,
@@ -51,6 +52,9 @@ CLAIM_BATCH = 10
 # The first key of the two-key advisory locks on actions, so they never meet other locks.
 ADVISORY_NAMESPACE = 0x50_41_43  # "PAC"
 REJECT_FEEDBACK = "Your work did not meet the task's instructions."
+# How long a platform that pays bonuses asynchronously may take to list one as paid; a bonus
+# whose pay call is older than this and is not listed was not paid.
+BONUS_PAYMENT_SETTLES = timedelta(hours=1)
 QUALIFICATION_NAME = "ParaCrowd Tier 2"
 QUALIFICATION_DESCRIPTION = (
     "Granted by ParaCrowd to workers whose video descriptions earned them Tier 2."
@@ -113,7 +117,9 @@ def _place(action: PlatformAction) -> bool:
         return False
     assignment = action.assignment
     about_work = action.kind in (PlatformAction.Kind.APPROVE, PlatformAction.Kind.REJECT)
-    if about_work and (assignment is None or assignment.campaign_id is None):
+    # A submission that left no work here names itself and its campaign.
+    unknown_work = bool(action.details.get("submission_id")) and action.campaign is not None
+    if about_work and (assignment is None or assignment.campaign_id is None) and not unknown_work:
         return False
     if action.session is None and assignment is not None and assignment.session_id:
         action.session = assignment.session
@@ -258,12 +264,16 @@ def _rejection_overturned(action: PlatformAction) -> bool:
         return tasks.filter(
             Q(status=Assignment.Status.SUBMITTED) | Q(ledger_entry__isnull=False)
         ).exists()
+    if action.assignment is None:
+        return False  # no work here to reinstate
     return action.assignment.status != Assignment.Status.REJECTED
 
 
 def _platform_key(action: PlatformAction) -> str:
     """The platform's id of the work an action is about: the session for work done in one
     (the platform knows no task), else the platform's own assignment."""
+    if action.details.get("submission_id"):
+        return action.details["submission_id"]
     if action.session_id:
         return action.session.external_id
     return action.assignment.external_assignment_id if action.assignment else ""
@@ -283,9 +293,11 @@ def _perform(platform, action: PlatformAction) -> str:
         if _rejection_overturned(action):
             _details_update(action, overturned=True)
             return "The rejection was overturned before it was sent; nothing was sent."
+        options = {"no_data": True} if details.get("no_data") else {}
         platform.reject(
             assignment_id=_platform_key(action),
             feedback=details.get("feedback") or REJECT_FEEDBACK,
+            **options,
         )
     elif kind == PlatformAction.Kind.BONUS:
         _bonus(platform, action)
@@ -340,7 +352,9 @@ def _bonus(platform, action: PlatformAction) -> None:
             f"Payment of bonus {bonus_id} was asked for and its answer was lost; check it on "
             "the platform before paying it again."
         )
-    _details_update(action, pay_requested=str(bonus_id))
+    _details_update(
+        action, pay_requested=str(bonus_id), pay_requested_at=timezone.now().isoformat()
+    )
     try:
         platform.bonus_pay(bonus_id)
     except PlatformError as error:
@@ -362,7 +376,7 @@ def _already_done(platform, action: PlatformAction) -> bool:
         PlatformAction.Kind.APPROVE: Submission.APPROVED,
         PlatformAction.Kind.REJECT: Submission.REJECTED,
     }.get(action.kind)
-    if wanted is None or action.assignment is None or not hasattr(platform, "assignment"):
+    if wanted is None or not _platform_key(action) or not hasattr(platform, "assignment"):
         return False
     try:
         return platform.assignment(_platform_key(action)).status == wanted
@@ -410,6 +424,81 @@ def _record_error(
                 message=f"{action.get_kind_display()} ({action.token}), attempt {attempts}: "
                 f"{error}{given_up}",
             )
+
+
+def platform_bonuses_check(*, campaign: Campaign, now=None) -> dict:
+    """Settle the bonuses of ``campaign`` the outbox gave up on, by what the platform shows.
+
+    A bonus whose payment was never asked for was not paid: it is owed. One whose pay call
+    went out and whose answer was lost may have been paid: the platform's list of bonuses
+    paid on that piece of work decides. Each paid amount there answers one of our bonuses of
+    that amount (those recorded done first); a given-up bonus it answers was paid, and is
+    recorded done; one it does not answer, once ``BONUS_PAYMENT_SETTLES`` has passed since
+    the pay call (the platform pays asynchronously), was not, and is owed. Only owed bonuses
+    are listed for manual payment (``details["unpaid_confirmed"]``). A platform that cannot
+    tell leaves them as they are. Returns counts: ``paid``, ``owed``, ``unknown``."""
+    now = now or timezone.now()
+    counts = {"paid": 0, "owed": 0, "unknown": 0}
+    failed = list(
+        PlatformAction.objects.filter(
+            campaign=campaign, kind=PlatformAction.Kind.BONUS, state=PlatformAction.State.FAILED
+        )
+        .exclude(details__has_key="unpaid_confirmed")
+        .select_related("session", "assignment")
+        .order_by("pk")
+    )
+    by_work = {}
+    for action in failed:
+        if not action.details.get("pay_requested"):
+            _details_update(action, unpaid_confirmed=now.isoformat())
+            counts["owed"] += 1
+        else:
+            by_work.setdefault(_platform_key(action), []).append(action)
+    platform = platforms.get(campaign.platform)
+    for key, actions in by_work.items():
+        try:
+            paid = platform.bonuses_paid(assignment_id=key) if key else None
+        except PlatformError as error:
+            logger.warning("Bonuses paid on %s could not be read: %s", key, error)
+            paid = None
+        if paid is None:
+            counts["unknown"] += len(actions)
+            continue
+        done = PlatformAction.objects.filter(
+            campaign=campaign, kind=PlatformAction.Kind.BONUS, state=PlatformAction.State.DONE
+        ).exclude(pk__in=[action.pk for action in failed])
+        answered = [
+            action.details.get("cents")
+            for action in done.select_related("session", "assignment")
+            if _platform_key(action) == key
+        ]
+        unanswered = list(paid)
+        for cents in answered:
+            if cents in unanswered:
+                unanswered.remove(cents)
+        for action in actions:
+            if action.details.get("cents") in unanswered:
+                unanswered.remove(action.details["cents"])
+                PlatformAction.objects.filter(
+                    pk=action.pk, state=PlatformAction.State.FAILED
+                ).update(
+                    state=PlatformAction.State.DONE,
+                    done_at=now,
+                    details={**action.details, "note": "The platform shows it paid."},
+                )
+                counts["paid"] += 1
+            elif _requested_at(action) <= now - BONUS_PAYMENT_SETTLES:
+                _details_update(action, unpaid_confirmed=now.isoformat())
+                counts["owed"] += 1
+            else:
+                counts["unknown"] += 1
+    return counts
+
+
+def _requested_at(action: PlatformAction) -> datetime:
+    """When the bonus's pay call went out (long ago for one recorded before it was kept)."""
+    at = action.details.get("pay_requested_at")
+    return datetime.fromisoformat(at) if at else action.created_at
 
 
 def ledger_entry_platform_payment(entry: LedgerEntry) -> str:

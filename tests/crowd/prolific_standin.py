@@ -21,7 +21,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from crowd.platforms.prolific.client import PROLIFIC_ID, Prolific
+from crowd.platforms.prolific.client import PROLIFIC_ID, Prolific, fee_cents
+
+from .prolific_standin_filters import FILTERS
 
 TOKEN = "standin-token"
 WORKSPACE = "6500000000000000000000aa"
@@ -41,65 +43,6 @@ REJECTION_CATEGORIES = {
     "OTHER",
 }
 GROUP_FIELDS = {"name", "workspace_id", "organisation_id", "description", "participant_ids"}
-# A few of Prolific's filters (GET /api/v1/filters/), fluent-languages not on the first page.
-FILTERS = [
-    {
-        "filter_id": "handedness",
-        "title": "Handedness",
-        "description": "",
-        "question": "Are you left or right handed?",
-        "type": "select",
-        "data_type": "ChoiceID",
-        "choices": {"0": "Left", "1": "Right", "2": "Ambidextrous"},
-    },
-    {
-        "filter_id": "age",
-        "title": "Age",
-        "description": "",
-        "question": "What is your date of birth?",
-        "type": "range",
-        "data_type": "integer",
-        "min": 18,
-        "max": 100,
-    },
-    {
-        "filter_id": "fluent-languages",
-        "title": "Fluent languages",
-        "description": "",
-        "question": "Which of the following languages are you fluent in?",
-        "type": "select",
-        "data_type": "ChoiceID",
-        "choices": {
-            "0": "Afrikaans",
-            "1": "Arabic",
-            "5": "Chinese",
-            "8": "Dutch",
-            "9": "English",
-            "13": "French",
-            "15": "German",
-            "17": "Greek",
-            "20": "Hindi",
-            "24": "Italian",
-            "25": "Japanese",
-            "29": "Korean",
-            "37": "Polish",
-            "38": "Portuguese",
-            "41": "Russian",
-            "46": "Spanish",
-            "48": "Swedish",
-            "52": "Turkish",
-        },
-    },
-    {
-        "filter_id": "first-language",
-        "title": "First language",
-        "description": "",
-        "question": "What is your first language?",
-        "type": "select",
-        "data_type": "ChoiceID",
-        "choices": {"0": "English", "1": "Spanish", "2": "French", "3": "German"},
-    },
-]
 GROUP_FILTERS = {"participant_group_allowlist", "participant_group_blocklist"}
 CURRENCIES = ("GBP", "USD")
 REQUIRED_STUDY_FIELDS = (
@@ -150,7 +93,10 @@ class ProlificStandIn:
     reward_rates: dict = field(default_factory=lambda: {"GBP": (600, 900), "USD": (800, 1200)})
     rewards_paged: bool = False  # answer recommendations as {"results": [...]}, not a list
     payments: list = field(default_factory=list)  # bonus ids, once per pay call Prolific took
+    # The workspace's balance, in minor units: an approval takes the study's reward and its
+    # fee, a bonus paid its amount and its fee (``fee_percent``, the fixture's setting).
     balance: int = 125_000
+    fee_percent: int = 0
     failures: list = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -271,7 +217,7 @@ class ProlificStandIn:
             case ("POST", "bulk-bonus-payments", bonus_id, "pay"):
                 if bonus_id not in self.bonuses:
                     raise HTTPError(404, "Not found.", "Not found")
-                self.payments.append(bonus_id)
+                self._pay_bonus(self.bonuses[bonus_id])
                 return 202, ""
             case ("GET", "participant-groups"):
                 if "workspace_id" not in query and "organisation_id" not in query:
@@ -377,6 +323,9 @@ class ProlificStandIn:
                     400, {"message": ["Ensure this field has at least 100 characters."]}
                 )
         submission["status"] = "APPROVED" if action == "APPROVE" else "REJECTED"
+        if action == "APPROVE":
+            reward = self.studies[submission["study_id"]]["reward"]
+            self.balance -= reward + fee_cents(reward, percent=self.fee_percent)
         return submission
 
     def _create_bonus(self, body: dict) -> dict:
@@ -393,17 +342,37 @@ class ProlificStandIn:
             total += round(float(value) * 100)
         if wrong:
             raise HTTPError(400, {"csv_bonuses": [f"Invalid IDs: {', '.join(wrong)}"]})
+        fees = sum(
+            fee_cents(round(float(line.split(",")[1]) * 100), percent=self.fee_percent)
+            for line in (body.get("csv_bonuses") or "").splitlines()
+        )
         bonus = {
             "id": new_id(),
             "study": study_id,
             "amount": total,
-            "fees": 0,
+            "fees": fees,
             "vat": 0,
-            "total_amount": total,
+            "total_amount": total + fees,
             "csv_bonuses": body["csv_bonuses"],
         }
         self.bonuses[bonus["id"]] = bonus
         return bonus
+
+    def _pay_bonus(self, bonus: dict) -> None:
+        """Each line is paid (again if paid before, as Prolific does) and listed on the
+        participant's submission in ``bonus_payments``, in minor units.
+        https://docs.prolific.com/api-reference/submissions/get-submission"""
+        self.payments.append(bonus["id"])
+        for line in bonus["csv_bonuses"].splitlines():
+            participant_id, value = line.split(",")
+            cents = round(float(value) * 100)
+            for submission in self.submissions.values():
+                if (submission["participant_id"], submission["study_id"]) == (
+                    participant_id,
+                    bonus["study"],
+                ):
+                    submission["bonus_payments"].append(cents)
+            self.balance -= cents + fee_cents(cents, percent=self.fee_percent)
 
     def _check_filters(self, filters) -> None:
         """Refuse, as Prolific does, a study filter it could not apply."""
@@ -518,7 +487,10 @@ class ProlificStandIn:
 
     def _failure(self, method: str, path: str):
         for failure in self.failures:
-            if failure["method"] == method and failure["path"] == path and failure["left"]:
+            # A path ending in "*" matches every path it begins (an id not known yet).
+            wanted = failure["path"]
+            matches = path.startswith(wanted[:-1]) if wanted.endswith("*") else path == wanted
+            if failure["method"] == method and matches and failure["left"]:
                 failure["left"] -= 1
                 return failure
         return None
@@ -576,8 +548,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def prolific_api():
-    standin = ProlificStandIn()
+def prolific_api(settings):
+    standin = ProlificStandIn(fee_percent=settings.PROLIFIC_FEE_PERCENT)
     handler = type("Handler", (_Handler,), {"standin": standin})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     standin.url = f"http://127.0.0.1:{server.server_address[1]}"

@@ -281,7 +281,7 @@ def test_unverified_work_is_neither_accepted_nor_paid(mturk):
     assert collector.descriptions_auto_accept(now=later) == 0
     assignment.description.refresh_from_db()
     assert assignment.description.status == "pending"
-    assert not LedgerEntry.objects.exists()
+    assert not LedgerEntry.objects.earnings().exists()
 
 
 def test_the_platforms_own_approval_is_read_back_into_the_ledger_once(mturk):
@@ -293,7 +293,7 @@ def test_the_platforms_own_approval_is_read_back_into_the_ledger_once(mturk):
     for _ in range(2):
         expect_read_back(mturk, [("A1", "W1", "HIT0", "Approved")], approved_at=approved_at)
         crowd.campaign_sync(campaign=campaign)
-    entry = LedgerEntry.objects.get()
+    entry = LedgerEntry.objects.earnings().get()
     assert entry.assignment == assignment and entry.amount_cents == 1
     assert entry.platform_payment.done_at == approved_at
     assert entry.platform_payment.details == {"by": "platform"}

@@ -92,7 +92,7 @@ def test_accepted_work_is_approved_on_mechanical_turk_with_the_reason(mturk, cam
     assert pay(assignment) == 1
     action = PlatformAction.objects.get()
     assert (action.token, action.state) == (f"approve:assignment:{assignment.pk}", "pending")
-    assert action.ledger_entry == LedgerEntry.objects.get(assignment=assignment)
+    assert action.ledger_entry == LedgerEntry.objects.earnings().get(assignment=assignment)
     assert action.campaign == campaign
     mturk.add_response(
         "approve_assignment",
@@ -165,7 +165,7 @@ def test_rejected_work_is_rejected_with_the_reviews_reason_as_feedback(
         },
     )
     assert crowd.platform_actions_send() == 1
-    assert not LedgerEntry.objects.exists()
+    assert not LedgerEntry.objects.earnings().exists()
 
 
 def test_an_overturned_rejection_is_approved_over_the_rejection(mturk, campaign, turker):
@@ -247,7 +247,7 @@ def test_a_refused_call_is_recorded_and_retried_on_a_later_run(mturk, campaign, 
     event = CampaignEvent.objects.get(campaign=campaign)
     assert event.is_error and "Try later." in event.message
     assert "pending (last try:" in crowd.ledger_entry_platform_payment(
-        LedgerEntry.objects.select_related("platform_payment").get()
+        LedgerEntry.objects.earnings().select_related("platform_payment").get()
     )
     # Not again at once: the retry waits.
     assert crowd.platform_actions_send() == 0
@@ -317,7 +317,7 @@ def test_a_bonus_is_paid_once_with_the_action_token(mturk, campaign, turker, adm
     )
     assert crowd.platform_actions_send() == 1
     assert crowd.platform_actions_send() == 0
-    entry = LedgerEntry.objects.select_related("platform_payment").get(pk=entry.pk)
+    entry = LedgerEntry.objects.earnings().select_related("platform_payment").get(pk=entry.pk)
     assert crowd.ledger_entry_platform_payment(entry).startswith("paid by Mechanical Turk at ")
 
 
@@ -412,7 +412,7 @@ def test_unverified_work_is_never_paid_or_approved(campaign, turker):
         submitted_at=timezone.now() - timedelta(days=30)
     )
     assert crowd.assignments_auto_pay(kind=HitType.Kind.DESCRIPTION) == 0
-    assert not LedgerEntry.objects.exists() and not PlatformAction.objects.exists()
+    assert not LedgerEntry.objects.earnings().exists() and not PlatformAction.objects.exists()
 
 
 def test_the_platforms_own_approval_is_recorded_once(campaign, turker):
@@ -420,7 +420,7 @@ def test_the_platforms_own_approval_is_recorded_once(campaign, turker):
     approved_at = timezone.now() - timedelta(hours=2)
     assert crowd.platform_approval_record(assignment=assignment, approved_at=approved_at)
     assert not crowd.platform_approval_record(assignment=assignment, approved_at=approved_at)
-    entry = LedgerEntry.objects.select_related("platform_payment").get()
+    entry = LedgerEntry.objects.earnings().select_related("platform_payment").get()
     assert entry.amount_cents == campaign.reward_cents
     action = entry.platform_payment
     assert (action.state, action.details, action.done_at) == (
@@ -440,7 +440,7 @@ def test_local_workers_produce_no_actions(campaign, admin_user):
     crowd.bonus_pay(worker=local, amount_cents=5, reason="Thanks.", paid_by=admin_user, token="x")
     crowd.qualification_grant(worker=local, tier=Tier.TWO, granted_by=None, reason="Good.")
     assert not PlatformAction.objects.exists()
-    entry = LedgerEntry.objects.select_related("platform_payment").first()
+    entry = LedgerEntry.objects.earnings().select_related("platform_payment").first()
     assert crowd.ledger_entry_platform_payment(entry) == "not through a platform"
 
 
@@ -457,7 +457,7 @@ def test_work_outside_any_campaign_produces_no_actions(turker):
         ).pk
     )
     pay(assignment)
-    assert LedgerEntry.objects.exists() and not PlatformAction.objects.exists()
+    assert LedgerEntry.objects.earnings().exists() and not PlatformAction.objects.exists()
 
 
 class Prolific:

@@ -234,9 +234,11 @@ def test_one_submission_is_read_in_the_shared_vocabulary(prolific_api, platform,
         worker_id=participant_id,
         listing_id=published,
         status=Submission.SUBMITTED,
+        bonuses_cents=(),
     )
     prolific_api.submission_status(submission_id, "TIMED-OUT")
     assert platform.submission(submission_id).status == Submission.GONE
+    assert platform.submission(submission_id).timed_out
 
 
 def test_an_unknown_submission_is_prolifics_404(prolific_api, platform):

@@ -107,7 +107,8 @@ def test_review_decisions_reach_prolific_once(prolific):
     assert prolific.submissions[spam_session]["status"] == "REJECTED"
     (rejection,) = prolific.sent("POST", f"/api/v1/submissions/{spam_session}/transition/")
     assert rejection.json["message"].startswith("Off topic.")
-    entry = LedgerEntry.objects.get(assignment__description=good)
+    # The session's reward is what the approval paid.
+    entry = LedgerEntry.objects.get(kind=LedgerEntry.Kind.REWARD, worker=good.worker)
     assert entry.platform_payment.state == PlatformAction.State.DONE
 
 
@@ -141,6 +142,8 @@ def test_the_campaign_page_gives_prolifics_bulk_sheets_for_what_was_not_sent(pro
         worker=description.worker, amount_cents=25, reason="Well done.", paid_by=staff, token="b"
     )
     PlatformAction.objects.filter(kind="bonus").update(state=PlatformAction.State.FAILED)
+    # Its payment was never asked for, so it is owed.
+    crowd.platform_bonuses_check(campaign=campaign)
     client.force_login(staff)
     participant = description.worker.external_id
 

@@ -36,7 +36,7 @@ def test_accepting_a_description_pays_its_tier_once(alice, admin_user):
     assert sorted(outcome.changed) == sorted([one.pk, two.pk])
     again = review([one, two], "accepted", admin_user, "Good.")
     assert again.changed == [] and len(again.unchanged) == 2
-    entries = LedgerEntry.objects.filter(worker=alice).order_by("tier")
+    entries = LedgerEntry.objects.earnings().filter(worker=alice).order_by("tier")
     assert [(e.tier, e.amount_cents, e.kind) for e in entries] == [(1, 1, "task"), (2, 5, "task")]
     assert entries[0].source == f"assignment:{one.assignment_id}"
 
@@ -48,14 +48,14 @@ def test_rejecting_keeps_the_description_marked_with_the_reason_the_worker_sees(
     assert description.status == "rejected"
     assert description.review_reason == "Describe the action in a full sentence."
     assert (description.reviewed_by, description.reviewed_at is not None) == (admin_user, True)
-    assert not LedgerEntry.objects.exists()
+    assert not LedgerEntry.objects.earnings().exists()
 
 
 def test_a_rejection_can_be_overturned_and_is_then_paid(alice, admin_user):
     description = make_submitted_description(alice, "A cat sleeps.")
     review([description], "rejected", admin_user, "Too short.")
     review([description], "accepted", admin_user, "On second look it is fine.")
-    assert LedgerEntry.objects.get(worker=alice).amount_cents == 1
+    assert LedgerEntry.objects.earnings().get(worker=alice).amount_cents == 1
 
 
 def test_accepted_work_is_final(alice, admin_user):
@@ -73,7 +73,7 @@ def test_rejected_work_leaves_the_ledger_and_paid_work_is_never_taken_back(alice
     review([paid], "rejected", admin_user, "Changed my mind.")
     spam = make_submitted_description(alice, "buy cheap watches")
     review([spam], "rejected", admin_user, "Spam.")
-    entries = LedgerEntry.objects.filter(worker=alice)
+    entries = LedgerEntry.objects.earnings().filter(worker=alice)
     assert [entry.assignment_id for entry in entries] == [paid.assignment_id]
 
 
@@ -114,7 +114,7 @@ def test_an_overturned_rejection_counts_again_without_passing_the_target(alice, 
     assert first.status == Assignment.Status.SUBMITTED
     assert (hit.submitted_count, hit.max_assignments) == (1, 1)
     assert segment.descriptions.exclude(status="rejected").count() == 2
-    assert LedgerEntry.objects.filter(assignment=first).exists()
+    assert LedgerEntry.objects.earnings().filter(assignment=first).exists()
 
 
 def test_a_review_needs_a_reason(alice, admin_user):
@@ -161,7 +161,7 @@ def test_work_left_unreviewed_is_accepted_and_paid_after_the_delay(alice, admin_
     assert (old.status, new.status, rejected.status) == ("accepted", "pending", "rejected")
     assert old.reviewed_by is None
     assert old.review_reason == "Accepted automatically after 2 days without review."
-    assert LedgerEntry.objects.get().assignment_id == old.assignment_id
+    assert LedgerEntry.objects.earnings().get().assignment_id == old.assignment_id
     assert AuditEntry.objects.get(action="accept").actor is None
 
 
@@ -181,7 +181,7 @@ def test_a_credit_is_stored_once_per_source(alice):
         worker=alice, amount_cents=25, kind="bonus", reason="Great work.", source="bonus:abc"
     )
     assert (created, created_again, first.pk) == (True, False, again.pk)
-    assert LedgerEntry.objects.count() == 1
+    assert LedgerEntry.objects.earnings().count() == 1
 
 
 @pytest.mark.parametrize("amount", [0, -5, 1.5, "10", True])
@@ -208,7 +208,7 @@ def test_a_bonus_form_sent_twice_pays_once_and_is_audited(alice, admin_user):
             paid_by=admin_user,
             token="t1",
         )
-    assert LedgerEntry.objects.get().amount_cents == 50
+    assert LedgerEntry.objects.earnings().get().amount_cents == 50
     entry = AuditEntry.objects.get(action="bonus")
     assert (entry.worker, entry.details["amount_cents"]) == (alice, 50)
 
@@ -242,7 +242,7 @@ def test_an_alignment_is_paid_through_the_same_ledger(alice, alignment):
     paid = crowd.ledger_pay_assignments(assignments=[alignment], reason="Accepted.")
     assert paid == 1
     assert crowd.ledger_pay_assignments(assignments=[alignment], reason="Accepted.") == 0
-    entry = LedgerEntry.objects.get(worker=alice)
+    entry = LedgerEntry.objects.earnings().get(worker=alice)
     assert entry.amount_cents == HitType.objects.for_kind(HitType.Kind.ALIGNMENT).pay_tier1_cents
 
 
@@ -252,7 +252,7 @@ def test_alignments_are_paid_automatically_after_the_delay_once(alice, alignment
     later = timezone.now() + timedelta(days=4)
     assert crowd.assignments_auto_pay(kind=kind, now=later) == 1
     assert crowd.assignments_auto_pay(kind=kind, now=later) == 0
-    assert LedgerEntry.objects.get().assignment == alignment
+    assert LedgerEntry.objects.earnings().get().assignment == alignment
 
 
 def test_the_platform_fee_is_charged_on_platform_work_only(alice, admin_user, settings):

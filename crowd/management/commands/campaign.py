@@ -6,6 +6,7 @@ manage.py campaign plan --kind description --tasks 85550 --tasks-per-session 20
 manage.py campaign publish 3
 manage.py campaign show 3
 manage.py campaign sync 3
+manage.py campaign reconcile 3 --json
 manage.py campaign expire 3 --reason "Enough descriptions"
 manage.py campaign extend 3 --days 2 --reason "Slow week"
 manage.py campaign link 3 --preset connect        (a study-link campaign's address)
@@ -13,6 +14,7 @@ manage.py campaign confirm 3 export.csv --participant-column "Worker ID" --sessi
 manage.py campaign sheets 3 --approvals approvals.csv --bonuses bonuses.csv
 """
 
+import json
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
@@ -114,6 +116,20 @@ class Command(BaseCommand):
             help="pay per task in cents (default: the least that reaches the platform's "
             "minimum hourly rate)",
         )
+        reconcile = actions.add_parser(
+            "reconcile",
+            help="Read every submission and bonus of the campaign from its platform, decide "
+            "what is undecided (a submission that left no work here is rejected as no data; "
+            "a returned or timed-out one frees its task) and compare the money with the "
+            "ledger, to the minor unit.",
+        )
+        reconcile.add_argument("campaign", type=int, help="the campaign's id")
+        reconcile.add_argument(
+            "--json",
+            action="store_true",
+            help="print exactly one JSON object (amounts in minor units; difference_minor is "
+            "the ledger's total minus the platform's) and nothing else",
+        )
         for name, summary in (
             ("publish", "Check the pay and the balance, then publish a draft campaign."),
             ("show", "A campaign's places, sessions, pay, money and errors."),
@@ -186,6 +202,8 @@ class Command(BaseCommand):
             if action == "plan":
                 return self._plan(options)
             campaign = self._campaign(options["campaign"])
+            if action == "reconcile":
+                return self._reconcile(campaign, as_json=options["json"])
             if action in ("link", "confirm", "sheets"):
                 return self._study_link(campaign, action, options)
             if action == "publish":
@@ -270,6 +288,14 @@ class Command(BaseCommand):
                     out.write(files[name])
             self.stdout.write(f"Wrote {options['approvals']} and {options['bonuses']}.")
 
+    def _reconcile(self, campaign, *, as_json: bool):
+        result = services.campaign_reconcile(campaign=campaign)
+        if as_json:
+            self.stdout.write(json.dumps(result, sort_keys=True))
+            return
+        self.stdout.write(f"{campaign.pk}: {campaign.name}")
+        self.stdout.write("\n".join(f"  {line}" for line in services.reconciliation_lines(result)))
+
     def _campaign(self, pk):
         campaign = Campaign.objects.filter(pk=pk).select_related("hit_type").first()
         if campaign is None:
@@ -296,8 +322,15 @@ class Command(BaseCommand):
             f"  here: {work['arrived']} arrived, {work['submitted']} submitted, "
             f"{work['verified']} verified, {work['unverified']} unverified",
             f"  money: {summary['committed_cents']}¢ committed, {summary['earned_cents']}¢ "
-            f"earned, {summary['spent_cents']}¢ paid through the platform",
+            f"earned, {summary['spent_cents']}¢ paid through the platform (rewards "
+            f"{summary['ledger']['rewards']}¢, bonuses {summary['ledger']['bonuses']}¢, fees "
+            f"{summary['ledger']['fees']}¢)",
         ]
+        if campaign.reconciled_at:
+            lines.append(f"  reconciled {campaign.reconciled_at:%Y-%m-%d %H:%M}:")
+            lines += [
+                f"    {line}" for line in services.reconciliation_lines(campaign.reconciliation)
+            ]
         errors = campaign.events.filter(is_error=True).order_by("-at")[:3]
         lines += [f"  error {event.at:%Y-%m-%d %H:%M}: {event.message}" for event in errors]
         self.stdout.write("\n".join(lines))

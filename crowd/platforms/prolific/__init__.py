@@ -4,7 +4,7 @@ filters and reward recommendations are ``audience.py``."""
 
 from django.conf import settings
 
-from ..base import Platform, PlatformError, origin
+from ..base import Platform, PlatformError, Submission, origin
 from . import client
 
 
@@ -48,3 +48,14 @@ class ProlificPlatform(Platform):
         return (
             [origin(settings.PROLIFIC_COMPLETION_URL)] if settings.PROLIFIC_COMPLETION_URL else []
         )
+
+    def work_read(self, *, listing_ids: list[str]) -> list[Submission]:
+        from .. import connector
+
+        account = connector(self.name)
+        return [item for study_id in listing_ids for item in account.submissions(study_id)]
+
+    def bonuses_paid(self, *, assignment_id: str) -> list[int]:
+        from .. import connector
+
+        return connector(self.name).submission_bonuses(assignment_id)

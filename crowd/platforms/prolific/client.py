@@ -72,6 +72,9 @@ STOPPED_STATUSES = ("AWAITING REVIEW", "COMPLETED")
 # Prolific asks a rejection for a category and a message participants read; it refuses one
 # shorter than this.
 REJECTION_CATEGORY = "LOW_EFFORT"
+# For a submission that left no work with us at all.
+# https://docs.prolific.com/api-reference/submissions/transition-submission
+NO_DATA_CATEGORY = "NO_DATA"
 REJECTION_MESSAGE_MINIMUM = 100
 REJECTION_MESSAGE_PADDING = (
     " The submission did not meet the quality the task instructions asked for,"
@@ -290,18 +293,28 @@ class Prolific(ProlificAudience):
         takes no message with an approval, so ``feedback`` is not sent."""
         self._transition_submission(assignment_id, {"action": "APPROVE"}, done="APPROVED")
 
-    def reject(self, *, assignment_id: str, feedback: str) -> None:
+    def reject(self, *, assignment_id: str, feedback: str, no_data: bool = False) -> None:
         """Reject a submission with ``feedback`` as the message the participant reads; one
-        already rejected counts as done."""
+        already rejected counts as done. ``no_data``: the submission left no work here, and
+        is rejected in Prolific's category for that."""
         self._transition_submission(
             assignment_id,
             {
                 "action": "REJECT",
                 "message": rejection_message(feedback),
-                "rejection_category": REJECTION_CATEGORY,
+                "rejection_category": NO_DATA_CATEGORY if no_data else REJECTION_CATEGORY,
             },
             done="REJECTED",
         )
+
+    def submission_bonuses(self, submission_id: str) -> list[int]:
+        """The bonuses Prolific has paid on a submission, in minor units. Paying is
+        asynchronous, so a bonus asked for minutes ago may not be listed yet.
+        https://docs.prolific.com/api-reference/submissions/get-submission (bonus_payments,
+        "returned in pence / cents")"""
+        submission_id = self._checked_id(submission_id, kind="submission", status=404)
+        answer = self._call("GET", f"/api/v1/submissions/{submission_id}/")
+        return [int(round(value)) for value in answer.get("bonus_payments") or []]
 
     # Bonuses
 
@@ -482,13 +495,18 @@ def _answer(method: str, path: str, response) -> dict | list:
 
 def _submission(item: dict, *, study_id: str = "") -> Submission:
     """A submission object of Prolific's in the shared vocabulary."""
+    bonuses = item.get("bonus_payments")
     return Submission(
         assignment_id=item["id"],
-        worker_id=item["participant_id"],
+        worker_id=item.get("participant_id") or item.get("participant") or "",
         listing_id=item.get("study_id") or study_id,
         status=STATUSES.get(item.get("status", ""), Submission.GONE),
         # The submission object gives no approval time.
         approved_at=None,
+        timed_out=item.get("status") == "TIMED-OUT",
+        # Paid bonuses, in minor units, where the object lists them.
+        # https://docs.prolific.com/api-reference/submissions/get-submission
+        bonuses_cents=None if bonuses is None else tuple(int(round(v)) for v in bonuses),
     )
 
 
