@@ -59,6 +59,7 @@ PLATFORM_SETTINGS = {
     "PROLIFIC_FEE_PERCENT": 34,
     "PROLIFIC_MIN_HOURLY_CENTS": 800,
     "PROLIFIC_CURRENCY": "USD",
+    "PROLIFIC_HOOKS_SECRET": "",
     "PLATFORM_PUBLIC_URL": "http://localhost:8000",
     "PLATFORM_FRAME_ANCESTORS": [
         "https://www.mturk.com",

@@ -27,6 +27,7 @@ import requests
 
 from ..base import PlatformError, Submission
 from .audience import ProlificAudience
+from .hooks import ProlificHooks
 
 DEFAULT_URL = "https://api.prolific.com"
 RETRIES = 5
@@ -141,11 +142,12 @@ def study_url(url: str) -> str:
     return f"{url}{separator}{query}"
 
 
-class Prolific(ProlificAudience):
+class Prolific(ProlificAudience, ProlificHooks):
     """A Prolific workspace reached with an API token. ``workspace_id`` is needed for the
     balance, participant groups and reward recommendations; ``project_id`` puts new studies
     in that project (else the token's default). Participant groups, filters and rewards are
-    in ``ProlificAudience`` (audience.py)."""
+    in ``ProlificAudience`` (audience.py); webhook secrets and subscriptions in
+    ``ProlificHooks`` (hooks.py)."""
 
     platform = "prolific"
 
@@ -167,6 +169,7 @@ class Prolific(ProlificAudience):
         self.timeout = timeout
         self._sleep = sleep
         self.session = requests.Session()
+        self.last_headers = requests.structures.CaseInsensitiveDict()
         # https://docs.prolific.com/api-reference (Authentication: "Token <token>")
         self.session.headers.update({"Authorization": f"Token {token}"})
 
@@ -418,6 +421,8 @@ class Prolific(ProlificAudience):
                     f"Prolific refused {method} {path} ({status}): {_message(response)}",
                     status=status,
                 )
+            # Read by the calls whose answer is in a header too (a subscription's X-Hook-Secret).
+            self.last_headers = response.headers
             if not response.content:
                 return {}
             try:
