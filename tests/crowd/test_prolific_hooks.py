@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 import requests
+from django.db import connections
 from django.urls import reverse
 
 from crowd import platforms
@@ -31,7 +32,10 @@ TARGET = "https://paracrowd.example.org/platforms/prolific/hooks/"
 
 
 @pytest.fixture
-def prolific(prolific_api, settings, live_server):
+def prolific(prolific_api, settings, live_server, monkeypatch):
+    # The live server's request threads would keep their connections (CONN_MAX_AGE) past the
+    # run, and the test database could not be dropped.
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
     settings.PLATFORM_PUBLIC_URL = "https://paracrowd.example.org"
     prolific_api.target_proxy = live_server.url  # the TLS proxy in front of the site
     platforms.install("prolific", prolific_api.connector())
