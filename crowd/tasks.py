@@ -48,3 +48,9 @@ def send_platform_actions() -> int:
     """Queued after each decision for a crowd platform, and periodic: send the outbox's
     pending actions. Each action is sent by one worker, once, however many run."""
     return services.platform_actions_send()
+
+
+@shared_task
+def platform_event_process(event_id: int) -> bool:
+    """Queued for each event a platform sent to the site's webhook: apply it, once."""
+    return services.platform_event_process(event_id=event_id)

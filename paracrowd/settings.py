@@ -430,6 +430,9 @@ PROLIFIC_FEE_PERCENT = env_int("PROLIFIC_FEE_PERCENT", 34, minimum=0, maximum=10
 # the reward-recommendations endpoint is asked too, when reachable, and the higher one wins).
 PROLIFIC_MIN_HOURLY_CENTS = env_int("PROLIFIC_MIN_HOURLY_CENTS", 800, minimum=1)
 PROLIFIC_CURRENCY = env_currency("PROLIFIC_CURRENCY", "USD", allowed=("USD", "GBP"))
+# The workspace's webhook signing secret, if the operator manages it (empty: publishing a
+# campaign reads the workspace's secret, creating one if it has none, and saves it).
+PROLIFIC_HOOKS_SECRET = env("PROLIFIC_HOOKS_SECRET", "")
 # Arrivals from a platform this site has no connector for cannot be checked: they are taken
 # (and the page says so) only in demo mode, which DEBUG turns on unless this says otherwise.
 PLATFORM_DEMO = env_bool("PLATFORM_DEMO", DEBUG)

@@ -2,6 +2,7 @@
 (``campaigns``)."""
 
 from .campaigns import Campaign, CampaignEvent, CampaignHit, PlatformAction, PlatformQualification
+from .platform_events import EVENT_BODY_MAX_BYTES, PlatformEvent, PlatformHookSecret
 from .quality import GoldItem, QualityCheck, QualityRule
 from .review import Reviewed, ReviewedQuerySet, ReviewStatus
 from .sessions import WorkSession, WorkSessionQuerySet
@@ -31,6 +32,7 @@ __all__ = [
     "Campaign",
     "CampaignEvent",
     "CampaignHit",
+    "EVENT_BODY_MAX_BYTES",
     "Hit",
     "GoldItem",
     "HitQuerySet",
@@ -41,6 +43,8 @@ __all__ = [
     "Offered",
     "Payout",
     "PlatformAction",
+    "PlatformEvent",
+    "PlatformHookSecret",
     "PlatformQualification",
     "Qualification",
     "Reviewed",

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import ClassVar
 
 
 class PlatformError(Exception):
@@ -10,6 +11,35 @@ class PlatformError(Exception):
 
 class NotConfigured(PlatformError):
     """No connector is configured for the platform."""
+
+
+class WebhookRefused(Exception):
+    """A request to the site's webhook that is not the platform's own event (no signature, a
+    wrong one, a stale timestamp) or that it cannot read; ``status`` is the HTTP answer."""
+
+    def __init__(self, message: str, *, status: int = 403):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class WebhookEvent:
+    """One event a platform sent to the site's webhook, its signature checked.
+
+    ``about`` says what ``resource_id`` names: a SUBMISSION (a participant's place in a study,
+    which is a work session here) or a LISTING (the study itself); ``status`` is the
+    platform's own word for its new state."""
+
+    SUBMISSION = "submission"
+    LISTING = "listing"
+
+    event_id: str
+    event_type: str
+    about: str
+    resource_id: str
+    status: str
+    worker_id: str
+    body: dict
 
 
 @dataclass(frozen=True)
@@ -109,6 +139,27 @@ class Platform:
         """The bonuses the platform has paid on one piece of work, in minor units; None when
         the platform cannot tell (a bonus there is then never taken as paid or unpaid)."""
         return None
+
+    # The events the platform can send to the site's webhook, by its names, each with what it
+    # is about (WebhookEvent.SUBMISSION or LISTING). Empty: it sends none.
+    webhook_events: ClassVar[dict[str, str]] = {}
+
+    def webhook_secret_setting(self) -> str:
+        """The webhook signing secret the operator set (empty: the one publishing saved)."""
+        return ""
+
+    def webhook_handshake(self, headers) -> dict[str, str]:
+        """The headers that answer a subscription's handshake request (empty: not one)."""
+        return {}
+
+    def webhook_read(self, *, headers, body: bytes, secret: str, now: float) -> WebhookEvent:
+        """The event in a request to the webhook, once its signature (by ``secret``) and its
+        time (against ``now``, in UNIX seconds) are checked; else ``WebhookRefused``."""
+        raise WebhookRefused(f"{self.label} sends no webhooks.", status=404)
+
+    def submission_status(self, word: str) -> str:
+        """The platform's word for a submission's state, as one of ``Submission.STATUSES``."""
+        return Submission.GONE
 
     def money(self, cents: int) -> str:
         """``cents`` minor units in the platform's currency, as a participant reads them."""

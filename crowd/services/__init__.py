@@ -57,6 +57,10 @@ from .pay import (
     platform_fee_cents,
     task_time,
 )
+from .platform_events import (
+    platform_event_process,
+    platform_event_receive,
+)
 from .quality import (
     CheckStanding,
     gold_for_assignment,
@@ -175,6 +179,8 @@ __all__ = [
     "platform_actions_send",
     "platform_approval_record",
     "platform_qualification",
+    "platform_event_process",
+    "platform_event_receive",
     "platform_arrival",
     "qualification_grant",
     "qualification_revoke",

@@ -41,8 +41,9 @@ from .pay import (
     session_minutes,
     task_time,
 )
+from .platform_events import platform_hooks_ensure, session_reported
 from .reconcile import campaign_reconcile
-from .sessions import session_abandon, session_confirm
+from .sessions import session_abandon
 from .workers import audit_record
 
 LIVE = (Campaign.State.DRAFT, Campaign.State.PUBLISHING, Campaign.State.PUBLISHED)
@@ -308,6 +309,7 @@ def _publish_on_prolific(campaign, connector) -> None:
     CampaignHit.objects.filter(campaign=campaign, created_at__isnull=True).update(
         created_at=timezone.now()
     )
+    platform_hooks_ensure(campaign=campaign, connector=connector)
 
 
 def _publish_as_study_link(campaign) -> None:
@@ -496,20 +498,16 @@ def _sessions_sync(campaign, by_id: dict, changed: dict, now) -> None:
     give_up = timedelta(seconds=campaign.seconds_per_task * campaign.tasks_per_session * 6)
     for session in sessions.filter(unsettled).distinct():
         submission = by_id.get(session.external_id)
-        if submission is None:
-            if session.started_at + max(give_up, timedelta(hours=2)) <= now:
-                changed["abandoned"] += session_abandon(session=session, platform_status="unknown")
-            continue
-        theirs = submission.worker_id == session.worker.external_id and (
-            submission.listing_id == campaign.external_id
-        )
-        if not theirs or submission.status == Submission.GONE:
-            status = "listed for someone else" if not theirs else "returned"
-            changed["abandoned"] += session_abandon(session=session, platform_status=status)
-        elif submission.is_submitted:
-            changed["verified"] += session_confirm(
-                session=session, platform_status=submission.status, now=now
+        if submission is not None:
+            session_reported(
+                session=session,
+                submission=submission,
+                listing_id=campaign.external_id,
+                changed=changed,
+                now=now,
             )
+        elif session.started_at + max(give_up, timedelta(hours=2)) <= now:
+            changed["abandoned"] += session_abandon(session=session, platform_status="unknown")
 
 
 def _is_theirs(campaign, assignment, submission) -> bool:

@@ -43,6 +43,7 @@ NOT_WALKED = {
     "logout": "POST only, and it would end the role's session",
     "crowd:task_next": "POST only",
     "crowd:skip": "POST only",
+    "crowd:platform_hooks": "POST only (a crowd platform's signed events)",
     "scoring:reference_curve": "POST only",
     "scoring:paraphrase_comparison": "POST only",
     "review:overview_refresh": "POST only",

@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from crowd.platforms.prolific.client import PROLIFIC_ID, Prolific, fee_cents
+from tests.crowd.prolific_hooks_standin import HooksStandIn
 
 from .prolific_standin_filters import FILTERS
 
@@ -80,7 +81,7 @@ class HTTPError(Exception):
 
 
 @dataclass
-class ProlificStandIn:
+class ProlificStandIn(HooksStandIn):
     url: str = ""
     requests: list = field(default_factory=list)
     studies: dict = field(default_factory=dict)
@@ -247,6 +248,8 @@ class ProlificStandIn:
                 return 200, self._page(FILTERS, path, query)
             case ("GET", "reward-recommendations"):
                 return 200, self._reward_recommendations(query)
+            case (_, "hooks", *rest):  # prolific_hooks_standin.py
+                return self.handle_hooks(method, rest, query, body)
         raise HTTPError(404, "Not found.", "Not found")
 
     def _page(self, items: list, path: str, query: dict) -> dict:
@@ -529,6 +532,7 @@ class _Handler(BaseHTTPRequestHandler):
                         }
                     },
                 )
+            extra = standin.take_answer_headers()
         if failure and failure["drop"]:
             self.close_connection = True
             self.wfile.flush()
@@ -538,6 +542,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        for name, value in extra.items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 

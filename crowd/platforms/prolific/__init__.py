@@ -1,17 +1,19 @@
 """Prolific: studies published through its API, participants' submissions read back and
 decided there, bonuses paid in two steps. The API client is ``client.py``; participant groups,
-filters and reward recommendations are ``audience.py``."""
+filters and reward recommendations are ``audience.py``; webhooks (secret, subscriptions, signed
+events) are ``hooks.py``."""
 
 from django.conf import settings
 
 from ..base import Platform, PlatformError, Submission, origin
-from . import client
+from . import client, hooks
 
 
 class ProlificPlatform(Platform):
     name = "prolific"
     label = "Prolific"
     return_advice = "Nothing was saved. Please return this study on Prolific."
+    webhook_events = hooks.EVENTS
 
     def currency(self) -> str:
         return settings.PROLIFIC_CURRENCY
@@ -59,3 +61,16 @@ class ProlificPlatform(Platform):
         from .. import connector
 
         return connector(self.name).submission_bonuses(assignment_id)
+
+    def webhook_secret_setting(self) -> str:
+        return settings.PROLIFIC_HOOKS_SECRET
+
+    def webhook_handshake(self, headers) -> dict[str, str]:
+        return hooks.handshake(headers)
+
+    def webhook_read(self, *, headers, body: bytes, secret: str, now: float):
+        return hooks.event_read(headers=headers, body=body, secret=secret, now=now)
+
+    def submission_status(self, word: str) -> str:
+        # As the read-back does: anything not listed (RETURNED, TIMED-OUT, …) left no work.
+        return client.STATUSES.get(word, Submission.GONE)

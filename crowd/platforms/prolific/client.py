@@ -33,6 +33,7 @@ from paracrowd.breaker import Breaker, BreakerOpen
 
 from ..base import PlatformError, Submission
 from .audience import ProlificAudience
+from .hooks import ProlificHooks
 
 DEFAULT_URL = "https://api.prolific.com"
 RETRIES = 5
@@ -154,11 +155,12 @@ def study_url(url: str) -> str:
     return f"{url}{separator}{query}"
 
 
-class Prolific(ProlificAudience):
+class Prolific(ProlificAudience, ProlificHooks):
     """A Prolific workspace reached with an API token. ``workspace_id`` is needed for the
     balance, participant groups and reward recommendations; ``project_id`` puts new studies
     in that project (else the token's default). Participant groups, filters and rewards are
-    in ``ProlificAudience`` (audience.py)."""
+    in ``ProlificAudience`` (audience.py); webhook secrets and subscriptions in
+    ``ProlificHooks`` (hooks.py)."""
 
     platform = "prolific"
 
@@ -183,6 +185,7 @@ class Prolific(ProlificAudience):
         # One breaker per API address, shared by every process through the cache.
         self.breaker = breaker or Breaker(f"prolific:{self.base_url}")
         self.session = requests.Session()
+        self.last_headers = requests.structures.CaseInsensitiveDict()
         # https://docs.prolific.com/api-reference (Authentication: "Token <token>")
         self.session.headers.update({"Authorization": f"Token {token}"})
 
@@ -452,6 +455,8 @@ class Prolific(ProlificAudience):
                     "workspace's payments before paying it again.",
                     status=status,
                 )
+            # Read by the calls whose answer is in a header too (a subscription's X-Hook-Secret).
+            self.last_headers = response.headers
             return _answer(method, path, response)
         raise AssertionError("unreachable")
 

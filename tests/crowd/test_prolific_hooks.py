@@ -1,0 +1,235 @@
+"""Prolific's webhooks against the stand-in and the live server: publishing subscribes once,
+the webhook takes only Prolific's signed events, each once, and a returned submission gives
+its task back at once (a real Celery worker applies it)."""
+
+import time
+from datetime import timedelta
+
+import pytest
+import requests
+from django.db import connections
+from django.urls import reverse
+
+from crowd import platforms
+from crowd import services as crowd
+from crowd.models import (
+    Assignment,
+    Campaign,
+    CampaignEvent,
+    HitType,
+    PlatformEvent,
+    PlatformHookSecret,
+    Tier,
+    WorkSession,
+)
+from tests.conftest import wait_for
+from tests.crowd.prolific_standin import WORKSPACE
+from tests.factories import make_segment
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TARGET = "https://paracrowd.example.org/platforms/prolific/hooks/"
+
+
+@pytest.fixture
+def prolific(prolific_api, settings, live_server, monkeypatch):
+    # The live server's request threads would keep their connections (CONN_MAX_AGE) past the
+    # run, and the test database could not be dropped.
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
+    settings.PLATFORM_PUBLIC_URL = "https://paracrowd.example.org"
+    prolific_api.target_proxy = live_server.url  # the TLS proxy in front of the site
+    platforms.install("prolific", prolific_api.connector())
+    yield prolific_api
+    platforms.install("prolific", None)
+
+
+def published(size=1):
+    for _ in range(size):
+        make_segment(targets=(3, 3))
+    campaign = crowd.campaign_create(
+        name="Descriptions",
+        platform="prolific",
+        kind=HitType.Kind.DESCRIPTION,
+        tier=Tier.ONE,
+        size=size,
+        lifetime=timedelta(days=7),
+        tasks_per_session=2,
+    )
+    return crowd.campaign_publish(campaign=campaign)
+
+
+def working(prolific, campaign):
+    """A participant in the study, at work on a task of their session."""
+    participant, submission_id = prolific.participant_joins(campaign.external_id)
+    session = crowd.session_enter(
+        platform="prolific",
+        worker_id=participant,
+        session_id=submission_id,
+        listing_id=campaign.external_id,
+        kind=HitType.Kind.DESCRIPTION,
+        tier=Tier.ONE,
+        campaign=campaign,
+        address=None,
+    )
+    return submission_id, session, crowd.session_task(session=session)
+
+
+def test_publishing_subscribes_to_both_events_once_however_often_campaigns_are_published(
+    prolific,
+):
+    published()
+    published()
+    assert list(prolific.hook_secrets) == [WORKSPACE]
+    saved = PlatformHookSecret.objects.get(platform="prolific")
+    assert saved.value == prolific.hook_secrets[WORKSPACE]["value"]
+    subscriptions = sorted(
+        (s["event_type"], s["target_url"], s["is_enabled"]) for s in prolific.subscriptions.values()
+    )
+    assert subscriptions == [
+        ("study.status.change", TARGET, True),
+        ("submission.status.change", TARGET, True),
+    ]
+    assert len(prolific.sent("POST", "/api/v1/hooks/secrets/")) == 1
+    # Each subscription confirmed with the X-Hook-Secret its creation answered with, and the
+    # site echoes a handshake to its address.
+    assert not prolific.unconfirmed
+    assert [echoed for _, echoed in prolific.handshakes] == [
+        prolific.sent("POST", f"/api/v1/hooks/subscriptions/{s}/")[0].json["secret"]
+        for s in prolific.subscriptions
+    ]
+
+
+def test_a_failed_subscription_is_recorded_and_does_not_stop_publishing(prolific):
+    prolific.fail_next("POST", "/api/v1/hooks/subscriptions/", status=400)
+    campaign = published()
+    assert campaign.state == Campaign.State.PUBLISHED
+    event = CampaignEvent.objects.get(campaign=campaign, is_error=True)
+    assert "read back by polling" in event.message
+
+
+def test_a_returned_submission_gives_its_task_back_within_seconds(prolific, live_worker):
+    campaign = published()
+    submission_id, session, task = working(prolific, campaign)
+    prolific.submission_status(submission_id, "RETURNED")
+
+    delivery = prolific.submission_notify(submission_id)
+
+    assert delivery.response.status_code == 200
+    event = PlatformEvent.objects.get()
+    assert (event.event_type, event.resource_id, event.status) == (
+        "submission.status.change",
+        submission_id,
+        "RETURNED",
+    )
+    wait_for(
+        lambda: Assignment.objects.get(pk=task.pk).status == Assignment.Status.RETURNED,
+        seconds=5,
+    )
+    session.refresh_from_db()
+    assert session.state == WorkSession.State.ABANDONED
+    event.refresh_from_db()
+    assert event.processed_at is not None
+
+
+def test_a_timed_out_submission_gives_its_task_back(prolific):
+    campaign = published()
+    submission_id, session, task = working(prolific, campaign)
+    prolific.submission_status(submission_id, "TIMED-OUT")
+    assert prolific.submission_notify(submission_id).response.status_code == 200
+
+    assert crowd.platform_event_process(event_id=PlatformEvent.objects.get().pk)
+
+    assert Assignment.objects.get(pk=task.pk).status == Assignment.Status.RETURNED
+    assert not crowd.platform_event_process(event_id=PlatformEvent.objects.get().pk)
+
+
+def test_a_replayed_event_answers_200_and_changes_nothing(prolific):
+    campaign = published()
+    submission_id, session, task = working(prolific, campaign)
+    delivery = prolific.submission_notify(submission_id)
+    crowd.platform_event_process(event_id=PlatformEvent.objects.get().pk)
+    before = PlatformEvent.objects.values().get()
+
+    replay = prolific.resend(delivery)
+
+    assert replay.response.status_code == 200
+    assert replay.response.json() == {"stored": False}
+    assert list(PlatformEvent.objects.values()) == [before]
+    assert Assignment.objects.get(pk=task.pk).status == Assignment.Status.ASSIGNED
+
+
+def test_a_bad_signature_answers_403_and_changes_nothing(prolific):
+    campaign = published()
+    submission_id, session, task = working(prolific, campaign)
+    prolific.submission_status(submission_id, "RETURNED")
+
+    forged = prolific.submission_notify(submission_id, secret="not-the-workspace-secret")
+    genuine = prolific.submission_notify(submission_id)
+    tampered = prolific.resend(
+        genuine, genuine.body.replace(b"RETURNED", b"APPROVED"), **{"X-Event-ID": "another"}
+    )
+    unsigned = prolific.resend(genuine, **{"X-Prolific-Request-Signature": ""})
+
+    assert [d.response.status_code for d in (forged, tampered, unsigned)] == [403, 403, 403]
+    assert PlatformEvent.objects.count() == 1  # the genuine one alone
+
+
+def test_a_stale_timestamp_is_refused(prolific):
+    campaign = published()
+    submission_id, _, _ = working(prolific, campaign)
+    for off_by in (-301, 301):
+        delivery = prolific.submission_notify(submission_id, timestamp=time.time() + off_by)
+        assert delivery.response.status_code == 403
+        assert "five minutes" in delivery.response.json()["detail"]
+    assert not PlatformEvent.objects.exists()
+
+
+def test_a_submitted_session_is_confirmed_as_the_read_back_would(prolific):
+    campaign = published()
+    submission_id, session, task = working(prolific, campaign)
+    crowd.session_finish(session=session)
+    prolific.submission_status(submission_id, "AWAITING REVIEW")
+    prolific.submission_notify(submission_id)
+
+    crowd.platform_event_process(event_id=PlatformEvent.objects.get().pk)
+
+    session.refresh_from_db()
+    assert session.state == WorkSession.State.FINISHED
+    assert session.platform_status == "submitted"
+
+
+def test_a_study_status_change_is_written_to_the_campaign_history(prolific):
+    campaign = published()
+    body = {
+        "resource_id": campaign.external_id,
+        "event_type": "study.status.change",
+        "metadata": {},
+        "status": "AWAITING REVIEW",
+    }
+    assert prolific.deliver("study.status.change", body).response.status_code == 200
+
+    crowd.platform_event_process(event_id=PlatformEvent.objects.get().pk)
+
+    assert CampaignEvent.objects.filter(
+        campaign=campaign, message="Prolific reports the study is now awaiting review."
+    ).exists()
+
+
+def test_the_webhook_takes_post_only_and_bounds_the_body(prolific, live_server):
+    url = live_server.url + reverse("crowd:platform_hooks", args=["prolific"])
+    assert requests.get(url, timeout=5).status_code == 405
+    assert requests.post(url, data=b"x" * 70_000, timeout=5).status_code == 413
+    other = live_server.url + reverse("crowd:platform_hooks", args=["studylink"])
+    assert requests.post(other, data=b"{}", timeout=5).status_code == 404
+    assert not PlatformEvent.objects.exists()
+
+
+def test_the_operators_secret_takes_precedence_over_the_saved_one(prolific, settings):
+    campaign = published()
+    submission_id, _, _ = working(prolific, campaign)
+    settings.PROLIFIC_HOOKS_SECRET = "the-operators-own-secret-of-some-length"
+
+    saved = prolific.submission_notify(submission_id)
+    operators = prolific.submission_notify(submission_id, secret=settings.PROLIFIC_HOOKS_SECRET)
+
+    assert (saved.response.status_code, operators.response.status_code) == (403, 200)
