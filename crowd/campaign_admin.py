@@ -8,6 +8,7 @@ and reading back talk to the platform in the background (Celery), so no page wai
 from datetime import timedelta
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, Sum
@@ -358,6 +359,13 @@ class CampaignAdmin(admin.ModelAdmin):
             extra_context["study_links"] = _study_links(campaign)
             extra_context["confirm_url"] = reverse(
                 "admin:crowd_campaign_confirm", args=[campaign.pk]
+            )
+        elif campaign.platform == Campaign.Platform.STUDY_LINK:
+            problem = studylink.public_address_problem(settings.PLATFORM_PUBLIC_URL)
+            extra_context["study_link_note"] = "Its link to paste is made when it is published" + (
+                f"; it will not be shown while {problem}, which participants cannot reach."
+                if problem
+                else "."
             )
         # A draft has nothing to pay, and its study-link sheets name a link it does not have.
         if campaign.platform != Campaign.Platform.MTURK and campaign.external_id:

@@ -217,3 +217,20 @@ def test_a_drafts_study_link_sheet_answers_with_a_message_and_is_not_linked(admi
     assert "Publish the campaign first" in response.content.decode()
     page = admin_client.get(reverse("admin:crowd_campaign_change", args=[draft.pk]))
     assert sheet not in page.content.decode()
+
+
+def test_a_draft_study_link_campaign_says_its_link_waits_for_an_address_to_reach(admin_client):
+    make_segment()
+    draft = crowd.campaign_create(
+        name="Draft",
+        platform="studylink",
+        kind=HitType.Kind.DESCRIPTION,
+        tier=Tier.ONE,
+        size=1,
+        lifetime=timedelta(days=7),
+    )
+    page = admin_client.get(reverse("admin:crowd_campaign_change", args=[draft.pk]))
+    assert (
+        "Its link to paste is made when it is published; it will not be shown while "
+        "PLATFORM_PUBLIC_URL is http://localhost:8000, an address of this machine only"
+    ) in page.content.decode()
