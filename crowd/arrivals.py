@@ -149,21 +149,22 @@ def arrival_parse(params) -> Arrival:
 
 
 def _study_link_arrival(params, *, tier: int) -> Arrival | None:
-    """A study-link platform's arrival, or None when the address is not one. Its participant
-    and session ids come in the parameters the site's settings name; the campaign is named by
-    the ``campaign`` parameter its link carries (the platform's own study id, where it sends
-    one, means nothing here)."""
-    config = studylink.StudyLinkConfig.from_settings()
-    if STUDY_LINK_CAMPAIGN not in params and config.participant_param not in params:
+    """A study-link platform's arrival, or None when the address is not one. The campaign is
+    named by the ``campaign`` parameter its link carries (the platform's own study id, where
+    it sends one, means nothing here); the participant and session ids come in the parameters
+    of the platform the campaign's link was made for."""
+    generic = studylink.StudyLinkConfig.from_settings()
+    if STUDY_LINK_CAMPAIGN not in params and generic.participant_param not in params:
         return None
     campaign = params.get(STUDY_LINK_CAMPAIGN, "")
     try:
-        ids = studylink.arrival_ids(params, config)
         if not re.fullmatch(PLATFORM_ID, campaign):
             raise ValueError(
                 f"The parameter {STUDY_LINK_CAMPAIGN} in this task's address is missing or not "
                 "one this site gives: reopen the study from your platform."
             )
+        config = services.study_link_arrival_config(listing_id=campaign)
+        ids = studylink.arrival_ids(params, config, local_study=campaign)
     except ValueError as error:
         raise Refusal(400, str(error), platform=STUDY_LINK) from None
     return Arrival(

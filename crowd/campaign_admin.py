@@ -8,6 +8,7 @@ and reading back talk to the platform in the background (Celery), so no page wai
 from datetime import timedelta
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, Sum
@@ -104,6 +105,22 @@ class CampaignCreateForm(forms.Form):
         "participants fluent in one of them. Empty: any language.",
     )
     lifetime_days = forms.IntegerField(min_value=1, max_value=365, initial=7)
+    study_link_preset = forms.ChoiceField(
+        choices=[(name, preset.label) for name, preset in studylink.PRESETS.items()],
+        initial="generic",
+        required=False,
+        label="Study-link platform",
+        help_text="For a study link: the platform its link is pasted into.",
+    )
+    confirm_hours = forms.IntegerField(
+        min_value=1,
+        max_value=24 * 90,
+        initial=48,
+        required=False,
+        label="Confirm within (hours)",
+        help_text="For a study link: work its platform's export has not confirmed this long "
+        "after its session started gives its place back.",
+    )
 
     def clean_languages(self):
         return [code.strip() for code in self.cleaned_data["languages"].split(",") if code.strip()]
@@ -165,6 +182,8 @@ class CampaignAdmin(admin.ModelAdmin):
         "lifetime",
         "external_id",
         "completion_code",
+        "study_link_preset",
+        "confirm_hours",
         "created_by",
         "created_at",
         "published_at",
@@ -224,6 +243,8 @@ class CampaignAdmin(admin.ModelAdmin):
                     tasks_minimum=data["tasks_minimum"],
                     task_cents=data["task_cents"],
                     languages=data["languages"],
+                    study_link_preset=data["study_link_preset"] or "generic",
+                    confirm_hours=data["confirm_hours"] or 48,
                 )
             except services.WorkRefused as refusal:
                 form.add_error(None, str(refusal))
@@ -290,7 +311,11 @@ class CampaignAdmin(admin.ModelAdmin):
         if sheet not in ("approvals", "bonuses"):
             raise Http404("No such sheet.")
         if campaign.platform == Campaign.Platform.STUDY_LINK:
-            text = services.study_link_sheets(campaign=campaign)[sheet]
+            try:
+                text = services.study_link_sheets(campaign=campaign)[sheet]
+            except services.WorkRefused as refusal:
+                messages.error(request, str(refusal))
+                return redirect("admin:crowd_campaign_change", campaign.pk)
         else:
             text = _prolific_sheet(campaign, sheet)
         response = HttpResponse(text, content_type="text/csv; charset=utf-8")
@@ -343,7 +368,15 @@ class CampaignAdmin(admin.ModelAdmin):
             extra_context["confirm_url"] = reverse(
                 "admin:crowd_campaign_confirm", args=[campaign.pk]
             )
-        if campaign.platform != Campaign.Platform.MTURK:
+        elif campaign.platform == Campaign.Platform.STUDY_LINK:
+            problem = studylink.public_address_problem(settings.PLATFORM_PUBLIC_URL)
+            extra_context["study_link_note"] = "Its link to paste is made when it is published" + (
+                f"; it will not be shown while {problem}, which participants cannot reach."
+                if problem
+                else "."
+            )
+        # A draft has nothing to pay, and its study-link sheets name a link it does not have.
+        if campaign.platform != Campaign.Platform.MTURK and campaign.external_id:
             extra_context["sheet_urls"] = {
                 name: reverse("admin:crowd_campaign_sheet", args=[campaign.pk, name])
                 for name in ("approvals", "bonuses")
@@ -380,16 +413,13 @@ def _prolific_sheet(campaign: Campaign, sheet: str) -> str:
 
 
 def _study_links(campaign: Campaign) -> list[tuple[str, str]]:
-    """The link to paste into each platform, or why it cannot be made with these settings."""
-    links = []
-    for preset, about in studylink.PRESETS.items():
-        try:
-            links.append(
-                (about.label, services.study_link_address(campaign=campaign, preset=preset))
-            )
-        except services.WorkRefused as refusal:
-            links.append((about.label, f"not with these settings: {refusal}"))
-    return links
+    """The link to paste into the campaign's platform (its participants arrive with that
+    platform's parameter names), or why it cannot be shown with these settings."""
+    label = studylink.PRESETS[campaign.study_link_preset].label
+    try:
+        return [(label, services.study_link_address(campaign=campaign))]
+    except services.WorkRefused as refusal:
+        return [(label, str(refusal))]
 
 
 def campaign_summary(campaign: Campaign) -> dict:

@@ -32,7 +32,9 @@ def publish_campaign(campaign_id: int) -> None:
 
 @shared_task
 def sync_campaigns() -> int:
-    """Periodic: read every live campaign's work back from its platform and verify it."""
+    """Periodic: read every live campaign's work back from its platform and verify it, and
+    give back the places of study-link work not confirmed by its campaign's deadline."""
+    services.study_link_sessions_release()
     synced = 0
     for campaign in services.campaigns_to_sync():
         try:

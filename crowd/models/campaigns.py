@@ -65,6 +65,12 @@ class Campaign(models.Model):
     external_id = models.CharField(max_length=64, blank=True)
     # Prolific sends workers back with this code, which tells it the work was done.
     completion_code = models.CharField(max_length=32, blank=True)
+    # A study link: the platform it is pasted into (a key of the study-link PRESETS), whose
+    # own parameter names its participants arrive with.
+    study_link_preset = models.CharField(max_length=20, default="generic")
+    # Work the platform has not confirmed this many hours after its session started gives its
+    # places back (a study link's platform confirms only through the researcher's upload).
+    confirm_hours = models.PositiveIntegerField(default=48)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -88,6 +94,10 @@ class Campaign(models.Model):
             models.CheckConstraint(
                 condition=Q(tasks_minimum__gte=1) & Q(tasks_minimum__lte=F("tasks_per_session")),
                 name="campaign_session_minimum_within_length",
+            ),
+            models.CheckConstraint(
+                condition=Q(confirm_hours__gte=1) & Q(confirm_hours__lte=24 * 90),
+                name="campaign_confirm_hours_in_range",
             ),
         ]
 

@@ -93,7 +93,13 @@ from .sessions import (
     session_progress,
     session_task,
 )
-from .study_links import study_link_address, study_link_confirm, study_link_sheets
+from .study_links import (
+    study_link_address,
+    study_link_arrival_config,
+    study_link_confirm,
+    study_link_sessions_release,
+    study_link_sheets,
+)
 from .work_settings import work_settings_delete, work_settings_save
 from .workers import (
     arrival_count,
@@ -136,6 +142,8 @@ __all__ = [
     "session_progress",
     "session_task",
     "study_link_address",
+    "study_link_arrival_config",
+    "study_link_sessions_release",
     "study_link_confirm",
     "study_link_sheets",
     "WorkRefused",

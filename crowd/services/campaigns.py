@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from django.conf import global_settings, settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from .. import platforms
@@ -21,13 +21,14 @@ from ..models import (
     Campaign,
     CampaignEvent,
     CampaignHit,
-    Hit,
     HitType,
     Tier,
     WorkSession,
 )
 from ..platforms import PlatformError, Submission, entrance_url
+from ..platforms.studylink import links as studylink
 from .allocation import submissions_move
+from .campaign_work import campaign_places_check, campaign_postings
 from .closures import platform_open_check
 from .errors import WorkRefused
 from .ledger import platform_approval_record
@@ -46,7 +47,6 @@ from .reconcile import campaign_reconcile
 from .sessions import session_abandon
 from .workers import audit_record
 
-LIVE = (Campaign.State.DRAFT, Campaign.State.PUBLISHING, Campaign.State.PUBLISHED)
 # Expired campaigns are still read back this long, for late submissions and approvals.
 SYNC_AFTER_EXPIRY = timedelta(days=30)
 
@@ -64,6 +64,8 @@ def campaign_create(
     tasks_minimum: int | None = None,
     task_cents: int | None = None,
     languages=(),
+    study_link_preset: str = "generic",
+    confirm_hours: int = 48,
 ) -> Campaign:
     """A draft campaign of ``size`` HITs of ``kind`` in ``tier`` that still want work and that
     no other live campaign offers (the HITs with the fewest submissions first). A
@@ -74,7 +76,9 @@ def campaign_create(
     after ``tasks_minimum`` (all of them when not given). A place's reward pays the minimum;
     each further task is a bonus of ``task_cents`` — by default the least that reaches the
     platform's minimum hourly reward at the time a task takes now. ``languages`` (ISO 639-1
-    codes) limits the study to participants fluent in one of them."""
+    codes) limits the study to participants fluent in one of them. A study link's
+    ``study_link_preset`` names the platform its link is pasted into; work that platform has
+    not confirmed ``confirm_hours`` after its session started gives its place back."""
     platform_open_check(platform=platform)
     if platform not in Campaign.Platform.values:
         raise WorkRefused(f"Unknown platform {platform!r}.")
@@ -84,6 +88,12 @@ def campaign_create(
     if not 1 <= tasks_minimum <= tasks_per_session:
         raise WorkRefused("The minimum of tasks is between 1 and the tasks in a session.")
     languages = _languages(languages)
+    if study_link_preset not in studylink.PRESETS:
+        raise WorkRefused(
+            f"No study-link preset {study_link_preset!r}; there are {', '.join(studylink.PRESETS)}."
+        )
+    if not 1 <= confirm_hours <= 24 * 90:
+        raise WorkRefused("Work is confirmed within 1 hour to 90 days (2160 hours).")
     if tier not in Tier.values:
         raise WorkRefused("The tier is 1 or 2.")
     if size < 1:
@@ -99,31 +109,16 @@ def campaign_create(
     hourly_minimum = minimum_hourly_cents(platform=platform)
     seconds = task_time(hit_type=hit_type, tier=tier).seconds
     with transaction.atomic():
-        if kind == HitType.Kind.VIDEO_COLLECTION:
-            postings = [CampaignHit(hit=None, max_assignments=size)]
-        else:
-            taken = CampaignHit.objects.filter(campaign__state__in=LIVE, hit__isnull=False)
-            hits = list(
-                Hit.objects.filter(
-                    hit_type=hit_type, tier=tier, submitted_count__lt=F("max_assignments")
-                )
-                .exclude(pk__in=taken.values("hit_id"))
-                .order_by("submitted_count", "pk")
-                .select_for_update(skip_locked=True)[:size]
-            )
-            if not hits:
-                raise WorkRefused(
-                    f"No {hit_type.get_kind_display().lower()} HITs in tier {tier} want work "
-                    "outside other campaigns. Open HITs first (import_corpus --open-hits)."
-                )
-            postings = [
-                CampaignHit(hit=hit, max_assignments=hit.max_assignments - hit.submitted_count)
-                for hit in hits
-            ]
+        postings = campaign_postings(hit_type=hit_type, tier=tier, size=size)
         largest = max(posting.max_assignments for posting in postings)
         # A session never asks for more tasks than the campaign wants.
         tasks_per_session = min(tasks_per_session, sum(p.max_assignments for p in postings))
         tasks_minimum = min(tasks_minimum, tasks_per_session)
+        campaign_places_check(
+            hit_type=hit_type,
+            tier=tier,
+            places=-(-sum(p.max_assignments for p in postings) // tasks_per_session),
+        )
         if task_cents is None:
             task_cents = fair_task_cents(
                 hourly_cents=hourly_minimum, seconds=seconds, tasks_minimum=tasks_minimum
@@ -143,6 +138,8 @@ def campaign_create(
             task_cents=task_cents,
             bonus_fee_cents=platform_fee_cents(platform, bonus),
             languages=languages,
+            study_link_preset=study_link_preset,
+            confirm_hours=confirm_hours,
             lifetime=lifetime,
             completion_code=secrets.token_hex(4).upper(),
             created_by=created_by,

@@ -15,10 +15,10 @@ from django.db.models import F, Q, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from ..models import Assignment, AuditEntry, Campaign, Tier, WorkSession
+from ..models import Assignment, AuditEntry, Campaign, Tier, Worker, WorkSession
 from .allocation import session_claim, submissions_move
 from .errors import WorkRefused
-from .workers import audit_record, worker_from_platform
+from .workers import arrival_count, audit_record, worker_from_platform
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,13 @@ def session_enter(
     checked_at=None,
 ) -> WorkSession:
     """The session of a platform visit: opened on first arrival, the same one on every reload.
-    The worker is the platform's participant (created on first sight, counted against
-    ``address``), so a later session by the same id carries their tier and history. A visit
-    id that arrives with another participant, another study or another kind of task is
-    refused (``WorkRefused``) and nothing is stored. ``checked_at``: when the platform
-    confirmed the visit is the participant's (None where it cannot be asked)."""
+    The worker is the platform's participant (created on first sight), so a later session by
+    the same id carries their tier and history; every new session counts against
+    ``address``'s hourly allowance (``ArrivalsExceeded`` over it). A visit id that arrives
+    with another participant, another study or another kind of task is refused
+    (``WorkRefused``) and nothing is stored; so is a new visit the platform did not confirm
+    while the participant has a session open in the campaign. ``checked_at``: when the
+    platform confirmed the visit is the participant's (None where it cannot be asked)."""
     existing = _session(platform, session_id)
     if existing is not None:
         _same_visit_check(existing, worker_id=worker_id, listing_id=listing_id, kind=kind)
@@ -67,12 +69,18 @@ def session_enter(
         limit, minimum = settings.PLATFORM_DEMO_SESSION_TASKS, 1
     try:
         with transaction.atomic():
-            worker = worker_from_platform(platform=platform, external_id=worker_id, address=address)
+            # Every new session counts against the address, not only a new participant id:
+            # invented session ids of one participant would otherwise take places unchecked.
+            if address:
+                arrival_count(address=address)
+            worker = worker_from_platform(platform=platform, external_id=worker_id)
             if tier > Tier.ONE and worker.current_tier < tier:
                 raise WorkRefused(
                     f"This study is for Tier-{tier} workers, and your account does not hold "
                     f"our Tier-{tier} qualification."
                 )
+            if checked_at is None and campaign is not None:
+                _one_open_session_check(worker, campaign)
             return WorkSession.objects.create(
                 worker=worker,
                 campaign=campaign,
@@ -92,6 +100,19 @@ def session_enter(
             raise
         _same_visit_check(existing, worker_id=worker_id, listing_id=listing_id, kind=kind)
         return existing
+
+
+def _one_open_session_check(worker, campaign) -> None:
+    """A visit the platform could not confirm opens no second session for a participant who
+    has one open in the campaign: each would hold places on ids nobody checked. The worker's
+    row lock makes two such visits at once queue, so only one of them opens."""
+    Worker.objects.select_for_update().filter(pk=worker.pk).first()
+    if WorkSession.objects.open().filter(worker=worker, campaign=campaign).exists():
+        raise WorkRefused(
+            "You already have a session open in this study. Please go back to the study on "
+            "your platform and continue from the link you started with; a new one opens once "
+            "that session is finished."
+        )
 
 
 def _session(platform: str, session_id: str) -> WorkSession | None:

@@ -8,26 +8,96 @@ did it (with the verification code it was given, when the export has one), its w
 never paid or accepted.
 """
 
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
 from ..models import Assignment, Campaign, WorkSession
 from ..platforms import entrance_url
 from ..platforms.studylink import links as studylink
 from .errors import WorkRefused
-from .sessions import session_confirm, session_positions
+from .sessions import session_abandon, session_confirm, session_positions
 
 CAMPAIGN_PARAMETER = "campaign"
+# What a session whose work was not confirmed in time is marked with (its platform status).
+NOT_CONFIRMED = "not confirmed in time"
 
 
-def study_link_address(*, campaign: Campaign, preset: str = "generic") -> str:
-    """The address to paste into ``preset``'s platform for a published study-link campaign."""
+def study_link_address(*, campaign: Campaign, preset: str | None = None) -> str:
+    """The address to paste into the platform of a published study-link campaign: the
+    platform its preset names, or ``preset``'s, which becomes the campaign's (the parameter
+    names its participants are read with) while no participant has arrived; once one has, a
+    link for another platform is refused, since arrivals through the first would fail.
+    Refused too while PLATFORM_PUBLIC_URL is not an address participants can reach."""
     _study_link_check(campaign)
-    config = studylink.StudyLinkConfig.from_settings()
-    if preset != "generic":
-        config = config.for_preset(preset)
+    problem = studylink.public_address_problem(settings.PLATFORM_PUBLIC_URL)
+    if problem:
+        raise WorkRefused(
+            f"No link: {problem}, which participants cannot reach. Set it to the https "
+            "address of this site (docs/operators/study-links.md)."
+        )
+    preset = preset or campaign.study_link_preset
+    if preset not in studylink.PRESETS:
+        raise WorkRefused(
+            f"No study-link preset {preset!r}; there are {', '.join(studylink.PRESETS)}."
+        )
+    if preset != campaign.study_link_preset:
+        if WorkSession.objects.filter(campaign=campaign).exists():
+            raise WorkRefused(
+                f"This campaign's link is for {studylink.PRESETS[campaign.study_link_preset].label}"
+                ", and participants have arrived through it: a link for another platform "
+                "would read them with other parameter names. Create a campaign for that one."
+            )
+        Campaign.objects.filter(pk=campaign.pk).update(study_link_preset=preset)
+        campaign.study_link_preset = preset
     url = f"{entrance_url(campaign.hit_type.kind)}?{CAMPAIGN_PARAMETER}={campaign.external_id}"
     try:
-        return studylink.study_link(url, config, preset)
+        return studylink.study_link(url, study_link_config(campaign=campaign), preset)
     except ValueError as error:
         raise WorkRefused(str(error)) from error
+
+
+def study_link_config(*, campaign: Campaign | None) -> studylink.StudyLinkConfig:
+    """How the campaign's links are read: the site's settings with the parameter names of the
+    platform its preset names (the settings' own names for a lab's panel)."""
+    config = studylink.StudyLinkConfig.from_settings()
+    return config.for_preset(campaign.study_link_preset if campaign else "generic")
+
+
+def study_link_arrival_config(*, listing_id: str) -> studylink.StudyLinkConfig:
+    """How an arrival naming the study-link campaign ``listing_id`` is read (the settings'
+    names when no such campaign exists: it is refused later, for what it is)."""
+    campaign = Campaign.objects.filter(
+        platform=Campaign.Platform.STUDY_LINK, external_id=listing_id
+    ).first()
+    return study_link_config(campaign=campaign)
+
+
+def study_link_sessions_release(*, now=None) -> int:
+    """Periodic: give back the places of study-link sessions whose work the platform's records
+    did not confirm within their campaign's ``confirm_hours`` of the session starting (their
+    submitted work is marked not confirmed and their task in hand goes back, as for a
+    participant who left). An upload listing them later still confirms them. Returns how
+    many sessions were released."""
+    now = now or timezone.now()
+    unsettled = Q(state=WorkSession.State.OPEN) | Q(
+        assignments__status=Assignment.Status.SUBMITTED, assignments__verified_at=None
+    )
+    released = 0
+    for campaign in Campaign.objects.filter(
+        platform=Campaign.Platform.STUDY_LINK, state__in=_RUNNING
+    ).order_by("pk"):
+        due = WorkSession.objects.filter(
+            campaign=campaign, started_at__lte=now - timedelta(hours=campaign.confirm_hours)
+        ).exclude(state=WorkSession.State.ABANDONED)
+        for session in due.filter(unsettled).distinct().order_by("pk"):
+            released += session_abandon(session=session, platform_status=NOT_CONFIRMED)
+    return released
+
+
+_RUNNING = (Campaign.State.PUBLISHED, Campaign.State.EXPIRED)
 
 
 def study_link_confirm(
@@ -44,7 +114,7 @@ def study_link_confirm(
     verified, and rows refused for each reason; a malformed file raises ``WorkRefused`` and
     confirms nothing. Reading the same file twice confirms nothing more."""
     _study_link_check(campaign)
-    config = studylink.StudyLinkConfig.from_settings()
+    config = study_link_config(campaign=campaign)
     try:
         records = studylink.records_read(
             text,
@@ -52,6 +122,7 @@ def study_link_confirm(
             session_column=session_column,
             code_column=code_column,
             config=config,
+            study_id=campaign.external_id,
         )
     except ValueError as error:
         raise WorkRefused(f"The export cannot be read: {error}") from error

@@ -168,14 +168,16 @@ def test_the_command_plans_the_places_rate_and_cost_of_the_work_wanted(capsys):
 
 
 def test_a_study_link_campaign_page_gives_the_links_and_confirms_an_uploaded_export(
-    staff_client, client
+    staff_client, client, settings
 ):
+    settings.PLATFORM_PUBLIC_URL = "https://paracrowd.example.org"
     published = crowd.campaign_publish(
         campaign=campaign_of(1, platform="studylink", tasks_per_session=1)
     )
     page = staff_client.get(reverse("admin:crowd_campaign_change", args=[published.pk]))
     html = page.content.decode()
-    assert f"?campaign={published.external_id}&amp;participant=%SURVEY_CODE%" in html  # SONA
+    # The link of the platform the campaign was made for (a lab's own panel by default).
+    assert f"?campaign={published.external_id}&amp;participant={{PARTICIPANT_ID}}" in html
     assert "Confirm sessions from the platform" in html
 
     visit = {"participant": "P1", "session": "S1", "campaign": published.external_id}

@@ -212,6 +212,9 @@ def test_the_demo_admin_sees_a_draft_campaign(client, demo):
     campaign = Campaign.objects.get()
     assert campaign.state == Campaign.State.DRAFT
     assert campaign.postings.count() == 3
+    # The demo's gold item is not work the campaign wants: its places are a few sessions.
+    assert not campaign.postings.filter(hit__item__gold__isnull=False).exists()
+    assert campaign.tasks_wanted < 100 and campaign.places == -(-campaign.tasks_wanted // 3)
     login(client, "admin")
 
     page = client.get(reverse("admin:crowd_campaign_changelist"))

@@ -22,6 +22,7 @@ from django.core.management.base import BaseCommand, CommandError
 from crowd import services
 from crowd.campaign_admin import MTURK_NOT_OFFERED, ConfirmForm, campaign_summary
 from crowd.models import Campaign, HitType, Tier
+from crowd.platforms.studylink.links import PRESETS
 
 
 class Command(BaseCommand):
@@ -77,6 +78,19 @@ class Command(BaseCommand):
             default="",
             help="ISO 639-1 codes, comma-separated: the study reaches only participants "
             "fluent in one of them",
+        )
+        create.add_argument(
+            "--preset",
+            choices=list(PRESETS),
+            default="generic",
+            help="for a study link: the platform its link is pasted into (default %(default)s)",
+        )
+        create.add_argument(
+            "--confirm-hours",
+            type=int,
+            default=48,
+            help="for a study link: work the platform's export has not confirmed this many "
+            "hours after its session started gives its place back (default %(default)s)",
         )
         plan = actions.add_parser(
             "plan", help="Places, hourly rate and cost of some work, before any campaign."
@@ -142,9 +156,9 @@ class Command(BaseCommand):
         link.add_argument("campaign", type=int, help="the campaign's id")
         link.add_argument(
             "--preset",
-            default="generic",
-            help="the platform's parameter names: generic, connect, sona, microworkers or "
-            "clickworker (default %(default)s)",
+            choices=list(PRESETS),
+            help="the platform the link is for (default: the campaign's); another becomes the "
+            "campaign's while no participant has arrived",
         )
         confirm = actions.add_parser(
             "confirm", help="Confirm a study-link campaign's sessions from its platform's export."
@@ -195,6 +209,8 @@ class Command(BaseCommand):
                     tasks_minimum=options["tasks_minimum"],
                     task_cents=options["task_cents"],
                     languages=options["languages"].split(","),
+                    study_link_preset=options["preset"],
+                    confirm_hours=options["confirm_hours"],
                 )
                 self.stdout.write(f"Created campaign {campaign.pk}.")
                 self._show(campaign)

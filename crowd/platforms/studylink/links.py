@@ -137,6 +137,25 @@ PRESETS = {
 _PLACEHOLDER_TEXTS = {text for preset in PRESETS.values() for text in preset.placeholders.values()}
 
 
+# Hosts that name this machine: a participant's browser would look for the site on their own.
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")  # noqa: S104 (not a binding)
+
+
+def public_address_problem(public_url: str) -> str | None:
+    """Why participants of a crowd platform could not reach a link to ``public_url`` (the
+    site's PLATFORM_PUBLIC_URL), in one sentence; None when they could: an https address of
+    a host other than this machine."""
+    parts = urlsplit(public_url)
+    host = (parts.hostname or "").lower()
+    if not public_url:
+        return "PLATFORM_PUBLIC_URL is not set"
+    if host in LOCAL_HOSTS or host.endswith(".localhost") or host.startswith("127."):
+        return f"PLATFORM_PUBLIC_URL is {public_url}, an address of this machine only"
+    if parts.scheme != "https":
+        return f"PLATFORM_PUBLIC_URL is {public_url}, not an https address"
+    return None
+
+
 @dataclass(frozen=True)
 class StudyLinkArrival:
     participant_id: str
@@ -187,11 +206,15 @@ def study_link(entrance_url: str, config: StudyLinkConfig, preset: str = "generi
     return entrance_url + separator + "&".join(pairs)
 
 
-def arrival_ids(params: Mapping, config: StudyLinkConfig) -> StudyLinkArrival:
+def arrival_ids(
+    params: Mapping, config: StudyLinkConfig, *, local_study: str | None = None
+) -> StudyLinkArrival:
     """The ids a platform sent with a participant, from the request's GET parameters (a
     QueryDict or a plain mapping). The participant id is required; so is the session id when
-    ``config`` names its parameter (else ``local_session_id`` makes one); the study id is
-    optional. Each must match ID and be given once. Otherwise raises ValueError with one
+    ``config`` names its parameter (else ``local_session_id`` makes one, keyed by
+    ``local_study`` when given — the site's own id of the study, so that one participant's
+    sessions in two studies differ even where the platform sends no study id); the study id
+    is optional. Each must match ID and be given once. Otherwise raises ValueError with one
     sentence for the participant that names the parameter."""
     participant_id = _param(params, config.participant_param, required=True)
     study_id = _param(params, config.study_param, required=False) if config.study_param else None
@@ -199,7 +222,7 @@ def arrival_ids(params: Mapping, config: StudyLinkConfig) -> StudyLinkArrival:
         session_id = _param(params, config.session_param, required=True)
     else:
         session_id = local_session_id(
-            participant_id=participant_id, study_id=study_id, config=config
+            participant_id=participant_id, study_id=local_study or study_id, config=config
         )
     return StudyLinkArrival(participant_id, session_id, study_id)
 
