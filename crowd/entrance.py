@@ -45,6 +45,7 @@ from .arrivals import (
 )
 from .models import Assignment, Hit, WorkSession
 from .platforms.studylink import links as studylink
+from .services.pay import session_pay
 from .services.study_links import CAMPAIGN_PARAMETER as STUDY_LINK_CAMPAIGN
 
 __all__ = ["PREVIEW_ASSIGNMENT_ID", "PlatformTask", "Refusal", "enter", "platform_page"]
@@ -226,6 +227,8 @@ def _show_progress(request, session, hidden: dict) -> None:
         "token": hidden["token"],
         "demo": session.campaign_id is None,
         "languages": [str(names.get(code, code)) for code in languages],
+        # What the platform pays for the session, as it pays it (not the HIT type's pay).
+        "pay": session_pay(session.campaign) if session.campaign_id else None,
     }
 
 

@@ -34,12 +34,12 @@ from .ledger import platform_approval_record
 from .outbox import platform_qualification
 from .pay import (
     campaign_pay_check,
-    fair_task_cents,
+    campaign_task_cents,
     minimum_hourly_cents,
     money,
     platform_fee_cents,
+    session_description,
     session_minutes,
-    task_time,
 )
 from .sessions import session_abandon, session_confirm
 from .workers import audit_record
@@ -95,7 +95,6 @@ def campaign_create(
         raise WorkRefused("The pay per task is a whole number of cents, at least 1.")
     # Read before any row is locked: the platform may be asked for its minimum.
     hourly_minimum = minimum_hourly_cents(platform=platform)
-    seconds = task_time(hit_type=hit_type, tier=tier).seconds
     with transaction.atomic():
         if kind == HitType.Kind.VIDEO_COLLECTION:
             postings = [CampaignHit(hit=None, max_assignments=size)]
@@ -122,10 +121,14 @@ def campaign_create(
         # A session never asks for more tasks than the campaign wants.
         tasks_per_session = min(tasks_per_session, sum(p.max_assignments for p in postings))
         tasks_minimum = min(tasks_minimum, tasks_per_session)
-        if task_cents is None:
-            task_cents = fair_task_cents(
-                hourly_cents=hourly_minimum, seconds=seconds, tasks_minimum=tasks_minimum
-            )
+        task_cents = campaign_task_cents(
+            platform=platform,
+            hit_type=hit_type,
+            tier=tier,
+            hourly_cents=hourly_minimum,
+            tasks_minimum=tasks_minimum,
+            task_cents=task_cents,
+        )
         reward = task_cents * tasks_minimum
         bonus = (tasks_per_session - tasks_minimum) * task_cents
         campaign = Campaign.objects.create(
@@ -287,16 +290,17 @@ def _publish_on_prolific(campaign, connector) -> None:
             filters.append(connector.group_filter(group))
         if campaign.languages:
             filters.append(connector.language_filter(_language_names(campaign.languages)))
+        # Told the minutes of the minimum of tasks (what the reward pays), and so described.
+        minutes = session_minutes(seconds=seconds, tasks=campaign.tasks_minimum)
         campaign.external_id = connector.study_create(
             name=campaign.name,
             internal_name=f"paracrowd-campaign-{campaign.pk}",
-            description=_description(campaign),
+            description=session_description(campaign=campaign, minutes=minutes),
             url=entrance_url(hit_type.kind),
             completion_code=campaign.completion_code,
             reward_cents=campaign.reward_cents,
             places=campaign.places,
-            # The reward pays the minimum of tasks; the time allowed covers the whole session.
-            minutes=session_minutes(seconds=seconds, tasks=campaign.tasks_minimum),
+            minutes=minutes,
             maximum_minutes=max(
                 10, 3 * session_minutes(seconds=seconds, tasks=campaign.tasks_per_session)
             ),
