@@ -198,7 +198,7 @@ def session_get(request, task: PlatformTask, arrival: Arrival) -> HttpResponse:
 
 
 def session_post(request, task: PlatformTask, assignment: Assignment) -> HttpResponse:
-    """A task of a session posted, or the worker ending the session early."""
+    """A task of a session posted, skipped, or the worker ending the session early."""
     session = WorkSession.objects.select_related("campaign", "worker").get(pk=assignment.session_id)
     hidden = task_fields(assignment, kind=task.kind)
     if request.POST.get("finish"):
@@ -207,6 +207,10 @@ def session_post(request, task: PlatformTask, assignment: Assignment) -> HttpRes
         except services.WorkRefused as refusal:
             raise Refusal(403, str(refusal), platform=session.platform) from None
         return session_finished(request, session)
+    if request.POST.get("skip"):
+        # The task goes back to be given to someone else; the count of tasks done stays.
+        services.session_skip(session=session, assignment=assignment)
+        return redirect(request.path + "?" + urlencode(_arrival_query(session)))
     _show_progress(request, session, hidden)
     saved = task.save(request, assignment, hidden=hidden)
     if isinstance(saved, HttpResponse):

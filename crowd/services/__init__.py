@@ -85,6 +85,7 @@ from .sessions import (
     session_enter,
     session_finish,
     session_progress,
+    session_skip,
     session_task,
 )
 from .study_links import study_link_address, study_link_confirm, study_link_sheets
@@ -128,6 +129,7 @@ __all__ = [
     "session_enter",
     "session_finish",
     "session_progress",
+    "session_skip",
     "session_task",
     "study_link_address",
     "study_link_confirm",

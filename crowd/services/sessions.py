@@ -197,6 +197,19 @@ def session_finish(*, session: WorkSession, early: bool = False) -> WorkSession:
     return session
 
 
+def session_skip(*, session: WorkSession, assignment: Assignment) -> bool:
+    """The participant gives the session's task in hand back (Skip): it goes back at once, so
+    it can go to someone else, and it is never handed to them again. The tasks done in the
+    session still count; the next task is handed out as usual. Returns False when the task
+    was submitted (or given back) already: there is nothing to skip."""
+    if assignment.session_id != session.pk:
+        raise WorkRefused("This task is not one of your session's.")
+    returned = Assignment.objects.filter(
+        pk=assignment.pk, session=session, status=Assignment.Status.ASSIGNED
+    ).update(status=Assignment.Status.RETURNED)
+    return bool(returned)
+
+
 def session_after_submit(*, session: WorkSession) -> WorkSession:
     """After a task of ``session`` is stored: the session ends once it has done its tasks."""
     if session_done(session) >= session.task_limit:
