@@ -41,7 +41,7 @@ from .pay import (
     session_description,
     session_minutes,
 )
-from .sessions import session_abandon, session_confirm
+from .sessions import session_abandon, session_confirm, sessions_per_participant
 from .workers import audit_record
 
 LIVE = (Campaign.State.DRAFT, Campaign.State.PUBLISHING, Campaign.State.PUBLISHED)
@@ -290,7 +290,6 @@ def _publish_on_prolific(campaign, connector) -> None:
             filters.append(connector.group_filter(group))
         if campaign.languages:
             filters.append(connector.language_filter(_language_names(campaign.languages)))
-        # Told the minutes of the minimum of tasks (what the reward pays), and so described.
         minutes = session_minutes(seconds=seconds, tasks=campaign.tasks_minimum)
         campaign.external_id = connector.study_create(
             name=campaign.name,
@@ -305,6 +304,8 @@ def _publish_on_prolific(campaign, connector) -> None:
                 10, 3 * session_minutes(seconds=seconds, tasks=campaign.tasks_per_session)
             ),
             filters=filters or None,
+            failed_check_code=campaign.failed_check_code,
+            sessions_per_participant=sessions_per_participant(campaign=campaign),
         )
         Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
     connector.study_publish(campaign.external_id)

@@ -12,6 +12,8 @@ class ProlificPlatform(Platform):
     name = "prolific"
     label = "Prolific"
     return_advice = "Nothing was saved. Please return this study on Prolific."
+    # Each study is created with a FAILED_ATTENTION_CHECK completion code (client.study_create).
+    failed_check_code = True
 
     def currency(self) -> str:
         return settings.PROLIFIC_CURRENCY
