@@ -20,7 +20,7 @@ from crowd.models import (
     Worker,
     WorkSession,
 )
-from tests.factories import make_segment
+from tests.factories import make_segment, make_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -209,3 +209,28 @@ def test_a_participant_stopped_by_the_quality_rules_goes_back_with_the_failed_ch
     assert campaign.failed_check_code in ended and campaign.completion_code not in ended
     session.refresh_from_db()
     assert session.failed_check and session.state == WorkSession.State.FINISHED
+
+
+def test_staff_set_a_campaigns_consent_text_in_the_admin(client):
+    make_segment(targets=(3, 3))
+    campaign = crowd.campaign_create(
+        name="Descriptions",
+        platform="studylink",
+        kind=HitType.Kind.DESCRIPTION,
+        tier=Tier.ONE,
+        size=1,
+        lifetime=timedelta(days=7),
+    )
+    staff = make_staff()
+    staff.is_superuser = True
+    staff.save()
+    client.force_login(staff)
+    address = reverse("admin:crowd_campaign_change", args=[campaign.pk])
+    assert 'name="consent_text"' in client.get(address).content.decode()
+    form = {"name": "Descriptions", "consent_text": "We keep no names."}
+    # The events inline (read-only) still posts its management form.
+    form.update({"events-TOTAL_FORMS": 0, "events-INITIAL_FORMS": 0, "events-MAX_NUM_FORMS": 0})
+    saved = client.post(address, form)
+    assert saved.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.consent_text == "We keep no names."
