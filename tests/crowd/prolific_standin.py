@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from crowd.platforms.prolific.client import PROLIFIC_ID, Prolific
+from tests.crowd.prolific_study_rules import study_fields_problem, takes_another
 
 TOKEN = "standin-token"
 WORKSPACE = "6500000000000000000000aa"
@@ -100,24 +101,6 @@ FILTERS = [
         "choices": {"0": "English", "1": "Spanish", "2": "French", "3": "German"},
     },
 ]
-CODE_TYPES = {
-    "COMPLETED",
-    "FAILED_ATTENTION_CHECK",
-    "FOLLOW_UP_STUDY",
-    "GIVE_BONUS",
-    "INCOMPATIBLE_DEVICE",
-    "NO_CONSENT",
-    "OTHER",
-    "FIXED_SCREENOUT",
-}
-CODE_ACTIONS = {
-    "AUTOMATICALLY_APPROVE",
-    "MANUALLY_REVIEW",
-    "REQUEST_RETURN",
-    "ADD_TO_PARTICIPANT_GROUP",
-    "REMOVE_FROM_PARTICIPANT_GROUP",
-    "DYNAMIC_PAYMENT",
-}
 GROUP_FILTERS = {"participant_group_allowlist", "participant_group_blocklist"}
 CURRENCIES = ("GBP", "USD")
 REQUIRED_STUDY_FIELDS = (
@@ -195,15 +178,12 @@ class ProlificStandIn:
                 for group_id in entry["selected_values"]
             ):
                 raise NotEligible(f"{participant_id} is in none of the study's allowed groups")
-        # A study takes each participant once, unless its submissions_config allows more
-        # (-1: any number) (https://docs.prolific.com/api-reference/studies/create-study).
-        allowed = (study.get("submissions_config") or {}).get("max_submissions_per_participant", 1)
         taken = sum(
             1
             for s in self.submissions.values()
             if s["participant_id"] == participant_id and s["study_id"] == study_id
         )
-        if allowed != -1 and taken >= allowed:
+        if not takes_another(study, taken):
             raise NotEligible(f"{participant_id} has already taken study {study_id}")
         submission_id = new_id()
         self.submissions[submission_id] = {
@@ -361,33 +341,14 @@ class ProlificStandIn:
         if missing:
             raise HTTPError(400, missing)
         self._check_filters(body.get("filters", []))
-        self._check_completion_codes(body["completion_codes"])
-        config = body.get("submissions_config") or {}
-        most = config.get("max_submissions_per_participant", 1)
-        if not isinstance(most, int) or isinstance(most, bool) or (most < 1 and most != -1):
-            raise HTTPError(
-                400, {"submissions_config": {"max_submissions_per_participant": ["Invalid."]}}
-            )
+        problem = study_fields_problem(body)
+        if problem:
+            raise HTTPError(400, problem)
         study = dict(
             body, id=new_id(), status="UNPUBLISHED", places_taken=0, number_of_submissions=0
         )
         self.studies[study["id"]] = study
         return study
-
-    def _check_completion_codes(self, codes) -> None:
-        """Completion codes as the create-study reference lists them: a code, one of its code
-        types, and actions from its list
-        (https://docs.prolific.com/api-reference/studies/create-study)."""
-        if not isinstance(codes, list) or not codes:
-            raise HTTPError(400, {"completion_codes": ["This field is required."]})
-        for entry in codes:
-            if not entry.get("code") or entry.get("code_type") not in CODE_TYPES:
-                raise HTTPError(400, {"completion_codes": [f"Invalid code: {entry!r}."]})
-            for action in entry.get("actions", []):
-                if action.get("action") not in CODE_ACTIONS:
-                    raise HTTPError(400, {"completion_codes": [f"Invalid action: {action!r}."]})
-        if len({entry["code"] for entry in codes}) != len(codes):
-            raise HTTPError(400, {"completion_codes": ["Each code must be unique."]})
 
     def _transition_study(self, study: dict, action) -> dict:
         allowed = {
