@@ -190,7 +190,8 @@ class CampaignAdmin(admin.ModelAdmin):
         "expires_at",
         "synced_at",
     ]
-    fields = ["name", *readonly_fields]
+    # Staff set the name and the consent and instructions page; the rest is fixed.
+    fields = ["name", "consent_text", *readonly_fields]
 
     def has_delete_permission(self, request, obj=None):
         return False

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 
 from csp.decorators import csp_replace
 from django.conf import global_settings, settings
+from django.core import signing
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.clickjacking import xframe_options_exempt
@@ -34,6 +35,7 @@ from .arrivals import (
     PROLIFIC,
     RETURN_ADVICE,
     SESSION_PLATFORMS,
+    TOKEN_MAX_AGE,
     Arrival,
     Refusal,
     arrival_admit,
@@ -45,9 +47,13 @@ from .arrivals import (
 )
 from .models import Assignment, Hit, WorkSession
 from .platforms.studylink import links as studylink
+from .services.pay import session_pay
 from .services.study_links import CAMPAIGN_PARAMETER as STUDY_LINK_CAMPAIGN
 
 __all__ = ["PREVIEW_ASSIGNMENT_ID", "PlatformTask", "Refusal", "enter", "platform_page"]
+
+# The consent page's button is signed for its session (a task token names a task).
+CONSENT_SALT = "crowd.entrance.consent"
 
 
 class PlatformTask:
@@ -116,6 +122,8 @@ def enter(request, task: PlatformTask) -> HttpResponse:
     """The whole platform entrance for ``task``: preview, arrival, the task, the submission,
     and the way back to the platform. Refusals become the refusal page."""
     try:
+        if request.method == "POST" and "consent" in request.POST:
+            return session_consent_post(request)
         if request.method == "POST":
             submit_to = submit_address(request.POST)
             assignment = task_from_token(request.POST, kind=task.kind, related=task.related)
@@ -179,11 +187,18 @@ def session_get(request, task: PlatformTask, arrival: Arrival) -> HttpResponse:
     session = session_admit(arrival, kind=task.kind, address=client_address(request))
     if session.state != WorkSession.State.OPEN:
         return session_finished(request, session)
+    if services.session_consent_due(session):
+        return _consent_page(request, session)
     try:
         assignment = services.session_task(session=session)
     except services.WorkRefused as refusal:
-        # Stopped (by staff or the quality rule) mid-session: what was done still completes
-        # the session, with the reason on the page instead of a silent redirect.
+        # Stopped by the quality rules: the session ends with the failed-check code (where
+        # the platform has one), on a page that says why, not silently.
+        if services.quality_stop_message(session.worker):
+            finished = services.session_finish(session=session, failed_check=True)
+            return session_finished(request, finished, notice=str(refusal))
+        # Stopped by staff mid-session: what was done still completes the session, with the
+        # reason on the page instead of a silent redirect.
         if not services.session_done(session):
             raise Refusal(403, str(refusal), platform=arrival.platform) from None
         finished = services.session_finish(session=session)
@@ -204,7 +219,7 @@ def session_get(request, task: PlatformTask, arrival: Arrival) -> HttpResponse:
 
 
 def session_post(request, task: PlatformTask, assignment: Assignment) -> HttpResponse:
-    """A task of a session posted, or the worker ending the session early."""
+    """A task of a session posted, skipped, or the worker ending the session early."""
     session = WorkSession.objects.select_related("campaign", "worker").get(pk=assignment.session_id)
     hidden = task_fields(assignment, kind=task.kind)
     if request.POST.get("finish"):
@@ -213,6 +228,10 @@ def session_post(request, task: PlatformTask, assignment: Assignment) -> HttpRes
         except services.WorkRefused as refusal:
             raise Refusal(403, str(refusal), platform=session.platform) from None
         return session_finished(request, session)
+    if request.POST.get("skip"):
+        # The task goes back to be given to someone else; the count of tasks done stays.
+        services.session_skip(session=session, assignment=assignment)
+        return redirect(request.path + "?" + urlencode(_arrival_query(session)))
     _show_progress(request, session, hidden)
     saved = task.save(request, assignment, hidden=hidden)
     if isinstance(saved, HttpResponse):
@@ -221,6 +240,33 @@ def session_post(request, task: PlatformTask, assignment: Assignment) -> HttpRes
     if session.state != WorkSession.State.OPEN:
         return session_finished(request, session)
     # The next task is the same address's next answer, so a reload resumes there too.
+    return redirect(request.path + "?" + urlencode(_arrival_query(session)))
+
+
+def _consent_page(request, session) -> HttpResponse:
+    """The campaign's consent and instructions page, once before a session's first task; its
+    button posts a token signed for the session (the page has no task token yet)."""
+    context = {
+        "session": session,
+        "campaign": session.campaign,
+        "pay": session_pay(session.campaign),
+        "consent_token": signing.dumps({"session": session.pk}, salt=CONSENT_SALT),
+        "advice": platforms.get(session.platform).return_advice,
+    }
+    return render(request, "crowd/session_consent.html", context)
+
+
+def session_consent_post(request) -> HttpResponse:
+    """The participant agreed: the session's first task follows (at its usual address, so a
+    reload resumes there)."""
+    try:
+        claims = signing.loads(
+            request.POST.get("consent", ""), salt=CONSENT_SALT, max_age=TOKEN_MAX_AGE
+        )
+        session = WorkSession.objects.select_related("worker").get(pk=claims["session"])
+    except (signing.BadSignature, KeyError, TypeError, WorkSession.DoesNotExist):
+        raise Refusal(403, "This page is out of date. Reload it from the study.") from None
+    services.session_consent(session=session)
     return redirect(request.path + "?" + urlencode(_arrival_query(session)))
 
 
@@ -233,6 +279,8 @@ def _show_progress(request, session, hidden: dict) -> None:
         "token": hidden["token"],
         "demo": session.campaign_id is None,
         "languages": [str(names.get(code, code)) for code in languages],
+        # What the platform pays for the session, as it pays it (not the HIT type's pay).
+        "pay": session_pay(session.campaign) if session.campaign_id else None,
     }
 
 
@@ -266,31 +314,38 @@ def session_finished(request, session, *, notice: str = "") -> HttpResponse:
         "session": session,
         "progress": services.session_progress(session),
         "notice": notice,
+        "failed_check": session.failed_check,
     }
-    if campaign is not None and session.platform == PROLIFIC:
-        query = urlencode({"cc": campaign.completion_code})
+    if campaign is None:
+        # A demo session ends as a real one does, with a code that is plainly a demo's.
+        context.update(completion_code=settings.PLATFORM_DEMO_COMPLETION_CODE, demo=True)
+        return render(request, "crowd/session_done.html", context)
+    code = campaign.completion_code
+    if session.failed_check and platforms.get(session.platform).failed_check_code:
+        code = campaign.failed_check_code or code
+    if session.platform == PROLIFIC:
+        query = urlencode({"cc": code})
         if not notice:
             return redirect(settings.PROLIFIC_COMPLETION_URL + "?" + query)
         context.update(
-            completion_code=campaign.completion_code,
+            completion_code=code,
             back_address=settings.PROLIFIC_COMPLETION_URL + "?" + query,
         )
         return render(request, "crowd/session_done.html", context)
-    if campaign is not None:
-        config = studylink.StudyLinkConfig.from_settings()
-        verification = studylink.verification_code(
-            session_id=session.external_id,
-            participant_id=session.worker.external_id,
-            config=config,
-        )
-        address = studylink.completion_address(
-            completion_code=campaign.completion_code,
-            verification=verification,
-            config=config,
-            participant_id=session.worker.external_id,
-        )
-        if address and not notice:
-            return redirect(address)
-        context.update(completion_code=campaign.completion_code, verification=verification)
-        context.update(back_address=address)
+    config = studylink.StudyLinkConfig.from_settings()
+    verification = studylink.verification_code(
+        session_id=session.external_id,
+        participant_id=session.worker.external_id,
+        config=config,
+    )
+    address = studylink.completion_address(
+        completion_code=code,
+        verification=verification,
+        config=config,
+        participant_id=session.worker.external_id,
+    )
+    if address and not notice:
+        return redirect(address)
+    context.update(completion_code=code, verification=verification)
+    context.update(back_address=address)
     return render(request, "crowd/session_done.html", context)

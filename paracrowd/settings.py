@@ -438,6 +438,13 @@ PROLIFIC_HOOKS_SECRET = env("PROLIFIC_HOOKS_SECRET", "")
 PLATFORM_DEMO = env_bool("PLATFORM_DEMO", DEBUG)
 # Tasks in a demo session (a campaign sets its own).
 PLATFORM_DEMO_SESSION_TASKS = env_int("PLATFORM_DEMO_SESSION_TASKS", 5, minimum=1, maximum=200)
+# What a demo session ends with: a completion code that is plainly a demo's.
+PLATFORM_DEMO_COMPLETION_CODE = env("PLATFORM_DEMO_COMPLETION_CODE", "DEMO-COMPLETE")
+# The tasks one participant may do in one study, over several sessions (MSVD's workers wrote
+# ~120 descriptions each): a Prolific study lets each participant take enough places for them.
+PLATFORM_TASKS_PER_PARTICIPANT = env_int(
+    "PLATFORM_TASKS_PER_PARTICIPANT", 120, minimum=1, maximum=10_000
+)
 # The hourly rate of a campaign uses the site's own median time per task once it has measured
 # this many submissions of the kind and tier; before that, the HIT type's estimate.
 PLATFORM_PAY_MEASURED_MINIMUM = env_int("PLATFORM_PAY_MEASURED_MINIMUM", 50, minimum=1)

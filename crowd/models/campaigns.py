@@ -12,12 +12,19 @@ until the platform has it; its unique ``token`` is also the platform's idempoten
 retry never pays twice.
 """
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
 from .work import Assignment, Hit, HitType, LedgerEntry, Tier, Worker
+
+
+def new_code() -> str:
+    """A fresh completion code: eight hexadecimal capitals."""
+    return secrets.token_hex(4).upper()
 
 
 class Campaign(models.Model):
@@ -71,6 +78,17 @@ class Campaign(models.Model):
     # Work the platform has not confirmed this many hours after its session started gives its
     # places back (a study link's platform confirms only through the researcher's upload).
     confirm_hours = models.PositiveIntegerField(default=48)
+    # The code a participant stopped by the quality rules is sent back with (Prolific's
+    # FAILED_ATTENTION_CHECK type, for manual review). Empty on campaigns published before
+    # the study knew it: they are sent back with the completion code.
+    failed_check_code = models.CharField(max_length=32, blank=True, default=new_code)
+    # The consent and instructions page shown once before a session's first task, set by
+    # staff (plain text; paragraphs by blank lines). Empty: straight to the tasks.
+    consent_text = models.TextField(
+        blank=True,
+        help_text="Shown once before the first task of each session, with a button to agree "
+        "and start. Empty: participants go straight to the tasks.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )

@@ -51,6 +51,12 @@ class WorkSession(models.Model):
     arrival_checked_at = models.DateTimeField(null=True, blank=True)
     # What the platform last said of the session (its own status word), and when.
     platform_status = models.CharField(max_length=30, blank=True)
+    # When the participant agreed to the campaign's consent and instructions page (null: not
+    # asked yet, or the campaign has none).
+    consented_at = models.DateTimeField(null=True, blank=True)
+    # Ended because the quality rules stopped the participant: sent back with the campaign's
+    # failed-check code instead of its completion code.
+    failed_check = models.BooleanField(default=False)
 
     objects = WorkSessionQuerySet.as_manager()
 

@@ -90,6 +90,9 @@ class Platform:
     pays_by_session = True
     # Whether the platform is only an archive now: history is read, no new work is published.
     archived = False
+    # Whether the platform's study knows a second completion code for a participant our
+    # quality rules stopped (Prolific's FAILED_ATTENTION_CHECK code type).
+    failed_check_code = False
     # What a participant turned away should do, in the platform's words.
     return_advice = "Nothing was saved. Please go back to the study on your platform."
 

@@ -35,16 +35,16 @@ from .ledger import platform_approval_record
 from .outbox import platform_qualification
 from .pay import (
     campaign_pay_check,
-    fair_task_cents,
+    campaign_task_cents,
     minimum_hourly_cents,
     money,
     platform_fee_cents,
+    session_description,
     session_minutes,
-    task_time,
 )
 from .platform_events import platform_hooks_ensure, session_reported
 from .reconcile import campaign_reconcile
-from .sessions import session_abandon
+from .sessions import session_abandon, sessions_per_participant
 from .workers import audit_record
 
 # Expired campaigns are still read back this long, for late submissions and approvals.
@@ -107,7 +107,6 @@ def campaign_create(
         raise WorkRefused("The pay per task is a whole number of cents, at least 1.")
     # Read before any row is locked: the platform may be asked for its minimum.
     hourly_minimum = minimum_hourly_cents(platform=platform)
-    seconds = task_time(hit_type=hit_type, tier=tier).seconds
     with transaction.atomic():
         postings = campaign_postings(hit_type=hit_type, tier=tier, size=size)
         largest = max(posting.max_assignments for posting in postings)
@@ -119,10 +118,14 @@ def campaign_create(
             tier=tier,
             places=-(-sum(p.max_assignments for p in postings) // tasks_per_session),
         )
-        if task_cents is None:
-            task_cents = fair_task_cents(
-                hourly_cents=hourly_minimum, seconds=seconds, tasks_minimum=tasks_minimum
-            )
+        task_cents = campaign_task_cents(
+            platform=platform,
+            hit_type=hit_type,
+            tier=tier,
+            hourly_cents=hourly_minimum,
+            tasks_minimum=tasks_minimum,
+            task_cents=task_cents,
+        )
         reward = task_cents * tasks_minimum
         bonus = (tasks_per_session - tasks_minimum) * task_cents
         campaign = Campaign.objects.create(
@@ -286,20 +289,22 @@ def _publish_on_prolific(campaign, connector) -> None:
             filters.append(connector.group_filter(group))
         if campaign.languages:
             filters.append(connector.language_filter(_language_names(campaign.languages)))
+        minutes = session_minutes(seconds=seconds, tasks=campaign.tasks_minimum)
         campaign.external_id = connector.study_create(
             name=campaign.name,
             internal_name=f"paracrowd-campaign-{campaign.pk}",
-            description=_description(campaign),
+            description=session_description(campaign=campaign, minutes=minutes),
             url=entrance_url(hit_type.kind),
             completion_code=campaign.completion_code,
             reward_cents=campaign.reward_cents,
             places=campaign.places,
-            # The reward pays the minimum of tasks; the time allowed covers the whole session.
-            minutes=session_minutes(seconds=seconds, tasks=campaign.tasks_minimum),
+            minutes=minutes,
             maximum_minutes=max(
                 10, 3 * session_minutes(seconds=seconds, tasks=campaign.tasks_per_session)
             ),
             filters=filters or None,
+            failed_check_code=campaign.failed_check_code,
+            sessions_per_participant=sessions_per_participant(campaign=campaign),
         )
         Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
     connector.study_publish(campaign.external_id)

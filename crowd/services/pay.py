@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Max
 
 from .. import platforms
 from ..models import Assignment, Campaign, HitType
@@ -79,6 +80,71 @@ def hourly_cents(*, task_cents: int, seconds: int, tasks_minimum: int = 1) -> in
     per_task = task_cents * 3600 // max(seconds, 1)
     minutes = session_minutes(seconds=seconds, tasks=tasks_minimum)
     return min(per_task, task_cents * tasks_minimum * 60 // minutes)
+
+
+def tier_floor_cents(
+    *, platform: str, hit_type: HitType, tier: int, hourly_cents: int, tasks_minimum: int
+) -> int:
+    """The least a task of ``hit_type`` in ``tier`` may pay so that it never pays less than a
+    task of the same kind in a lower tier: the fair pay at a lower tier's own (slower) time,
+    and what the live campaigns of a lower tier on ``platform`` pay a task. 0 for Tier 1.
+    Tier-2 workers are faster, so pay computed from their own time alone would reward the
+    better tier with less."""
+    floor = 0
+    for lower in range(1, tier):
+        seconds = task_time(hit_type=hit_type, tier=lower).seconds
+        floor = max(
+            floor,
+            fair_task_cents(
+                hourly_cents=hourly_cents, seconds=seconds, tasks_minimum=tasks_minimum
+            ),
+        )
+    if tier > 1:
+        live = Campaign.objects.filter(
+            platform=platform,
+            hit_type=hit_type,
+            tier__lt=tier,
+            state__in=(
+                Campaign.State.DRAFT,
+                Campaign.State.PUBLISHING,
+                Campaign.State.PUBLISHED,
+            ),
+        ).aggregate(most=Max("task_cents"))["most"]
+        floor = max(floor, live or 0)
+    return floor
+
+
+def campaign_task_cents(
+    *,
+    platform: str,
+    hit_type: HitType,
+    tier: int,
+    hourly_cents: int,
+    tasks_minimum: int,
+    task_cents: int | None,
+) -> int:
+    """A new campaign's pay per task: ``task_cents`` when given, else the least that reaches
+    ``hourly_cents`` at the time a task of ``tier`` takes now; never below what a lower
+    tier's task of the same kind pays (``WorkRefused`` when a given pay is)."""
+    floor = tier_floor_cents(
+        platform=platform,
+        hit_type=hit_type,
+        tier=tier,
+        hourly_cents=hourly_cents,
+        tasks_minimum=tasks_minimum,
+    )
+    if task_cents is None:
+        seconds = task_time(hit_type=hit_type, tier=tier).seconds
+        fair = fair_task_cents(
+            hourly_cents=hourly_cents, seconds=seconds, tasks_minimum=tasks_minimum
+        )
+        return max(fair, floor)
+    if task_cents < floor:
+        raise WorkRefused(
+            f"A Tier-{tier} task pays at least what a lower tier's task of the same kind pays: "
+            f"{floor} cents or more. Nothing was created."
+        )
+    return task_cents
 
 
 def campaign_pay_check(*, campaign: Campaign) -> Campaign:
@@ -150,11 +216,21 @@ def campaign_plan(
     if tasks < 1 or not 1 <= tasks_per_session <= 200:
         raise WorkRefused("Plan at least one task, in sessions of 1 to 200 tasks.")
     tasks_minimum = min(tasks_minimum or tasks_per_session, tasks_per_session)
-    time = task_time(hit_type=HitType.objects.for_kind(kind), tier=tier)
+    hit_type = HitType.objects.for_kind(kind)
+    time = task_time(hit_type=hit_type, tier=tier)
     minimum = _minimum_setting(platform)
     if task_cents is None:
-        task_cents = fair_task_cents(
-            hourly_cents=minimum, seconds=time.seconds, tasks_minimum=tasks_minimum
+        task_cents = max(
+            fair_task_cents(
+                hourly_cents=minimum, seconds=time.seconds, tasks_minimum=tasks_minimum
+            ),
+            tier_floor_cents(
+                platform=platform,
+                hit_type=hit_type,
+                tier=tier,
+                hourly_cents=minimum,
+                tasks_minimum=tasks_minimum,
+            ),
         )
     reward = task_cents * tasks_minimum
     bonus = (tasks_per_session - tasks_minimum) * task_cents
@@ -175,6 +251,37 @@ def campaign_plan(
         bonus_cents=bonus,
         bonus_fee_cents=platform_fee_cents(platform, bonus),
     )
+
+
+def session_description(*, campaign: Campaign, minutes: int) -> str:
+    """What a session study says of itself: the time it is told to take (``minutes``, the
+    same number the platform is sent as its estimate) and its pay, as the platform pays it."""
+    money_of = platforms.get(campaign.platform).money
+    per_session, minimum = campaign.tasks_per_session, campaign.tasks_minimum
+    text = (
+        f"{campaign.hit_type.title}: a session of up to {per_session} tasks. About {minutes} "
+        f"minutes for {minimum} task{'s' if minimum != 1 else ''}, paid "
+        f"{money_of(campaign.reward_cents)}."
+    )
+    if per_session > minimum:
+        text += (
+            f" Each further task, up to {per_session}, earns a bonus of "
+            f"{money_of(campaign.task_cents)}."
+        )
+    return text + " Your work is reviewed before it is paid."
+
+
+def session_pay(campaign: Campaign) -> dict:
+    """What every task page of a session says of its pay, in the platform's currency: the
+    session's reward (for its minimum of tasks) and the bonus each further task earns."""
+    money_of = platforms.get(campaign.platform).money
+    bonus = campaign.task_cents if campaign.tasks_per_session > campaign.tasks_minimum else 0
+    return {
+        "reward": money_of(campaign.reward_cents),
+        "minimum": campaign.tasks_minimum,
+        "bonus": money_of(bonus) if bonus else "",
+        "limit": campaign.tasks_per_session,
+    }
 
 
 def pay_summary(*, campaign: Campaign) -> dict:

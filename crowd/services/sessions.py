@@ -130,6 +130,15 @@ def _same_visit_check(session: WorkSession, *, worker_id, listing_id, kind) -> N
         raise WorkRefused("This session is for another kind of task than this page.")
 
 
+def sessions_per_participant(*, campaign: Campaign) -> int:
+    """How many sessions of ``campaign`` one participant may take: enough for
+    PLATFORM_TASKS_PER_PARTICIPANT tasks (MSVD's workers wrote ~120 descriptions each), so a
+    good participant can come back for more. An item is never handed to a worker twice, so
+    coming back never means the same work again."""
+    wanted = settings.PLATFORM_TASKS_PER_PARTICIPANT
+    return max(1, -(-wanted // max(campaign.tasks_per_session, 1)))
+
+
 def session_progress(session: WorkSession) -> SessionProgress:
     return SessionProgress(
         done=session_done(session), limit=session.task_limit, minimum=session.task_minimum
@@ -197,10 +206,14 @@ def session_task(*, session: WorkSession) -> Assignment | None:
         return claimed
 
 
-def session_finish(*, session: WorkSession, early: bool = False) -> WorkSession:
+def session_finish(
+    *, session: WorkSession, early: bool = False, failed_check: bool = False
+) -> WorkSession:
     """End an open session: the task in hand goes back at once. ``early`` is the worker's
-    own choice, refused (``WorkRefused``) before the campaign's minimum of tasks; otherwise
-    the session has done its tasks, or nothing was left to give it. Ending twice is once."""
+    own choice, refused (``WorkRefused``) before the campaign's minimum of tasks;
+    ``failed_check``, the quality rules stopped the worker (the session is sent back with
+    the failed-check code); otherwise the session has done its tasks, or nothing was left to
+    give it. Ending twice is once."""
     with transaction.atomic():
         session = WorkSession.objects.select_for_update().get(pk=session.pk)
         if session.state != WorkSession.State.OPEN:
@@ -214,8 +227,42 @@ def session_finish(*, session: WorkSession, early: bool = False) -> WorkSession:
         _give_back_held(session)
         session.state = WorkSession.State.FINISHED
         session.ended_at = timezone.now()
-        session.save(update_fields=["state", "ended_at"])
+        session.failed_check = failed_check
+        session.save(update_fields=["state", "ended_at", "failed_check"])
     return session
+
+
+def session_consent(*, session: WorkSession) -> WorkSession:
+    """The participant agreed to the campaign's consent and instructions page: the session's
+    tasks follow. Agreeing twice keeps the first time."""
+    WorkSession.objects.filter(pk=session.pk, consented_at__isnull=True).update(
+        consented_at=timezone.now()
+    )
+    session.refresh_from_db(fields=["consented_at"])
+    return session
+
+
+def session_consent_due(session: WorkSession) -> bool:
+    """Whether the campaign's consent and instructions page comes before the next task: it
+    has one, the participant has not agreed yet, and no task was handed out in the session
+    (a page set by staff mid-session does not interrupt it)."""
+    campaign = session.campaign
+    if campaign is None or not campaign.consent_text.strip() or session.consented_at:
+        return False
+    return not Assignment.objects.filter(session=session).exists()
+
+
+def session_skip(*, session: WorkSession, assignment: Assignment) -> bool:
+    """The participant gives the session's task in hand back (Skip): it goes back at once, so
+    it can go to someone else, and it is never handed to them again. The tasks done in the
+    session still count; the next task is handed out as usual. Returns False when the task
+    was submitted (or given back) already: there is nothing to skip."""
+    if assignment.session_id != session.pk:
+        raise WorkRefused("This task is not one of your session's.")
+    returned = Assignment.objects.filter(
+        pk=assignment.pk, session=session, status=Assignment.Status.ASSIGNED
+    ).update(status=Assignment.Status.RETURNED)
+    return bool(returned)
 
 
 def session_after_submit(*, session: WorkSession) -> WorkSession:

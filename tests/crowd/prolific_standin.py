@@ -23,6 +23,7 @@ import pytest
 
 from crowd.platforms.prolific.client import PROLIFIC_ID, Prolific, fee_cents
 from tests.crowd.prolific_hooks_standin import HooksStandIn
+from tests.crowd.prolific_study_rules import study_fields_problem, takes_another
 
 from .prolific_standin_filters import FILTERS
 
@@ -124,10 +125,12 @@ class ProlificStandIn(HooksStandIn):
                 for group_id in entry["selected_values"]
             ):
                 raise NotEligible(f"{participant_id} is in none of the study's allowed groups")
-        if any(
-            s["participant_id"] == participant_id and s["study_id"] == study_id
+        taken = sum(
+            1
             for s in self.submissions.values()
-        ):
+            if s["participant_id"] == participant_id and s["study_id"] == study_id
+        )
+        if not takes_another(study, taken):
             raise NotEligible(f"{participant_id} has already taken study {study_id}")
         submission_id = new_id()
         self.submissions[submission_id] = {
@@ -287,6 +290,9 @@ class ProlificStandIn(HooksStandIn):
         if missing:
             raise HTTPError(400, missing)
         self._check_filters(body.get("filters", []))
+        problem = study_fields_problem(body)
+        if problem:
+            raise HTTPError(400, problem)
         study = dict(
             body, id=new_id(), status="UNPUBLISHED", places_taken=0, number_of_submissions=0
         )

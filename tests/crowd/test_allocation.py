@@ -11,6 +11,7 @@ from django.utils import timezone
 from collector import services
 from crowd import services as crowd
 from crowd.models import Assignment, Hit, HitType, Tier
+from crowd.services.allocation import session_claim
 from tests.factories import make_segment, make_worker
 
 pytestmark = pytest.mark.django_db
@@ -41,13 +42,53 @@ def test_it_never_offers_a_segment_the_worker_described_in_that_tier():
     assert segment.hits.get(tier=Tier.ONE).submitted_count == 1
 
 
-def test_it_offers_the_same_segment_again_in_the_other_tier():
-    segment = make_segment()
+def test_it_never_offers_a_segment_the_worker_had_in_the_other_tier():
+    # A worker promoted to Tier 2 does not describe again what they described in Tier 1.
+    described, other = make_segment(), make_segment()
     worker = make_worker(tier=Tier.TWO)
     one = crowd.assignment_claim(worker=worker, tier=Tier.ONE)
+    services.description_submit(
+        assignment_id=one.pk, worker=worker, text="A cat sleeps.", language="en"
+    )
     two = crowd.assignment_claim(worker=worker, tier=Tier.TWO)
-    assert one.hit.item.segment == two.hit.item.segment == segment
-    assert (one.hit.tier, two.hit.tier) == (Tier.ONE, Tier.TWO)
+    assert {one.hit.item.segment, two.hit.item.segment} == {described, other}
+    assert two.hit.item.segment != one.hit.item.segment
+    # What they hold in Tier 2 is not handed out to them in Tier 1 either.
+    assert crowd.assignment_claim(worker=worker, tier=Tier.ONE) is None
+    # Nothing is left that this worker has not had in one tier or the other.
+    services.description_submit(
+        assignment_id=two.pk, worker=worker, text="A dog runs.", language="en"
+    )
+    assert crowd.assignment_claim(worker=worker, tier=Tier.TWO) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_worker_claiming_in_both_tiers_at_once_gets_the_segment_once():
+    make_segment()
+    worker = make_worker(tier=Tier.TWO)
+    claimed, errors = [], []
+
+    def claim(tier, barrier):
+        try:
+            barrier.wait()
+            claimed.append(session_claim(worker=worker, tier=tier, kind="description"))
+        except Exception as error:  # surfaced by the assertion below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    for _ in range(3):
+        barrier = threading.Barrier(4)
+        tiers = (Tier.ONE, Tier.TWO, Tier.ONE, Tier.TWO)
+        threads = [threading.Thread(target=claim, args=(tier, barrier)) for tier in tiers]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    assert errors == []
+    assert len([assignment for assignment in claimed if assignment]) == 1
+    assert Assignment.objects.filter(worker=worker).count() == 1
 
 
 def test_it_refuses_tier_two_work_to_a_tier_one_worker():

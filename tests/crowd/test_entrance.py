@@ -172,7 +172,7 @@ def test_a_prolific_worker_does_each_kind_in_a_session_and_finishes_it(client, s
     assert (assignment.session.external_id, assignment.session.listing_id) == ("sess01", "study01")
     assert assignment.worker.platform == Worker.Platform.PROLIFIC
     assert STORED[kind].objects.get().assignment == assignment
-    # Without a campaign there is no completion code to send back: the page says why.
+    # Without a campaign the session ends with the demo's own completion code, saying so.
     page = done.content.decode()
     assert "your session is complete" in page and "Demo mode" in page
 

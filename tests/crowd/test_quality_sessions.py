@@ -36,7 +36,7 @@ def test_a_worker_stopped_mid_session_is_told_why_and_the_session_completes(clie
     assert WorkSession.objects.get().state == WorkSession.State.FINISHED
 
 
-def test_a_worker_stopped_before_any_task_is_told_why(client, demo):
+def test_a_worker_stopped_before_any_task_is_told_why_and_the_session_ends(client, demo):
     for _ in range(3):
         make_segment()
     arrive(client)
@@ -44,5 +44,7 @@ def test_a_worker_stopped_before_any_task_is_told_why(client, demo):
     services.assignment_return(assignment_id=worker.assignments.get().pk, worker=worker)
     _stop(worker)
     response = arrive(client)
-    assert response.status_code == 403
-    assert services.quality.STOP_MESSAGE in response.content.decode()
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert services.quality.STOP_MESSAGE in page and "Your session has ended" in page
+    assert WorkSession.objects.get().failed_check

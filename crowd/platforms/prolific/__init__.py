@@ -14,6 +14,8 @@ class ProlificPlatform(Platform):
     label = "Prolific"
     return_advice = "Nothing was saved. Please return this study on Prolific."
     webhook_events = hooks.EVENTS
+    # Each study is created with a FAILED_ATTENTION_CHECK completion code (client.study_create).
+    failed_check_code = True
 
     def currency(self) -> str:
         return settings.PROLIFIC_CURRENCY

@@ -212,13 +212,17 @@ class Prolific(ProlificAudience, ProlificHooks):
         minutes: int,
         filters: list[dict] | None = None,
         maximum_minutes: int | None = None,
+        failed_check_code: str = "",
+        sessions_per_participant: int = 1,
     ) -> str:
         """A draft study sending participants to ``url``; returns its id. ``internal_name`` is
         the caller's unique token: asked again with it, this returns the study the first call
         created instead of creating a second. Participants get ``maximum_minutes`` (twice
         ``minutes`` unless given) before Prolific times them out; ``completion_code`` sends a
-        submission to manual review. ``filters`` (see ``group_filter`` and
-        ``language_filter``) restrict who may take it."""
+        submission to manual review, and so does ``failed_check_code`` (when given), typed as a
+        failed attention check. A participant may take up to ``sessions_per_participant``
+        places (-1: any number). ``filters`` (see ``group_filter`` and ``language_filter``)
+        restrict who may take it."""
         existing = self._study_named(internal_name)
         if existing:
             return existing
@@ -240,6 +244,20 @@ class Prolific(ProlificAudience, ProlificHooks):
             "maximum_allowed_time": minutes * 2 if maximum_minutes is None else maximum_minutes,
             "reward": reward_cents,
         }
+        if failed_check_code:
+            # Completion codes, their types and actions, and submissions_config:
+            # https://docs.prolific.com/api-reference/studies/create-study
+            body["completion_codes"].append(
+                {
+                    "code": failed_check_code,
+                    "code_type": "FAILED_ATTENTION_CHECK",
+                    "actions": [{"action": "MANUALLY_REVIEW"}],
+                }
+            )
+        if sessions_per_participant != 1:
+            body["submissions_config"] = {
+                "max_submissions_per_participant": sessions_per_participant
+            }
         if filters is not None:
             body["filters"] = filters
         if self.project_id:

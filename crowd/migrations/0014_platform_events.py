@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("crowd", "0012_audit_work_settings"),
+        ("crowd", "0013_ledger_rewards_fees_reconciliation"),
     ]
 
     operations = [

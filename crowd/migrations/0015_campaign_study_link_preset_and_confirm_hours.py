@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('crowd', '0012_audit_work_settings'),
+        ('crowd', '0014_platform_events'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
