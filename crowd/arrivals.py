@@ -8,7 +8,6 @@ Mechanical Turk frames the page with ``workerId``, ``assignmentId``, ``hitId`` a
 turns what this module decides into pages.
 """
 
-import re
 from dataclasses import dataclass
 
 from django import forms
@@ -19,31 +18,16 @@ from django.utils import timezone
 from . import platforms, services
 from .access import own_assignment
 from .models import Assignment, Campaign, Tier, Worker, WorkSession
-from .platforms.studylink import links as studylink
-from .services.study_links import CAMPAIGN_PARAMETER as STUDY_LINK_CAMPAIGN
+from .platforms import ArrivalContext, ArrivalInvalid
+from .platforms.base import Platform
+from .platforms.mturk.client import PREVIEW_ASSIGNMENT_ID
 
-# What Mechanical Turk sends as assignmentId while a worker only looks at the HIT.
-PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 TOKEN_MAX_AGE = 7 * 24 * 3600
-
-# Mechanical Turk's ids are uppercase letters and digits, Prolific's hexadecimal; our columns
-# hold 64 characters.
-PLATFORM_ID = r"\A[A-Za-z0-9_-]{1,64}\Z"
-
-MTURK = Worker.Platform.MTURK
-PROLIFIC = Worker.Platform.PROLIFIC
-STUDY_LINK = Worker.Platform.STUDY_LINK
-RETURN_ADVICE = {
-    MTURK: "Nothing was saved. Please return the HIT.",
-    PROLIFIC: "Nothing was saved. Please return this study on Prolific.",
-    STUDY_LINK: "Nothing was saved. Please go back to the study on your platform.",
-}
-# The platforms that pay by the visit: an arrival opens a work session of several tasks.
-SESSION_PLATFORMS = (PROLIFIC, STUDY_LINK)
 
 
 class Refusal(Exception):  # noqa: N818 (a page the worker sees, not an error of ours)
-    """An arrival or submission turned away, with what the worker should read and do."""
+    """An arrival or submission turned away, with what the worker should read and do on the
+    platform ``platform`` (None: on whichever platform sent them)."""
 
     HEADINGS = {
         200: "Nothing left to do here",
@@ -53,41 +37,24 @@ class Refusal(Exception):  # noqa: N818 (a page the worker sees, not an error of
         503: "Your session could not be checked just now",
     }
 
-    def __init__(self, status: int, message: str, *, platform: str = MTURK):
+    def __init__(self, status: int, message: str, *, platform: str | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
         self.platform = platform
 
+    @property
+    def advice(self) -> str:
+        chosen = platforms.REGISTRY.get(self.platform) if self.platform else None
+        return (chosen or Platform()).return_advice
 
-def _platform_id(parameter: str) -> forms.RegexField:
-    return forms.RegexField(PLATFORM_ID, required=False, label=parameter)
 
+class TierForm(forms.Form):
+    """The tier a demo arrival asks for (a campaign's own tier wins over it)."""
 
-class ArrivalForm(forms.Form):
-    """The ids a crowd platform appends to the task's address, checked before anything is
-    looked up or stored. Each may be missing (a preview has no worker); none may be malformed."""
-
-    workerId = _platform_id("workerId")
-    assignmentId = _platform_id("assignmentId")
-    hitId = _platform_id("hitId")
-    turkSubmitTo = forms.CharField(required=False, max_length=200, label="turkSubmitTo")
-    PROLIFIC_PID = _platform_id("PROLIFIC_PID")
-    STUDY_ID = _platform_id("STUDY_ID")
-    SESSION_ID = _platform_id("SESSION_ID")
     tier = forms.TypedChoiceField(
         required=False, choices=Tier.choices, coerce=int, empty_value=Tier.ONE, label="tier"
     )
-
-    def problem(self) -> str:
-        """What is wrong, in one sentence for the worker."""
-        name = next(iter(self.errors))
-        if name == "tier":
-            return "The tier in this task's address must be 1 or 2."
-        return (
-            f"The parameter {self.fields[name].label} in this task's address is not one a crowd "
-            "platform sends: it must be 1 to 64 letters, digits, - or _."
-        )
 
 
 @dataclass(frozen=True)
@@ -111,82 +78,61 @@ class Arrival:
             or self.assignment_id == PREVIEW_ASSIGNMENT_ID
         )
 
+    @property
+    def ids(self) -> platforms.ArrivalIds:
+        return platforms.ArrivalIds(
+            worker_id=self.worker_id,
+            assignment_id=self.assignment_id,
+            listing_id=self.listing_id,
+            submit_to=self.submit_to,
+        )
+
+
+def arrival_context() -> ArrivalContext:
+    return ArrivalContext(
+        frame_origins=tuple(settings.PLATFORM_FRAME_ANCESTORS),
+        listing_config=lambda listing_id: services.study_link_arrival_config(listing_id=listing_id),
+    )
+
 
 def arrival_parse(params) -> Arrival:
-    """The arrival in a platform's query parameters; ``Refusal`` (400, or 403 for a submit
-    address that is not a platform's) when they are not what a platform sends."""
-    form = ArrivalForm(params)
-    if not form.is_valid():
-        from_prolific = any(name in params for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"))
-        raise Refusal(400, form.problem(), platform=PROLIFIC if from_prolific else MTURK)
-    ids = form.cleaned_data
-    if not any(ids[name] for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId")):
-        study_link = _study_link_arrival(params, tier=ids["tier"])
-        if study_link is not None:
-            return study_link
-    if ids["PROLIFIC_PID"] or ids["STUDY_ID"] or ids["SESSION_ID"]:
-        arrival = Arrival(
-            platform=PROLIFIC,
-            worker_id=ids["PROLIFIC_PID"],
-            assignment_id=ids["SESSION_ID"],
-            listing_id=ids["STUDY_ID"],
-            tier=ids["tier"],
-        )
-        if not arrival.is_preview and not arrival.listing_id:
-            raise Refusal(400, _missing("STUDY_ID"), platform=PROLIFIC)
-        return arrival
-    arrival = Arrival(
-        platform=MTURK,
-        worker_id=ids["workerId"],
-        assignment_id=ids["assignmentId"],
-        listing_id=ids["hitId"],
-        submit_to=submit_address(params),
-        tier=ids["tier"],
+    """The arrival in a platform's query parameters, read by the platform they are from (an
+    address with none is a preview); ``Refusal`` (400, or 403 for a submit address that is
+    not a platform's) when they are not what that platform sends."""
+    tier = TierForm(params)
+    if not tier.is_valid():
+        raise Refusal(400, "The tier in this task's address must be 1 or 2.")
+    platform = next(
+        (each for each in platforms.REGISTRY.values() if each.claims_arrival(params)), None
     )
-    if not arrival.is_preview and not arrival.submit_to:
-        raise Refusal(400, _missing("turkSubmitTo"))
-    return arrival
-
-
-def _study_link_arrival(params, *, tier: int) -> Arrival | None:
-    """A study-link platform's arrival, or None when the address is not one. The campaign is
-    named by the ``campaign`` parameter its link carries (the platform's own study id, where
-    it sends one, means nothing here); the participant and session ids come in the parameters
-    of the platform the campaign's link was made for."""
-    generic = studylink.StudyLinkConfig.from_settings()
-    if STUDY_LINK_CAMPAIGN not in params and generic.participant_param not in params:
-        return None
-    campaign = params.get(STUDY_LINK_CAMPAIGN, "")
+    if platform is None:
+        return Arrival(platform="", worker_id="", assignment_id="", listing_id="")
     try:
-        if not re.fullmatch(PLATFORM_ID, campaign):
-            raise ValueError(
-                f"The parameter {STUDY_LINK_CAMPAIGN} in this task's address is missing or not "
-                "one this site gives: reopen the study from your platform."
-            )
-        config = services.study_link_arrival_config(listing_id=campaign)
-        ids = studylink.arrival_ids(params, config, local_study=campaign)
-    except ValueError as error:
-        raise Refusal(400, str(error), platform=STUDY_LINK) from None
+        ids = platform.arrival_read(params, context=arrival_context())
+    except ArrivalInvalid as invalid:
+        raise Refusal(invalid.status, str(invalid), platform=platform.name) from None
     return Arrival(
-        platform=STUDY_LINK,
-        worker_id=ids.participant_id,
-        assignment_id=ids.session_id,
-        listing_id=campaign,
-        tier=tier,
+        platform=platform.name,
+        worker_id=ids.worker_id,
+        assignment_id=ids.assignment_id,
+        listing_id=ids.listing_id,
+        submit_to=ids.submit_to,
+        tier=tier.cleaned_data["tier"],
     )
 
 
 def submit_address(params) -> str:
-    """Mechanical Turk's ``turkSubmitTo``, only if it is a platform we let frame our pages:
-    the finished page posts the worker's assignment there."""
-    submit_to = params.get("turkSubmitTo", "").rstrip("/")
-    if submit_to and submit_to not in settings.PLATFORM_FRAME_ANCESTORS:
-        raise Refusal(403, "This task was not opened from a crowd platform we know.")
-    return submit_to
-
-
-def _missing(parameter: str) -> str:
-    return f"The parameter {parameter} is missing from this task's address."
+    """Where the finished page of a framed task posts the work back to ("" for nowhere): a
+    platform's own address, only from an origin we let frame our pages."""
+    context = arrival_context()
+    for platform in platforms.REGISTRY.values():
+        try:
+            submit_to = platform.submit_address(params, context=context)
+        except ArrivalInvalid as invalid:
+            raise Refusal(invalid.status, str(invalid), platform=platform.name) from None
+        if submit_to:
+            return submit_to
+    return ""
 
 
 def arrival_campaign(arrival: Arrival, *, kind: str) -> Campaign | None:
@@ -204,14 +150,12 @@ def arrival_campaign(arrival: Arrival, *, kind: str) -> Campaign | None:
             "cannot check who sent you here.",
             platform=arrival.platform,
         )
+    platform = platforms.get(arrival.platform)
     campaigns = Campaign.objects.select_related("hit_type").filter(platform=arrival.platform)
     campaign = None
     if arrival.listing_id:
-        if arrival.platform == MTURK:
-            campaign = campaigns.filter(postings__external_hit_id=arrival.listing_id).first()
-        else:
-            campaign = campaigns.filter(external_id=arrival.listing_id).first()
-    unit = "HIT" if arrival.platform == MTURK else "study"
+        campaign = campaigns.filter(**{platform.listing_field: arrival.listing_id}).first()
+    unit = platform.unit
     if campaign is None or campaign.state == Campaign.State.DRAFT:
         raise Refusal(
             403,
@@ -229,7 +173,7 @@ def arrival_campaign(arrival: Arrival, *, kind: str) -> Campaign | None:
 
 def _connected(platform: str) -> bool:
     # A study link needs no connector: its campaigns live here, and their links name them.
-    return platform == STUDY_LINK or platform in platforms.configured()
+    return platforms.get(platform).configured() or platform in platforms.configured()
 
 
 def arrival_admit(arrival: Arrival, *, kind: str, address: str | None) -> Assignment:
@@ -306,18 +250,19 @@ def task_from_token(params, *, kind: str, related=()) -> Assignment:
 
 def session_admit(arrival: Arrival, *, kind: str, address: str | None):
     """The work session of a platform visit (opened on first arrival, resumed on every
-    other), or ``Refusal``. A Prolific visit is looked up at Prolific before anything is
-    stored or handed out: a SESSION_ID Prolific does not list as this participant's, in this
-    study and still in progress gets nothing and takes no place."""
+    other), or ``Refusal``. Where the platform can tell (Prolific), the visit is looked up
+    there before anything is stored or handed out: a session the platform does not list as
+    this participant's, in this study and still in progress gets nothing and takes no place."""
     campaign = arrival_campaign(arrival, kind=kind)
     tier = campaign.tier if campaign else arrival.tier
     known = WorkSession.objects.filter(
         platform=arrival.platform, external_id=arrival.assignment_id
     ).first()
     checked_at = known.arrival_checked_at if known else None
-    if checked_at is None and campaign is not None and arrival.platform == PROLIFIC:
-        checked_at = _prolific_check(arrival, campaign, address=address)
-        address = None  # counted once, for the look-up
+    if checked_at is None and campaign is not None:
+        checked_at = _visit_check(arrival, campaign, address=address)
+        if checked_at is not None:
+            address = None  # counted once, for the look-up
     try:
         return services.session_enter(
             platform=arrival.platform,
@@ -336,35 +281,35 @@ def session_admit(arrival: Arrival, *, kind: str, address: str | None):
         raise Refusal(403, str(refusal), platform=arrival.platform) from None
 
 
-def _prolific_check(arrival: Arrival, campaign: Campaign, *, address: str | None):
-    """When Prolific confirmed the visit, or ``Refusal``. Every look-up counts against the
-    address's hourly allowance of arrivals, so forged ids cannot make us hammer Prolific."""
+def _visit_check(arrival: Arrival, campaign: Campaign, *, address: str | None):
+    """When the platform confirmed the visit (None: it cannot tell), or ``Refusal``. Every
+    look-up counts against the address's hourly allowance of arrivals, so forged ids cannot
+    make us hammer the platform."""
+    platform = platforms.get(arrival.platform)
+    if not platform.verifies_arrivals:
+        return None
+    ids = platforms.ArrivalIds(
+        worker_id=arrival.worker_id,
+        assignment_id=arrival.assignment_id,
+        listing_id=campaign.external_id,
+    )
     try:
         if address:
             services.arrival_count(address=address)
-        # The participant waits on this: one quick try, none while Prolific is failing.
-        submission = platforms.connector(PROLIFIC).submission(arrival.assignment_id, quick=True)
+        listed = arrival.listing_id == campaign.external_id and platform.arrival_verify(ids)
     except services.ArrivalsExceeded as refusal:
-        raise Refusal(429, str(refusal), platform=PROLIFIC) from None
-    except platforms.PlatformError as error:
-        if getattr(error, "status", 0) == 404:
-            submission = None
-        else:
-            raise Refusal(
-                503,
-                "We could not reach Prolific to check your session. Nothing was saved; "
-                "please reload this page in a minute.",
-                platform=PROLIFIC,
-            ) from None
-    if (
-        submission is None
-        or submission.worker_id != arrival.worker_id
-        or submission.listing_id != campaign.external_id
-        or submission.status != platforms.Submission.WORKING
-    ):
+        raise Refusal(429, str(refusal), platform=platform.name) from None
+    except platforms.PlatformError:
+        raise Refusal(
+            503,
+            f"We could not reach {platform.label} to check your session. Nothing was saved; "
+            "please reload this page in a minute.",
+            platform=platform.name,
+        ) from None
+    if not listed:
         raise Refusal(
             403,
-            "Prolific does not list this session as yours and in progress in this study.",
-            platform=PROLIFIC,
+            f"{platform.label} does not list this session as yours and in progress in this study.",
+            platform=platform.name,
         )
     return timezone.now()

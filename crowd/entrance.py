@@ -30,11 +30,7 @@ from paracrowd.throttling import client_address
 from . import platforms, services
 from .access import own_assignment
 from .arrivals import (
-    MTURK,
     PREVIEW_ASSIGNMENT_ID,
-    PROLIFIC,
-    RETURN_ADVICE,
-    SESSION_PLATFORMS,
     TOKEN_MAX_AGE,
     Arrival,
     Refusal,
@@ -46,9 +42,7 @@ from .arrivals import (
     task_from_token,
 )
 from .models import Assignment, Hit, WorkSession
-from .platforms.studylink import links as studylink
 from .services.pay import session_pay
-from .services.study_links import CAMPAIGN_PARAMETER as STUDY_LINK_CAMPAIGN
 
 __all__ = ["PREVIEW_ASSIGNMENT_ID", "PlatformTask", "Refusal", "enter", "platform_page"]
 
@@ -137,7 +131,7 @@ def enter(request, task: PlatformTask) -> HttpResponse:
         arrival = arrival_parse(request.GET)
         if arrival.is_preview:
             return task.preview(request)
-        if arrival.platform in SESSION_PLATFORMS:
+        if platforms.get(arrival.platform).pays_by_session:
             return session_get(request, task, arrival)
         assignment = arrival_admit(arrival, kind=task.kind, address=client_address(request))
         if assignment.status == Assignment.Status.SUBMITTED:
@@ -154,17 +148,24 @@ def enter(request, task: PlatformTask) -> HttpResponse:
 
 
 def finished(request, assignment: Assignment, *, submit_to: str, already_submitted: bool):
-    """Back to the platform with the finished work: Prolific's completion address with the
-    campaign's code; for Mechanical Turk a page that posts the assignment to ``submit_to``
-    by itself (a button where scripts are off). A reload sends it again."""
-    platform = assignment.worker.platform
-    completion_code = assignment.campaign.completion_code if assignment.campaign_id else ""
-    if platform == PROLIFIC and completion_code:
-        return redirect(settings.PROLIFIC_COMPLETION_URL + "?" + urlencode({"cc": completion_code}))
+    """Back to the platform with the finished work: the platform's completion address with
+    the campaign's code where it has one; for a framed task (Mechanical Turk) a page that
+    posts the assignment to ``submit_to`` by itself (a button where scripts are off). A
+    reload sends it again."""
+    platform = platforms.get(assignment.worker.platform)
+    if assignment.campaign_id and assignment.campaign.completion_code:
+        back = platform.completion(
+            code=assignment.campaign.completion_code,
+            worker_id=assignment.worker.external_id,
+            session_id=assignment.external_assignment_id,
+            config=_study_link_config(assignment.campaign.external_id),
+        )
+        if back.redirect:
+            return redirect(back.address)
     context = {
         "assignment": assignment,
-        "platform": platform,
-        "submit_to": submit_to if platform == MTURK else "",
+        "done_advice": platform.done_advice,
+        "submit_to": submit_to,
         "already_submitted": already_submitted,
     }
     return render(request, "crowd/platform_done.html", context)
@@ -175,7 +176,7 @@ def refused(request, refusal: Refusal) -> HttpResponse:
     context = {
         "heading": Refusal.HEADINGS[refusal.status],
         "message": refusal.message,
-        "advice": RETURN_ADVICE[refusal.platform],
+        "advice": refusal.advice,
     }
     return render(request, "crowd/platform_refused.html", context, status=refusal.status)
 
@@ -284,21 +285,21 @@ def _show_progress(request, session, hidden: dict) -> None:
     }
 
 
+def _study_link_config(listing_id: str):
+    # How the study-link campaign ``listing_id`` reads its ids (its platform's preset); other
+    # platforms ignore it.
+    return services.study_link_arrival_config(listing_id=listing_id)
+
+
 def _arrival_query(session) -> dict:
-    if session.platform == PROLIFIC:
-        query = {
-            "PROLIFIC_PID": session.worker.external_id,
-            "STUDY_ID": session.listing_id,
-            "SESSION_ID": session.external_id,
-        }
-    else:
-        config = studylink.StudyLinkConfig.from_settings()
-        query = {
-            config.participant_param: session.worker.external_id,
-            STUDY_LINK_CAMPAIGN: session.listing_id,
-        }
-        if config.session_param:
-            query[config.session_param] = session.external_id
+    """The parameters that bring the participant back into ``session``, in the names its
+    platform sent them with."""
+    query = platforms.get(session.platform).session_query(
+        worker_id=session.worker.external_id,
+        session_id=session.external_id,
+        listing_id=session.listing_id,
+        config=_study_link_config(session.listing_id),
+    )
     if session.campaign_id is None:
         query["tier"] = session.tier
     return query
@@ -323,29 +324,17 @@ def session_finished(request, session, *, notice: str = "") -> HttpResponse:
     code = campaign.completion_code
     if session.failed_check and platforms.get(session.platform).failed_check_code:
         code = campaign.failed_check_code or code
-    if session.platform == PROLIFIC:
-        query = urlencode({"cc": code})
-        if not notice:
-            return redirect(settings.PROLIFIC_COMPLETION_URL + "?" + query)
-        context.update(
-            completion_code=code,
-            back_address=settings.PROLIFIC_COMPLETION_URL + "?" + query,
-        )
-        return render(request, "crowd/session_done.html", context)
-    config = studylink.StudyLinkConfig.from_settings()
-    verification = studylink.verification_code(
+    back = platforms.get(session.platform).completion(
+        code=code,
+        worker_id=session.worker.external_id,
         session_id=session.external_id,
-        participant_id=session.worker.external_id,
-        config=config,
+        config=_study_link_config(session.listing_id),
     )
-    address = studylink.completion_address(
-        completion_code=code,
-        verification=verification,
-        config=config,
-        participant_id=session.worker.external_id,
+    if back.redirect and not notice:
+        return redirect(back.address)
+    context.update(
+        completion_code=back.code,
+        verification=back.verification,
+        back_address=back.address,
     )
-    if address and not notice:
-        return redirect(address)
-    context.update(completion_code=code, verification=verification)
-    context.update(back_address=address)
     return render(request, "crowd/session_done.html", context)

@@ -11,13 +11,23 @@ stored and when.
 from django.conf import settings
 from django.urls import reverse
 
-from .base import NotConfigured, Platform, PlatformError, Submission
+from .base import (
+    ArrivalContext,
+    ArrivalIds,
+    ArrivalInvalid,
+    Completion,
+    NotConfigured,
+    Platform,
+    PlatformError,
+    Submission,
+)
 from .mturk import MechanicalTurkPlatform
 from .prolific import ProlificPlatform
 from .studylink import StudyLinkPlatform
 
 REGISTRY: dict[str, Platform] = {
     platform.name: platform
+    # In the order an arrival's parameters are offered to them (crowd.arrivals.arrival_parse).
     for platform in (ProlificPlatform(), StudyLinkPlatform(), MechanicalTurkPlatform())
 }
 
@@ -78,6 +88,10 @@ def install(platform: str, instance) -> None:
 
 __all__ = [
     "ENTRANCES",
+    "ArrivalContext",
+    "ArrivalIds",
+    "ArrivalInvalid",
+    "Completion",
     "REGISTRY",
     "Platform",
     "get",

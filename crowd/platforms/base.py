@@ -1,5 +1,7 @@
 """What every connector shares: how a platform reports one piece of work, and its errors."""
 
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
@@ -73,6 +75,72 @@ class Submission:
     def is_submitted(self) -> bool:
         """The worker finished it on the platform (whatever has been decided since)."""
         return self.status in (self.SUBMITTED, self.APPROVED, self.REJECTED)
+
+
+# Ids a platform sends (Mechanical Turk's uppercase letters and digits, Prolific's hexadecimal,
+# a study link's platform's own); the site's columns hold 64 characters.
+PLATFORM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class ArrivalInvalid(PlatformError):
+    """An arrival's address holds ids its platform would not send (``status`` 400), or comes
+    from where no platform we know sends participants (403); the message, for the
+    participant, names the parameter."""
+
+    def __init__(self, message: str, *, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class ArrivalIds:
+    """The ids a platform sent with a participant."""
+
+    worker_id: str
+    # The platform's key of this piece of work: MTurk's assignment, Prolific's session, a
+    # study link's session.
+    assignment_id: str
+    # What it was done for: MTurk's HIT, Prolific's study, the study-link campaign's id.
+    listing_id: str
+    # Where a framed task posts its result back (Mechanical Turk's turkSubmitTo).
+    submit_to: str = ""
+
+
+@dataclass(frozen=True)
+class ArrivalContext:
+    """What reading an arrival may need of the site: the origins allowed to frame its pages,
+    and how a listing's campaign wants its arrivals read (a study link's preset)."""
+
+    frame_origins: tuple[str, ...] = ()
+    listing_config: Callable[[str], object] | None = None
+
+
+@dataclass(frozen=True)
+class Completion:
+    """How a participant goes back to the platform when done: ``address`` to send them to
+    (empty: nowhere, they copy ``code``), ``verification`` to paste beside the code (empty:
+    none), and whether to ``redirect`` there at once."""
+
+    code: str
+    address: str = ""
+    verification: str = ""
+    redirect: bool = False
+
+
+def platform_id(params: Mapping, name: str, *, required: bool = False) -> str:
+    """The id in the query parameter ``name`` ("" when absent and not ``required``), or
+    ``ArrivalInvalid`` naming it."""
+    value = params.get(name, "")
+    if not value:
+        if required:
+            raise ArrivalInvalid(f"The parameter {name} is missing from this task's address.")
+        return ""
+    if not isinstance(value, str) or not PLATFORM_ID.fullmatch(value):
+        raise ArrivalInvalid(
+            f"The parameter {name} in this task's address is not one a crowd platform sends: "
+            "it must be 1 to 64 letters, digits, - or _."
+        )
+    return value
 
 
 class Platform:
@@ -163,6 +231,44 @@ class Platform:
     def submission_status(self, word: str) -> str:
         """The platform's word for a submission's state, as one of ``Submission.STATUSES``."""
         return Submission.GONE
+
+    # Arrivals, sessions and completion
+
+    # What a participant who finished a task alone should do next ("" for nothing).
+    done_advice = ""
+    # Whether ``arrival_verify`` asks the platform about each new visit.
+    verifies_arrivals = False
+    # The campaign field an arrival's listing id is matched against.
+    listing_field = "external_id"
+
+    def claims_arrival(self, params: Mapping) -> bool:
+        """Whether the query parameters ``params`` are this platform's arrival."""
+        return False
+
+    def arrival_read(self, params: Mapping, *, context: ArrivalContext) -> ArrivalIds:
+        """The ids in an arrival this platform claims; ``ArrivalInvalid`` for ids it would
+        not send (a preview may lack the participant's)."""
+        raise ArrivalInvalid(f"{self.label} sends no participants to this site.")
+
+    def arrival_verify(self, ids: ArrivalIds) -> bool | None:
+        """Whether the platform lists this visit as the participant's, in its study and in
+        progress (None: the platform cannot tell). ``PlatformError`` when it cannot be
+        asked; its ``status`` is 404 for a visit it does not know. The participant waits on
+        this: one quick try."""
+        return None
+
+    def submit_address(self, params: Mapping, *, context: ArrivalContext) -> str:
+        """Where a framed task's form posts the result back to ("" for nowhere), checked
+        against the origins allowed to frame the site; ``ArrivalInvalid`` (403) otherwise."""
+        return ""
+
+    def session_query(self, *, worker_id: str, session_id: str, listing_id: str, config=None):
+        """The query parameters that bring a participant back into their session."""
+        return {}
+
+    def completion(self, *, code: str, worker_id: str, session_id: str, config=None):
+        """How a participant goes back with ``code`` at the end of a session or task."""
+        return Completion(code=code)
 
     def money(self, cents: int) -> str:
         """``cents`` minor units in the platform's currency, as a participant reads them."""

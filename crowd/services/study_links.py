@@ -20,7 +20,7 @@ from ..platforms.studylink import links as studylink
 from .errors import WorkRefused
 from .sessions import session_abandon, session_confirm, session_positions
 
-CAMPAIGN_PARAMETER = "campaign"
+CAMPAIGN_PARAMETER = studylink.CAMPAIGN_PARAMETER
 # What a session whose work was not confirmed in time is marked with (its platform status).
 NOT_CONFIRMED = "not confirmed in time"
 

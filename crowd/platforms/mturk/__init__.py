@@ -4,7 +4,7 @@ last day for payments. The API client is ``client.py``."""
 
 from django.conf import settings
 
-from ..base import Platform
+from ..base import ArrivalIds, ArrivalInvalid, Platform, platform_id
 from . import client
 
 
@@ -15,6 +15,10 @@ class MechanicalTurkPlatform(Platform):
     pays_by_session = False
     archived = True
     return_advice = "Nothing was saved. Please return the HIT."
+    # A HIT's arrival names the HIT, one of a campaign's postings.
+    listing_field = "postings__external_hit_id"
+    # The parameters Mechanical Turk's ExternalQuestion frame appends to the task's address.
+    ARRIVAL_PARAMETERS = ("workerId", "assignmentId", "hitId", "turkSubmitTo")
 
     def fee_cents(self, cents: int, *, max_assignments: int = 1) -> int:
         return client.fee_cents(cents, max_assignments=max_assignments)
@@ -33,3 +37,33 @@ class MechanicalTurkPlatform(Platform):
 
     def payments_open(self, *, today=None) -> bool:
         return client.payments_open(today)
+
+    # Arrivals: the frame's parameters. A worker only looking at the HIT has no workerId and
+    # the assignment id PREVIEW_ASSIGNMENT_ID.
+
+    def claims_arrival(self, params) -> bool:
+        return any(name in params for name in self.ARRIVAL_PARAMETERS)
+
+    def arrival_read(self, params, *, context) -> ArrivalIds:
+        ids = ArrivalIds(
+            worker_id=platform_id(params, "workerId"),
+            assignment_id=platform_id(params, "assignmentId"),
+            listing_id=platform_id(params, "hitId"),
+            submit_to=self.submit_address(params, context=context),
+        )
+        working = ids.worker_id and ids.assignment_id not in ("", client.PREVIEW_ASSIGNMENT_ID)
+        if working and not ids.submit_to:
+            raise ArrivalInvalid("The parameter turkSubmitTo is missing from this task's address.")
+        return ids
+
+    def submit_address(self, params, *, context) -> str:
+        # The finished page posts the worker's assignment there: only to a frame we allow.
+        submit_to = params.get("turkSubmitTo", "")
+        if not isinstance(submit_to, str) or len(submit_to) > 200:
+            raise ArrivalInvalid("The parameter turkSubmitTo in this task's address is not valid.")
+        submit_to = submit_to.rstrip("/")
+        if submit_to and submit_to not in context.frame_origins:
+            raise ArrivalInvalid(
+                "This task was not opened from a crowd platform we know.", status=403
+            )
+        return submit_to

@@ -45,6 +45,9 @@ CLOSURE_MESSAGE = (
 )
 
 
+# What Mechanical Turk sends as assignmentId while a worker only looks at the HIT.
+PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
+
 # Mechanical Turk's assignment statuses in the shared vocabulary.
 STATUSES = {
     "Submitted": Submission.SUBMITTED,

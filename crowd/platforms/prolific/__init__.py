@@ -3,9 +3,20 @@ decided there, bonuses paid in two steps. The API client is ``client.py``; parti
 filters and reward recommendations are ``audience.py``; webhooks (secret, subscriptions, signed
 events) are ``hooks.py``."""
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 
-from ..base import Platform, PlatformError, Submission, origin
+from ..base import (
+    ArrivalIds,
+    ArrivalInvalid,
+    Completion,
+    Platform,
+    PlatformError,
+    Submission,
+    origin,
+    platform_id,
+)
 from . import client, hooks
 
 
@@ -13,6 +24,8 @@ class ProlificPlatform(Platform):
     name = "prolific"
     label = "Prolific"
     return_advice = "Nothing was saved. Please return this study on Prolific."
+    done_advice = "Go back to Prolific to finish the study."
+    verifies_arrivals = True
     webhook_events = hooks.EVENTS
     # Each study is created with a FAILED_ATTENTION_CHECK completion code (client.study_create).
     failed_check_code = True
@@ -76,3 +89,42 @@ class ProlificPlatform(Platform):
     def submission_status(self, word: str) -> str:
         # As the read-back does: anything not listed (RETURNED, TIMED-OUT, …) left no work.
         return client.STATUSES.get(word, Submission.GONE)
+
+    # Arrivals, sessions and completion: Prolific opens the study's URL with the participant's,
+    # the study's and the session's ids in these parameters (client.URL_PLACEHOLDERS).
+
+    def claims_arrival(self, params) -> bool:
+        return any(name in params for name in client.URL_PLACEHOLDERS)
+
+    def arrival_read(self, params, *, context) -> ArrivalIds:
+        ids = ArrivalIds(
+            worker_id=platform_id(params, "PROLIFIC_PID"),
+            assignment_id=platform_id(params, "SESSION_ID"),
+            listing_id=platform_id(params, "STUDY_ID"),
+        )
+        if ids.worker_id and ids.assignment_id and not ids.listing_id:
+            raise ArrivalInvalid("The parameter STUDY_ID is missing from this task's address.")
+        return ids
+
+    def arrival_verify(self, ids: ArrivalIds) -> bool:
+        from .. import connector
+
+        try:
+            # One quick try, none while Prolific is failing (the circuit breaker).
+            submission = connector(self.name).submission(ids.assignment_id, quick=True)
+        except PlatformError as error:
+            if getattr(error, "status", 0) == 404:
+                return False
+            raise
+        return (
+            submission.worker_id == ids.worker_id
+            and submission.listing_id == ids.listing_id
+            and submission.status == Submission.WORKING
+        )
+
+    def session_query(self, *, worker_id: str, session_id: str, listing_id: str, config=None):
+        return {"PROLIFIC_PID": worker_id, "STUDY_ID": listing_id, "SESSION_ID": session_id}
+
+    def completion(self, *, code: str, worker_id: str, session_id: str, config=None):
+        address = settings.PROLIFIC_COMPLETION_URL + "?" + urlencode({"cc": code})
+        return Completion(code=code, address=address, redirect=True)

@@ -31,6 +31,8 @@ from ..prolific.client import amount
 # address mapped into the parameter by mistake, personal data we must not keep as an id.
 ID = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.:-]{0,63}\Z")
 ROLES = ("participant", "session", "study")
+# The parameter of a study link naming its campaign (the site's own id of the study).
+CAMPAIGN_PARAMETER = "campaign"
 MAX_RECORDS = 200_000
 # A spreadsheet evaluates a cell starting with one of these (CSV formula injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
