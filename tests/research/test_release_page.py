@@ -2,6 +2,7 @@
 them), everyone of them sees and downloads them; nobody else does."""
 
 import json
+import threading
 
 import pytest
 from django.urls import reverse
@@ -164,25 +165,94 @@ def test_the_sweep_queues_releases_whose_message_was_lost(live_worker, media_roo
 
 
 @pytest.mark.django_db
-def test_the_database_refuses_to_change_or_delete_a_release_once_made(media_root):
-    from django.db import IntegrityError, transaction
+def test_the_database_refuses_to_change_add_to_or_delete_a_release_once_made(media_root):
+    from django.db import IntegrityError, connection, transaction
 
     from research.models import ReleaseDescription
 
     make_corpus()
     release = services.release_create(user=None, options=ReleaseOptions(), queue=False)
     services.release_run(release_id=release.pk)
+    held = ReleaseDescription.objects.count()
+    unreleased = make_description(make_segment(youtube_id="pageCCCCCCC"), "Made afterwards.")
+
+    def insert_with_sql():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO research_releasedescription (release_id, description_id, split) "
+                "VALUES (%s, %s, 'train')",
+                [release.pk, unreleased.pk],
+            )
 
     for change in (
         lambda: Release.objects.filter(pk=release.pk).update(error="edited"),
         lambda: Release.objects.filter(pk=release.pk).delete(),
         lambda: ReleaseDescription.objects.filter(release=release).update(split="test"),
         lambda: ReleaseDescription.objects.filter(release=release).delete(),
+        lambda: ReleaseDescription.objects.create(
+            release=release, description_id=unreleased.pk, split="train"
+        ),
+        insert_with_sql,
     ):
         with pytest.raises(IntegrityError, match="never changes"), transaction.atomic():
             change()
     assert Release.objects.get().error == ""
     assert set(ReleaseDescription.objects.values_list("split", flat=True)) == {"train"}
+    assert ReleaseDescription.objects.count() == held
+    # What the next release counts as removed since this one stays what this one held.
+    second = services.release_create(user=None, options=ReleaseOptions(), queue=False)
+    services.release_run(release_id=second.pk)
+    second.refresh_from_db()
+    assert second.manifest["changes"]["splits"] == {"train": {"added": 1, "removed": 0}}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_description_added_while_its_release_is_being_finished_waits_and_is_refused(
+    media_root,
+):
+    from django.db import IntegrityError, connection, transaction
+    from django.utils import timezone
+
+    from research.models import ReleaseDescription
+
+    make_corpus()
+    release = services.release_create(user=None, options=ReleaseOptions(), queue=False)
+    late = make_description(make_segment(youtube_id="pageCCCCCCC"), "Made meanwhile.")
+    refused = []
+
+    def add_the_late_description():
+        try:
+            ReleaseDescription.objects.create(
+                release_id=release.pk, description_id=late.pk, split="train"
+            )
+        except IntegrityError as error:
+            refused.append(str(error))
+        finally:
+            connection.close()
+
+    def waiting_for_the_release() -> bool:
+        with connection.cursor() as cursor:
+            # Inside a transaction the activity view is a snapshot, taken at the first look.
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO %%releasedescription%%'"
+            )
+            return cursor.fetchone()[0] == 1
+
+    adding = threading.Thread(target=add_the_late_description)
+    with transaction.atomic():
+        # As release_run holds the release while it writes, then finishes it.
+        Release.objects.select_for_update().get(pk=release.pk)
+        adding.start()
+        wait_for(waiting_for_the_release)
+        Release.objects.filter(pk=release.pk).update(
+            state="done", manifest={}, finished_at=timezone.now()
+        )
+    adding.join()
+
+    assert len(refused) == 1 and "never changes" in refused[0]
+    assert not ReleaseDescription.objects.filter(release=release).exists()
 
 
 @pytest.mark.django_db
