@@ -2,7 +2,8 @@
 
 Security behaviour: staff and members of the "researchers" group only; a visitor who is not
 logged in is sent to log in, a worker gets 403. A researcher sees their own export and
-scoring jobs and API token; staff see every job.
+scoring jobs and API token; staff see every job. The one exception: the files of a release
+the operator made public, which anyone may download (release_file).
 """
 
 from django.conf import settings
@@ -96,9 +97,21 @@ def release_start(request):
     return redirect(f"{reverse('research:home')}?{filters.query_string()}#releases-heading")
 
 
-@researcher_required
 def release_file(request, number, name):
-    """One file of a finished release (every researcher may download every release)."""
+    """One file of a finished release, from the site's storage.
+
+    Security behaviour: a public release's files (Release.public, set by the operator in the
+    admin) anyone may download, logged in or not. Every other release's, researchers and staff
+    only, as every research page: a visitor who is not logged in is sent to log in and a worker
+    gets 403, whether or not such a release exists."""
+    release = Release.objects.filter(number=number, public=True).first()
+    if release is None:
+        return _private_release_file(request, number, name)
+    return stored_file_response(releases.release_file_name(release, name))
+
+
+@researcher_required
+def _private_release_file(request, number, name):
     release = get_object_or_404(Release, number=number)
     return stored_file_response(releases.release_file_name(release, name))
 

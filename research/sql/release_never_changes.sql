@@ -1,10 +1,11 @@
 -- A release that is done never changes (research.releases): the database refuses to update or
 -- delete its row, and to add to, change or remove the record of the descriptions it holds,
--- whoever asks (the admin, a shell, a bug). TRUNCATE, which tests use to empty tables, fires no
--- row trigger.
+-- whoever asks (the admin, a shell, a bug). One column is let through: ``public``, who may
+-- download the files, which the operator may change at any time; what the release is, never.
+-- TRUNCATE, which tests use to empty tables, fires no row trigger.
 --
 -- The one copy of this function and its triggers: a migration that changes them edits this
--- file and runs it again (CREATE OR REPLACE), as research/migrations/0010 does.
+-- file and runs it again (CREATE OR REPLACE), as research/migrations/0010 and 0011 do.
 
 CREATE OR REPLACE FUNCTION research_release_never_changes() RETURNS trigger AS $$
 DECLARE
@@ -12,7 +13,9 @@ DECLARE
     release record;
 BEGIN
     IF TG_TABLE_NAME = 'research_release' THEN
-        IF OLD.state = 'done' THEN
+        IF OLD.state = 'done' AND (
+            TG_OP = 'DELETE' OR to_jsonb(NEW) - 'public' IS DISTINCT FROM to_jsonb(OLD) - 'public'
+        ) THEN
             RAISE EXCEPTION 'release % is made and never changes', OLD.number
                 USING ERRCODE = 'restrict_violation';
         END IF;
