@@ -6,10 +6,14 @@ scoring jobs and API token; staff see every job. The one exception: the files of
 the operator made public, which anyone may download (release_file).
 """
 
+from pathlib import PurePosixPath
+
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.core.files.storage import default_storage
 from django.core.paginator import Paginator
+from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -27,6 +31,7 @@ from .api import (
 from .correlation import CONSENSUS_LABELS, correlation_chart
 from .forms import CorrelationForm, ExportForm, FilterForm, SystemComparisonForm
 from .models import ExportJob, Release
+from .releases import downloads
 from .releases import services as releases
 from .releases.forms import ReleaseForm
 from .releases.options import ReleaseError
@@ -98,7 +103,9 @@ def release_start(request):
 
 
 def release_file(request, number, name):
-    """One file of a finished release, from the site's storage.
+    """One file of a finished release, from the site's storage; from local storage only while
+    it matches the release's manifest (research.releases.downloads: what is checked, and why
+    nothing is on S3). A file that does not is refused with a page that says so (409).
 
     Security behaviour: a public release's files (Release.public, set by the operator in the
     admin) anyone may download, logged in or not. Every other release's, researchers and staff
@@ -107,13 +114,25 @@ def release_file(request, number, name):
     release = Release.objects.filter(number=number, public=True).first()
     if release is None:
         return _private_release_file(request, number, name)
-    return stored_file_response(releases.release_file_name(release, name))
+    return _release_file_response(request, release, name)
 
 
 @researcher_required
 def _private_release_file(request, number, name):
-    release = get_object_or_404(Release, number=number)
-    return stored_file_response(releases.release_file_name(release, name))
+    return _release_file_response(request, get_object_or_404(Release, number=number), name)
+
+
+def _release_file_response(request, release, name):
+    if getattr(default_storage, "bucket_name", None):
+        return stored_file_response(downloads.release_file_name(release, name))
+    try:
+        file = downloads.release_file_open(release=release, name=name)
+    except downloads.ReleaseFileAltered:
+        context = {"release": release, "name": name}
+        return render(request, "research/release_file_altered.html", context, status=409)
+    if file is None:
+        raise Http404
+    return FileResponse(file, as_attachment=True, filename=PurePosixPath(name).name)
 
 
 @researcher_required

@@ -136,14 +136,6 @@ def releases_stalled(*, older_than) -> list[int]:
     )
 
 
-def release_file_name(release: Release, name: str) -> str | None:
-    """The storage name of one of a finished release's files, or None when it has no such
-    file, or its files are not in the default storage."""
-    if not release.folder or name not in release.file_names:
-        return None
-    return f"{release.folder}/{name}"
-
-
 def _destination(release: Release) -> Destination:
     if release.folder:
         return Destination.in_storage(release.folder)

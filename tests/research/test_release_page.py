@@ -1,5 +1,6 @@
 """Releases on the research page: researchers and staff make them (a Celery worker writes
-them), everyone of them sees and downloads them; nobody else does."""
+them), everyone of them sees and downloads them; nobody else does, unless the operator makes a
+release public."""
 
 import json
 import re
@@ -15,6 +16,7 @@ from research.releases.options import ReleaseOptions
 from research.tasks import STALLED_AFTER, sweep_releases
 from tests.conftest import wait_for
 from tests.factories import make_description, make_researcher, make_segment, make_staff, make_worker
+from tests.research.releases import download, make_corpus, make_release
 
 
 @pytest.fixture(autouse=True)
@@ -23,30 +25,9 @@ def site_licence(settings):
     settings.RELEASE_CITATION = "Our paper, 2026."
 
 
-def make_corpus():
-    for video in ("pageAAAAAAA", "pageBBBBBBB"):
-        segment = make_segment(youtube_id=video)
-        make_description(segment, f"{video} is shown.")
-        make_description(segment, f"{video} plays.")
-
-
 def finished(number):
     release = Release.objects.filter(number=number).first()
     return release if release and release.is_finished else None
-
-
-def make_release(by=None) -> Release:
-    """A finished release of the corpus, in the site's storage."""
-    release = services.release_create(user=by, options=ReleaseOptions(), queue=False)
-    services.release_run(release_id=release.pk)
-    release.refresh_from_db()
-    return release
-
-
-def download(client, link) -> bytes:
-    response = client.get(link)
-    assert response.status_code == 200
-    return b"".join(response.streaming_content)
 
 
 def test_a_researcher_makes_a_release_on_the_page_and_everyone_of_them_downloads_it(
