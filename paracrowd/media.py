@@ -1,5 +1,7 @@
-"""Serves local media with HTTP Range support: browsers seek in a video (to a segment's start)
-only when the server can answer byte ranges. With S3 or a web server in front, this is unused."""
+"""Serves local media's public folders (PUBLIC_FOLDERS: the videos workers watch) with HTTP
+Range support: browsers seek in a video (to a segment's start) only when the server can answer
+byte ranges. Anything else under MEDIA_ROOT answers 404 here. With S3 or a web server in front,
+this is unused (and the web server must keep to the same folders)."""
 
 import mimetypes
 import re
@@ -13,14 +15,19 @@ from django.utils._os import safe_join
 RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
-# Media folders never served publicly: researchers' exports go out through a view that checks
-# who is asking (research.api.ExportFile).
-PRIVATE_FOLDERS = {"exports"}
+# The only media folders served to anyone who asks: the videos workers watch (uploaded files
+# and the demo's clip, collector.models' upload_to). Everything else the storage holds is
+# private unless named here, whatever adds it later: researchers' exports and releases go out
+# through views that check who is asking (research.api.ExportFile, research.views.release_file).
+PUBLIC_FOLDERS = {"videos"}
 
 
-def _private(file_path: Path) -> bool:
-    relative = file_path.resolve().relative_to(Path(settings.MEDIA_ROOT).resolve())
-    return bool(relative.parts) and relative.parts[0] in PRIVATE_FOLDERS
+def _public(file_path: Path) -> bool:
+    try:
+        relative = file_path.resolve().relative_to(Path(settings.MEDIA_ROOT).resolve())
+    except ValueError:  # a link leading out of MEDIA_ROOT
+        return False
+    return len(relative.parts) > 1 and relative.parts[0] in PUBLIC_FOLDERS
 
 
 def serve_media(request, path):
@@ -28,7 +35,7 @@ def serve_media(request, path):
         file_path = Path(safe_join(settings.MEDIA_ROOT, path))
     except SuspiciousFileOperation:  # a path escaping MEDIA_ROOT
         raise Http404 from None
-    if not file_path.is_file() or _private(file_path):
+    if not file_path.is_file() or not _public(file_path):
         raise Http404
     size = file_path.stat().st_size
     content_type = mimetypes.guess_type(file_path.name)[0] or "application/octet-stream"

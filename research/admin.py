@@ -28,11 +28,12 @@ class ExportJobAdmin(admin.ModelAdmin):
 
 @admin.register(Release)
 class ReleaseAdmin(admin.ModelAdmin):
-    """Releases, to read: they are made with ``manage.py release`` or on the research page,
-    and a release once made never changes (the database refuses it)."""
+    """Releases, to read, and to make public or private: they are made with ``manage.py
+    release`` or on the research page, and a release once made never changes (the database
+    refuses it); who may download its files (``public``) is the one thing staff may change."""
 
-    list_display = ["number", "state", "created_by", "created_at", "finished_at"]
-    list_filter = ["state", "created_at"]
+    list_display = ["number", "state", "public", "created_by", "created_at", "finished_at"]
+    list_filter = ["state", "public", "created_at"]
     readonly_fields = [
         "number",
         "state",
@@ -46,15 +47,17 @@ class ReleaseAdmin(admin.ModelAdmin):
         "manifest",
         "error",
     ]
+    fields = ["public", *readonly_fields]
 
     def has_add_permission(self, request):
         return False
 
-    def has_change_permission(self, request, obj=None):
-        return False
-
     def has_delete_permission(self, request, obj=None):
         return False
+
+    def save_model(self, request, obj, form, change):
+        # Only the flag is written: every other column of a made release stays as it is.
+        obj.save(update_fields=["public"])
 
 
 @admin.register(SystemScoreJob)

@@ -259,7 +259,8 @@ class Release(models.Model):
     """A numbered, immutable release of the corpus (research.releases): its files, written once
     to ``location`` by a Celery worker (or by ``manage.py release``), and its manifest. Numbers
     are handed out one at a time and never reused; a release that failed keeps its number and
-    is never offered for download. Every researcher sees every release."""
+    is never offered for download. Every researcher sees every release; a public one's files
+    anyone may download."""
 
     class State(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -283,12 +284,19 @@ class Release(models.Model):
     # ReleaseOptions.as_dict(): the formats, the filter and the split.
     parameters = models.JSONField()
     # The default storage's folder of the files (downloads go through the site), or empty when
-    # the files went to a path or URL given to the command.
+    # the files went to a path or URL given to the command: ``releases/<number>-<random>``,
+    # unguessable (releases made before that keep ``releases/<number>``).
     folder = models.CharField(max_length=200, blank=True)
     # Where the files are: the storage folder's path or URL, or the command's --output.
     location = models.CharField(max_length=1000, unique=True)
     manifest = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # The one thing that may change once a release is made (the database lets nothing else).
+    public = models.BooleanField(
+        default=False,
+        help_text="Anyone, logged in or not, may download the release's files. Otherwise "
+        "researchers and staff only.",
+    )
 
     class Meta:
         constraints = [

@@ -2,13 +2,18 @@
 
 Security behaviour: staff and members of the "researchers" group only; a visitor who is not
 logged in is sent to log in, a worker gets 403. A researcher sees their own export and
-scoring jobs and API token; staff see every job.
+scoring jobs and API token; staff see every job. The one exception: the files of a release
+the operator made public, which anyone may download (release_file).
 """
+
+from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.core.files.storage import default_storage
 from django.core.paginator import Paginator
+from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -26,6 +31,7 @@ from .api import (
 from .correlation import CONSENSUS_LABELS, correlation_chart
 from .forms import CorrelationForm, ExportForm, FilterForm, SystemComparisonForm
 from .models import ExportJob, Release
+from .releases import downloads
 from .releases import services as releases
 from .releases.forms import ReleaseForm
 from .releases.options import ReleaseError
@@ -96,11 +102,37 @@ def release_start(request):
     return redirect(f"{reverse('research:home')}?{filters.query_string()}#releases-heading")
 
 
-@researcher_required
 def release_file(request, number, name):
-    """One file of a finished release (every researcher may download every release)."""
-    release = get_object_or_404(Release, number=number)
-    return stored_file_response(releases.release_file_name(release, name))
+    """One file of a finished release, from the site's storage; from local storage only while
+    it matches the release's manifest (research.releases.downloads: what is checked, and why
+    nothing is on S3). A file that does not is refused with a page that says so (409).
+
+    Security behaviour: a public release's files (Release.public, set by the operator in the
+    admin) anyone may download, logged in or not. Every other release's, researchers and staff
+    only, as every research page: a visitor who is not logged in is sent to log in and a worker
+    gets 403, whether or not such a release exists."""
+    release = Release.objects.filter(number=number, public=True).first()
+    if release is None:
+        return _private_release_file(request, number, name)
+    return _release_file_response(request, release, name)
+
+
+@researcher_required
+def _private_release_file(request, number, name):
+    return _release_file_response(request, get_object_or_404(Release, number=number), name)
+
+
+def _release_file_response(request, release, name):
+    if getattr(default_storage, "bucket_name", None):
+        return stored_file_response(downloads.release_file_name(release, name))
+    try:
+        file = downloads.release_file_open(release=release, name=name)
+    except downloads.ReleaseFileAltered:
+        context = {"release": release, "name": name}
+        return render(request, "research/release_file_altered.html", context, status=409)
+    if file is None:
+        raise Http404
+    return FileResponse(file, as_attachment=True, filename=PurePosixPath(name).name)
 
 
 @researcher_required

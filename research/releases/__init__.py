@@ -1,7 +1,8 @@
 """Numbered, immutable releases of the corpus: what a paper can cite.
 
-A release is written once, to a folder of its own (the default storage's ``releases/<number>``,
-or a path or s3:// URL given to ``manage.py release``) that must be empty, and never changed:
+A release is written once, to a folder of its own (the default storage's
+``releases/<number>-<random>``, or a path or s3:// URL given to ``manage.py release``) that must
+be empty, and never changed:
 
     README.md                    the dataset card (Hugging Face YAML: configs, licence), prose
                                  with the licence, the citation and the changes

@@ -2,6 +2,7 @@
 ``manage.py release`` in its own process), never changed afterwards."""
 
 import logging
+import secrets
 from pathlib import Path
 
 from django.conf import settings
@@ -27,7 +28,10 @@ def release_create(
     *, user, options: ReleaseOptions, output: str | None = None, queue: bool = True
 ) -> Release:
     """Number the next release and record it; queue it (on commit) when ``queue``. Its files
-    go to the default storage's ``releases/<number>``, or to ``output`` (a path or s3:// URL).
+    go to the default storage's ``releases/<number>-<random>``, or to ``output`` (a path or
+    s3:// URL). The random part keeps the folder unguessable, should anything ever serve the
+    storage as it is (a web server, a bucket made public): downloads go through
+    research.views.release_file, which checks who is asking.
 
     Refuses, with ReleaseError and nothing recorded, when the site has no licence set, when
     the filter selects no description, or when the place it would write already holds files:
@@ -50,7 +54,7 @@ def release_create(
         if output:  # one name per place: a folder's absolute path, a URL without a final /
             is_url = output.startswith("s3://")
             output = output.rstrip("/") or output if is_url else str(Path(output).resolve())
-        folder = "" if output else f"{RELEASES_FOLDER}/{number}"
+        folder = "" if output else f"{RELEASES_FOLDER}/{number}-{secrets.token_urlsafe(16)}"
         destination = Destination.for_url(output) if output else Destination.in_storage(folder)
         there = Release.objects.filter(location=destination.location).first()
         if there:
@@ -130,14 +134,6 @@ def releases_stalled(*, older_than) -> list[int]:
             state=Release.State.QUEUED, created_at__lt=timezone.now() - older_than
         ).values_list("pk", flat=True)
     )
-
-
-def release_file_name(release: Release, name: str) -> str | None:
-    """The storage name of one of a finished release's files, or None when it has no such
-    file, or its files are not in the default storage."""
-    if not release.folder or name not in release.file_names:
-        return None
-    return f"{release.folder}/{name}"
 
 
 def _destination(release: Release) -> Destination:

@@ -102,6 +102,7 @@ def test_a_demo_workers_first_description_task_is_the_clip_that_plays_offline(
     assert page.status_code == 200
     assert resolve(task_shown(page)).view_name == "collector:describe"
     assert f'src="{clip.video_file.url}"' in page.content.decode()
+    assert client.get(clip.video_file.url).status_code == 200
 
 
 def test_the_clip_comes_first_over_a_demo_loaded_before_it_was_made_first(client, media_root):

@@ -35,7 +35,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--output",
             help="a local folder or s3://bucket/prefix to write to (it must be empty); "
-            "default: the site's storage, releases/<number>, downloadable from the research page",
+            "default: the site's storage, releases/<number>-<random>, downloadable from the "
+            "research page",
         )
         parser.add_argument("--by", help="the username recorded as making the release")
         add_filter_arguments(parser)
