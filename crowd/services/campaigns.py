@@ -34,6 +34,7 @@ from .errors import WorkRefused
 from .ledger import platform_approval_record
 from .outbox import platform_qualification
 from .pay import (
+    bonus_fees_cents,
     campaign_pay_check,
     campaign_task_cents,
     minimum_hourly_cents,
@@ -127,7 +128,6 @@ def campaign_create(
             task_cents=task_cents,
         )
         reward = task_cents * tasks_minimum
-        bonus = (tasks_per_session - tasks_minimum) * task_cents
         campaign = Campaign.objects.create(
             name=name.strip() or f"{hit_type.title} (tier {tier})",
             platform=platform,
@@ -139,7 +139,9 @@ def campaign_create(
             tasks_per_session=tasks_per_session,
             tasks_minimum=tasks_minimum,
             task_cents=task_cents,
-            bonus_fee_cents=platform_fee_cents(platform, bonus),
+            bonus_fee_cents=bonus_fees_cents(
+                platform, task_cents=task_cents, bonuses=tasks_per_session - tasks_minimum
+            ),
             languages=languages,
             study_link_preset=study_link_preset,
             confirm_hours=confirm_hours,

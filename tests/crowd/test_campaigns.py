@@ -48,11 +48,12 @@ def test_a_campaign_takes_hits_that_want_work_and_no_other_campaign_offers():
         second.postings.values_list("hit", flat=True)
     )
     # Six descriptions wanted in sessions of up to four: two places. The reward pays the
-    # minimum of two tasks (20¢, Prolific's 34% fee 7¢); the other two are bonuses (20¢, 7¢).
+    # minimum of two tasks (20¢, Prolific's 34% fee 7¢); the other two are bonuses, a line of
+    # 10¢ each whose fee is rounded up on its own (20¢, 2 × 4¢).
     assert first.tasks_wanted == 6 and first.places == 2
     assert (first.reward_cents, first.fee_cents) == (20, 7)
-    assert (first.bonus_cents_per_place, first.bonus_fee_cents) == (20, 7)
-    assert first.cost_cents == 2 * (20 + 7 + 20 + 7)
+    assert (first.bonus_cents_per_place, first.bonus_fee_cents) == (20, 8)
+    assert first.cost_cents == 2 * (20 + 7 + 20 + 8)
 
 
 def test_a_campaign_with_nothing_to_offer_is_refused():

@@ -254,3 +254,11 @@ def test_reconcile_says_what_it_found_in_words(prolific):
     out = io.StringIO()
     call_command("campaign", "reconcile", str(campaign.pk), stdout=out)
     assert "Difference (ledger − platform): $0.00." in out.getvalue()
+
+
+def test_a_plan_counts_the_fee_of_each_bonus_line_rounded_up_on_its_own():
+    from crowd.services.pay import bonus_fees_cents
+
+    # Each task past the minimum is its own bonus line: 3 lines of 10 cents at 34% cost
+    # 4 cents each, where 34% of the 30 cents together would be 11.
+    assert bonus_fees_cents("prolific", task_cents=10, bonuses=3) == 12
