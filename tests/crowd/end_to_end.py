@@ -27,7 +27,7 @@ def cents(stated: str) -> int:
     return int(whole.replace(",", "")) * 100 + int(fraction or 0)
 
 
-@dataclass
+@dataclass(eq=False)
 class Participant:
     """One participant's browser: the query their platform opens the task page with, and the
     pages they were shown."""
