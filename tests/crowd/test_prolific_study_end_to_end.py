@@ -29,7 +29,7 @@ from crowd.models import (
     Tier,
     WorkSession,
 )
-from crowd.platforms.prolific.client import fee_cents
+from crowd.platforms.base import money
 from tests.conftest import wait_for
 from tests.crowd.end_to_end import Participant, completion_code, reconciled
 from tests.factories import make_segment, make_staff
@@ -214,15 +214,12 @@ def test_a_prolific_study_ends_reconciled_to_the_cent(prolific, live_worker, set
     ledger = result["ledger_minor"]
     assert balance_before - prolific.balance == sum(ledger.values())
     assert ledger == result["platform_minor"]
-    percent = settings.PROLIFIC_FEE_PERCENT
-    paid_lines = [3 * REWARD, 2 * BONUS]
-    assert (ledger["rewards"], ledger["bonuses"]) == tuple(paid_lines)
-    fees = sorted(
-        LedgerEntry.objects.filter(kind=LedgerEntry.Kind.FEE).values_list("amount_cents", flat=True)
-    )
-    assert fees == sorted(
-        [fee_cents(REWARD, percent=percent)] * 3 + [fee_cents(BONUS, percent=percent)] * 2
-    )
+    assert (ledger["rewards"], ledger["bonuses"]) == (3 * REWARD, 2 * BONUS)
+    # Each fee its own entry: 34% of an approval (20.4 cents) or a bonus line (10.2), rounded
+    # up to the minor unit.
+    assert settings.PROLIFIC_FEE_PERCENT == 34
+    fees = LedgerEntry.objects.filter(kind=LedgerEntry.Kind.FEE).values_list("amount_cents")
+    assert sorted(cents for (cents,) in fees) == [11, 11, 21, 21, 21]
 
     # Each bonus paid once, on the sessions that did a task past the minimum.
     paid = {p.query["PROLIFIC_PID"]: submissions[submission_of(p)] for p in (*full, at_minimum)}
@@ -241,8 +238,10 @@ def test_a_prolific_study_ends_reconciled_to_the_cent(prolific, live_worker, set
         assert submissions[submission_of(participant)]["bonus_payments"] == []
         assert not LedgerEntry.objects.filter(worker=session_of(participant).worker).exists()
 
-    # Every task page stated the pay, and it is what Prolific paid.
+    # Every task page stated the pay, in the currency the workspace pays in, and it is what
+    # Prolific paid.
     study_reward = prolific.studies[campaign.external_id]["reward"]
+    assert money(study_reward, prolific.currency) == "$0.60"
     for participant in (*full, at_minimum, returning, timing_out):
         assert participant.task_pages()
         for page in participant.task_pages():
