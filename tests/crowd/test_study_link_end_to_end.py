@@ -117,6 +117,13 @@ def test_a_study_link_campaign_pays_exactly_the_confirmed_sessions(campaign, res
     for text in TEXTS[:MINIMUM]:
         at_minimum.describe(text)
     shown[at_minimum] = codes_shown(at_minimum.finish())
+    # P1 comes back for a second session, and stops at its minimum.
+    again = through_link(link, "P1", "S6")
+    again.arrive()
+    for text in ("A girl sings on a stage.", "A boy kicks a ball."):
+        again.describe(text)
+    shown[again] = codes_shown(again.finish())
+    confirmed_sessions = (*full, at_minimum, again)
     assert {completion for completion, _ in shown.values()} == {campaign.completion_code}
 
     # One does a task and never comes back.
@@ -125,7 +132,7 @@ def test_a_study_link_campaign_pays_exactly_the_confirmed_sessions(campaign, res
     gone.describe(TEXTS[0])
 
     # The researcher uploads the platform's export: P4 typed someone else's code.
-    rows = [[p.query["participant"], p.query["session"], *shown[p]] for p in (*full, at_minimum)]
+    rows = [[p.query["participant"], p.query["session"], *shown[p]] for p in confirmed_sessions]
     rows.append(["P4", "S4", campaign.completion_code, shown[full[0]][1]])
     confirmed = researcher.post(
         reverse("admin:crowd_campaign_confirm", args=[campaign.pk]),
@@ -137,7 +144,7 @@ def test_a_study_link_campaign_pays_exactly_the_confirmed_sessions(campaign, res
         },
         follow=True,
     )
-    assert "3 sessions confirmed (8 tasks)" in confirmed.content.decode()
+    assert "4 sessions confirmed (10 tasks)" in confirmed.content.decode()
     assert "1 with a wrong verification code" in confirmed.content.decode()
 
     # Past the campaign's deadline, the work nobody confirmed gives its places back.
@@ -160,12 +167,12 @@ def test_a_study_link_campaign_pays_exactly_the_confirmed_sessions(campaign, res
     assert set(accepted.values_list("worker__external_id", flat=True)) == {"P1", "P2", "P3"}
 
     # The sheets list exactly the confirmed participants, with the amounts the pages stated.
-    stated = {p.query["participant"]: p.stated_pay() for p in (*full, at_minimum, wrong_code)}
-    assert set(map(frozenset, stated.values())) == {frozenset({(REWARD, MINIMUM, BONUS, LIMIT)})}
+    for participant in (*confirmed_sessions, wrong_code):
+        assert participant.stated_pay() == {(REWARD, MINIMUM, BONUS, LIMIT)}
     approvals = sheet(researcher, campaign, "approvals")
     assert approvals[0] == ["participant_id", "session_id", "verification_code"]
     assert sorted(approvals[1:]) == sorted(
-        [p.query["participant"], p.query["session"], shown[p][1]] for p in (*full, at_minimum)
+        [p.query["participant"], p.query["session"], shown[p][1]] for p in confirmed_sessions
     )
     bonuses = sheet(researcher, campaign, "bonuses")
     assert bonuses[0] == ["participant_id", "session_id", "verification_code", "amount"]
@@ -179,15 +186,15 @@ def test_a_study_link_campaign_pays_exactly_the_confirmed_sessions(campaign, res
     assert result["platform"] == "studylink" and result["currency"] == "USD"
     fee = platforms.get("studylink").fee_cents
     assert result["ledger_minor"] == {
-        "rewards": 3 * REWARD,
+        "rewards": 4 * REWARD,
         "bonuses": 2 * BONUS,
-        "fees": 3 * fee(REWARD) + 2 * fee(BONUS),
+        "fees": 4 * fee(REWARD) + 2 * fee(BONUS),
     }
     assert result["platform_minor"] == {"rewards": None, "bonuses": None, "fees": None}
     assert result["difference_minor"] is None
-    assert result["submissions"]["approved"] == 3
+    assert result["submissions"]["approved"] == 4
     assert result["submissions"]["awaiting_review"] == 0
-    assert result["places_held"] == 3
+    assert result["places_held"] == 4
     earned = LedgerEntry.objects.earnings().filter(campaign=campaign)
     assert set(earned.values_list("worker__external_id", flat=True)) == {"P1", "P2", "P3"}
     assert not WorkSession.objects.filter(state=WorkSession.State.OPEN).exists()
