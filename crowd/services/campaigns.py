@@ -225,7 +225,8 @@ def campaign_publish_check(*, campaign: Campaign) -> int | None:
     if campaign.platform == Campaign.Platform.STUDY_LINK:
         return None  # paid on the platform's own pages: no balance to read
     try:
-        balance = _connector(campaign).balance_cents()
+        currency = platforms.get(campaign.platform).currency()
+        balance = _connector(campaign).balance_cents(currency=currency)
     except PlatformError as error:
         raise WorkRefused(str(error)) from error
     if balance < campaign.cost_cents:

@@ -149,8 +149,9 @@ def study_link_confirm(
 
 def study_link_sheets(*, campaign: Campaign) -> dict[str, str]:
     """The files to upload to the platform: ``approvals`` (every session with accepted and
-    paid work) and ``bonuses`` (per participant, the pay of each paid task past the
-    session's minimum), both with each session's verification code."""
+    paid work) and ``bonuses`` (per session, the pay of each paid task past its minimum),
+    both with each session's verification code. A participant who came back has a row for
+    each session: each was paid its reward in the ledger, as its pages stated."""
     _study_link_check(campaign)
     config = studylink.StudyLinkConfig.from_settings()
     tasks = session_positions(Assignment.objects.filter(session__campaign=campaign)).values_list(
@@ -167,10 +168,10 @@ def study_link_sheets(*, campaign: Campaign) -> dict[str, str]:
         code = studylink.verification_code(
             session_id=session_id, participant_id=participant, config=config
         )
-        approvals.setdefault(participant, (participant, session_id, code))
+        approvals.setdefault(session_id, (participant, session_id, code))
         if position > minimum:
-            row = bonuses.get(participant, (participant, session_id, code, 0))
-            bonuses[participant] = (*row[:3], row[3] + cents)
+            row = bonuses.get(session_id, (participant, session_id, code, 0))
+            bonuses[session_id] = (*row[:3], row[3] + cents)
     return {
         "approvals": studylink.approvals_csv(approvals.values()),
         "bonuses": studylink.bonuses_csv(bonuses.values()),

@@ -13,15 +13,17 @@ answers reward recommendations from ``reward_rates``. A study restricted by a
 """
 
 import json
+import math
 import secrets
 import threading
 from dataclasses import dataclass, field
+from fractions import Fraction
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from crowd.platforms.prolific.client import PROLIFIC_ID, Prolific, fee_cents
+from crowd.platforms.prolific.client import PROLIFIC_ID, Prolific
 from tests.crowd.prolific_hooks_standin import HooksStandIn
 from tests.crowd.prolific_study_rules import study_fields_problem, takes_another
 
@@ -63,6 +65,12 @@ def new_id() -> str:
     return secrets.token_hex(12)
 
 
+def fee_cents(cents: int, *, percent: int) -> int:
+    """Prolific's fee on a payment, rounded up to the minor unit (worked out here, not taken
+    from the connector, so that the two are checked against each other)."""
+    return math.ceil(Fraction(cents * percent, 100))
+
+
 @dataclass
 class Recorded:
     method: str
@@ -95,9 +103,11 @@ class ProlificStandIn(HooksStandIn):
     reward_rates: dict = field(default_factory=lambda: {"GBP": (600, 900), "USD": (800, 1200)})
     rewards_paged: bool = False  # answer recommendations as {"results": [...]}, not a list
     payments: list = field(default_factory=list)  # bonus ids, once per pay call Prolific took
-    # The workspace's balance, in minor units: an approval takes the study's reward and its
-    # fee, a bonus paid its amount and its fee (``fee_percent``, the fixture's setting).
+    # The workspace's balance, in minor units of its currency: an approval takes the study's
+    # reward and its fee, a bonus paid its amount and its fee (``fee_percent``, the fixture's
+    # setting, rounded up to a minor unit).
     balance: int = 125_000
+    currency: str = "GBP"
     fee_percent: int = 0
     failures: list = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -175,7 +185,7 @@ class ProlificStandIn(HooksStandIn):
         match route:
             case ("GET", "workspaces", workspace_id, "balance") if workspace_id == WORKSPACE:
                 return 200, {
-                    "currency_code": "GBP",
+                    "currency_code": self.currency,
                     "total_balance": self.balance,
                     "balance_breakdown": {"rewards": self.balance, "fees": 0, "vat": 0},
                     "available_balance": self.balance,
@@ -561,7 +571,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def prolific_api(settings):
-    standin = ProlificStandIn(fee_percent=settings.PROLIFIC_FEE_PERCENT)
+    # The workspace pays in the currency the site is set for, as an operator sets it up.
+    standin = ProlificStandIn(
+        fee_percent=settings.PROLIFIC_FEE_PERCENT, currency=settings.PROLIFIC_CURRENCY
+    )
     handler = type("Handler", (_Handler,), {"standin": standin})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     standin.url = f"http://127.0.0.1:{server.server_address[1]}"

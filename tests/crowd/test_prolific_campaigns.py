@@ -63,6 +63,15 @@ def test_publishing_is_refused_when_the_workspace_cannot_pay(prolific):
     assert not prolific.studies
 
 
+def test_publishing_is_refused_when_the_workspace_pays_in_another_currency(prolific, settings):
+    prolific.currency = "GBP"  # the site states and books USD
+    campaign = prolific_campaign()
+    with pytest.raises(crowd.WorkRefused, match="pays in GBP, but the site states and books USD"):
+        crowd.campaign_publish(campaign=campaign)
+    assert not prolific.studies
+    assert Campaign.objects.get(pk=campaign.pk).state == Campaign.State.DRAFT
+
+
 def test_participants_work_is_verified_once_the_study_shows_it_submitted(prolific):
     campaign = crowd.campaign_publish(campaign=prolific_campaign())
     description, session = described(prolific, campaign)

@@ -63,7 +63,7 @@ def test_each_task_page_of_a_session_states_its_reward_and_bonus_as_prolific_pay
 
 
 def test_session_pay_is_written_in_the_platforms_currency(prolific, client, settings):
-    settings.PROLIFIC_CURRENCY = "GBP"
+    settings.PROLIFIC_CURRENCY = prolific.currency = "GBP"
     published = crowd.campaign_publish(campaign=campaign(tasks_per_session=2, task_cents=45))
     participant, session = prolific.participant_joins(published.external_id)
     page = arrive(client, participant, session, published.external_id).content.decode()

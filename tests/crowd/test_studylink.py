@@ -224,11 +224,16 @@ def test_a_bonus_that_is_not_positive_whole_cents_is_refused(cents):
         bonuses_csv([("P1", "S1", "V", cents)])
 
 
-def test_a_participant_listed_twice_is_refused_as_they_would_be_paid_twice():
-    with pytest.raises(ValueError, match="P1 is listed twice"):
-        approvals_csv([("P1", "S1", "V"), ("P1", "S2", "W")])
-    with pytest.raises(ValueError, match="P1 is listed twice"):
+def test_a_session_listed_twice_is_refused_as_it_would_be_paid_twice():
+    with pytest.raises(ValueError, match="P1's session S1 is listed twice"):
+        approvals_csv([("P1", "S1", "V"), ("P1", "S1", "V")])
+    with pytest.raises(ValueError, match="P1's session S1 is listed twice"):
         bonuses_csv([("P1", "S1", "V", 10), ("P1", "S1", "V", 10)])
+
+
+def test_a_participant_who_came_back_has_a_row_for_each_session():
+    rows = approvals_csv([("P1", "S1", "V"), ("P1", "S2", "W")]).splitlines()
+    assert rows[1:] == ["P1,S1,V", "P1,S2,W"]
 
 
 def test_an_id_that_is_not_one_is_refused_in_a_csv():

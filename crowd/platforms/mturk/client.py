@@ -121,8 +121,10 @@ class MechanicalTurk:
     def submit_origin(self) -> str:
         return SANDBOX_SUBMIT if self.sandbox else PRODUCTION_SUBMIT
 
-    def balance_cents(self) -> int:
-        """What the account can spend, in cents."""
+    def balance_cents(self, *, currency: str | None = None) -> int:
+        """What the account can spend, in cents (of US dollars, its only currency)."""
+        if currency and currency != "USD":
+            raise PlatformError(f"Mechanical Turk pays in USD, not {currency}.")
         answer = self._call("get_account_balance")
         return int(Decimal(answer["AvailableBalance"]) * 100)
 

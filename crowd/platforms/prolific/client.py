@@ -191,10 +191,20 @@ class Prolific(ProlificAudience, ProlificHooks):
 
     # The account
 
-    def balance_cents(self) -> int:
-        """What the workspace can spend, in its currency's minor units."""
+    def balance_cents(self, *, currency: str | None = None) -> int:
+        """What the workspace can spend, in its currency's minor units. With ``currency``,
+        ``PlatformError`` unless the workspace pays in it: every amount the site states and
+        books is in that currency, and Prolific pays in the workspace's own
+        (https://docs.prolific.com/api-reference/workspaces/get-workspace-balance)."""
         workspace_id = self._workspace_id("balances")
         answer = self._call("GET", f"/api/v1/workspaces/{workspace_id}/balance/")
+        paid_in = answer.get("currency_code")
+        if currency and paid_in and paid_in != currency:
+            raise PlatformError(
+                f"The Prolific workspace pays in {paid_in}, but the site states and books "
+                f"{currency} (PROLIFIC_CURRENCY): participants would be told one sum and paid "
+                "another. Set PROLIFIC_CURRENCY to the workspace's currency."
+            )
         return int(answer["available_balance"])
 
     # Studies

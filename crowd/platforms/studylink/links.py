@@ -280,15 +280,16 @@ def completion_address(
 
 def approvals_csv(rows: Iterable[tuple[str, str, str]]) -> str:
     """The approvals file for a platform's upload page: a header, then one
-    ``participant_id,session_id,verification_code`` row each. A participant listed twice is
-    refused (the platform could pay twice); cells a spreadsheet would evaluate are defused."""
+    ``participant_id,session_id,verification_code`` row each. A session listed twice is
+    refused (the platform could pay twice); a participant who came back has a row for each
+    session, each paid its reward; cells a spreadsheet would evaluate are defused."""
     return _table(("participant_id", "session_id", "verification_code"), rows, 3, lambda row: row)
 
 
 def bonuses_csv(rows: Iterable[tuple[str, str, str, int]]) -> str:
     """The bonuses file: ``participant_id,session_id,verification_code,amount`` rows, the
     amount in major units ("0.25" for 25 cents). Bonuses must be positive whole cents; one
-    row per participant (sum a participant's bonuses first), as for ``approvals_csv``."""
+    row per session (sum a session's bonuses first), as for ``approvals_csv``."""
 
     def converted(row):
         *ids, cents = row
@@ -423,9 +424,12 @@ def _table(header: tuple, rows: Iterable, width: int, convert) -> str:
         _checked(session_id)
         if not isinstance(verification, str):
             raise ValueError(f"The verification code of {participant_id} must be text.")
-        if participant_id in seen:
-            raise ValueError(f"{participant_id} is listed twice; give one row per participant.")
-        seen.add(participant_id)
+        if (participant_id, session_id) in seen:
+            raise ValueError(
+                f"{participant_id}'s session {session_id} is listed twice; give one row per "
+                "session."
+            )
+        seen.add((participant_id, session_id))
         writer.writerow([_cell(str(value)) for value in convert(tuple(row))])
     return buffer.getvalue()
 
