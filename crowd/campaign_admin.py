@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 
 from paracrowd.celery import enqueue
 
-from . import services
+from . import platforms, services
 from .models import (
     Assignment,
     Campaign,
@@ -55,14 +55,14 @@ MTURK_CLOSED_NOTICE = (
 
 class CampaignCreateForm(forms.Form):
     name = forms.CharField(max_length=200, required=False, help_text="Shown to workers.")
-    # Prolific first and by default; a closed platform is not offered at all.
+    # Prolific first and by default; a platform that takes no new work is not offered at all.
     platform = forms.ChoiceField(
         choices=[
             (value, label)
             for value, label in Campaign.Platform.choices
-            if value != Campaign.Platform.MTURK
+            if value in platforms.REGISTRY and platforms.get(value).takes_new_work()
         ],
-        initial=Campaign.Platform.PROLIFIC,
+        initial=next(iter(platforms.REGISTRY)),
         error_messages={"invalid_choice": f"Choose a platform listed. {MTURK_NOT_OFFERED}"},
     )
     kind = forms.ChoiceField(choices=HitType.Kind.choices, label="Task")
@@ -307,11 +307,11 @@ class CampaignAdmin(admin.ModelAdmin):
         campaign = get_object_or_404(
             Campaign,
             pk=pk,
-            platform__in=[Campaign.Platform.PROLIFIC, Campaign.Platform.STUDY_LINK],
+            platform__in=[name for name, p in platforms.REGISTRY.items() if not p.archived],
         )
         if sheet not in ("approvals", "bonuses"):
             raise Http404("No such sheet.")
-        if campaign.platform == Campaign.Platform.STUDY_LINK:
+        if platforms.get(campaign.platform).prints_links:
             try:
                 text = services.study_link_sheets(campaign=campaign)[sheet]
             except services.WorkRefused as refusal:
@@ -330,7 +330,11 @@ class CampaignAdmin(admin.ModelAdmin):
         CSV, the names of its participant, session and code columns)."""
         if not self.has_change_permission(request):
             raise PermissionDenied
-        campaign = get_object_or_404(Campaign, pk=pk, platform=Campaign.Platform.STUDY_LINK)
+        campaign = get_object_or_404(
+            Campaign,
+            pk=pk,
+            platform__in=[name for name, p in platforms.REGISTRY.items() if p.prints_links],
+        )
         form = ConfirmForm(request.POST, request.FILES)
         if not form.is_valid():
             messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
@@ -362,14 +366,15 @@ class CampaignAdmin(admin.ModelAdmin):
             name: reverse("admin:crowd_campaign_action", args=[campaign.pk, name])
             for name in ("publish", "sync", "expire", "extend")
         }
-        if campaign.platform == Campaign.Platform.MTURK:
+        platform = platforms.get(campaign.platform)
+        if platform.archived:
             extra_context["closure_notice"] = MTURK_CLOSED_NOTICE
-        if campaign.platform == Campaign.Platform.STUDY_LINK and campaign.external_id:
+        if platform.prints_links and campaign.external_id:
             extra_context["study_links"] = _study_links(campaign)
             extra_context["confirm_url"] = reverse(
                 "admin:crowd_campaign_confirm", args=[campaign.pk]
             )
-        elif campaign.platform == Campaign.Platform.STUDY_LINK:
+        elif platform.prints_links:
             problem = studylink.public_address_problem(settings.PLATFORM_PUBLIC_URL)
             extra_context["study_link_note"] = "Its link to paste is made when it is published" + (
                 f"; it will not be shown while {problem}, which participants cannot reach."
@@ -377,7 +382,7 @@ class CampaignAdmin(admin.ModelAdmin):
                 else "."
             )
         # A draft has nothing to pay, and its study-link sheets name a link it does not have.
-        if campaign.platform != Campaign.Platform.MTURK and campaign.external_id:
+        if not platform.archived and campaign.external_id:
             extra_context["sheet_urls"] = {
                 name: reverse("admin:crowd_campaign_sheet", args=[campaign.pk, name])
                 for name in ("approvals", "bonuses")
@@ -386,7 +391,8 @@ class CampaignAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request, extra_context=None):
         extra_context = dict(extra_context or {})
-        if Campaign.objects.filter(platform=Campaign.Platform.MTURK).exists():
+        archived = [name for name, p in platforms.REGISTRY.items() if p.archived]
+        if Campaign.objects.filter(platform__in=archived).exists():
             extra_context["closure_notice"] = MTURK_CLOSED_NOTICE
         return super().changelist_view(request, extra_context)
 

@@ -274,6 +274,108 @@ class Platform:
         """``cents`` minor units in the platform's currency, as a participant reads them."""
         return money(cents, self.currency())
 
+    # ---- A campaign's life there: publishing, stopping, reading back, paying ----
+    # A campaign is one listing on the platform (a study), or, with ``listing_per_posting``,
+    # one listing per posting (a HIT), each with its own id.
+    listing_per_posting = False
+    # Whether a worker's Tier 2 is also kept on the platform (a qualification, a participant
+    # group), granted and revoked there through the outbox.
+    tier_on_platform = False
+    # Whether the campaign's participants come through links printed here, which a person
+    # pastes into the platform (and whose work is confirmed from the platform's export).
+    prints_links = False
+
+    @property
+    def has_api(self) -> bool:
+        """Whether the site talks to the platform through an API (publishing, decisions)."""
+        return type(self).make_connector is not Platform.make_connector
+
+    def takes_new_work(self, *, today=None) -> bool:
+        """Whether new campaigns may be created and published there."""
+        try:
+            self.open_check(today=today)
+        except PlatformError:
+            return False
+        return True
+
+    def payments_refusal(self, *, today=None) -> str:
+        """Why the platform takes no approval, rejection, bonus or qualification now, in its
+        own words; "" while it does."""
+        if self.payments_open(today=today):
+            return ""
+        return f"{self.label} takes no approvals or bonuses any more."
+
+    def balance_cents(self) -> int | None:
+        """What the account can spend, in minor units; None when the platform holds no
+        account balance here (it is paid on its own pages)."""
+        return None
+
+    def listing_create(self, listing: "Listing") -> str:
+        """Create the campaign's listing (unpublished where the platform has drafts) and
+        return its id, which the caller stores before anything else is sent."""
+        raise PlatformError(f"Nothing new is published on {self.label}.")
+
+    def listing_publish(self, listing_id: str) -> None:
+        """Open a created listing to participants; one already open is left as it is."""
+
+    def listing_ids(self, *, campaign_listing_id: str, posting_listing_ids: list[str]) -> list[str]:
+        """The ids of a campaign's listings there, from the campaign's and its postings'."""
+        if self.listing_per_posting:
+            return list(posting_listing_ids)
+        return [campaign_listing_id] if campaign_listing_id else []
+
+    def work_listing_id(self, *, campaign_listing_id: str, posting_listing_id: str) -> str:
+        """The listing a piece of work is done for: its posting's, or its campaign's."""
+        return posting_listing_id if self.listing_per_posting else campaign_listing_id
+
+    def listings_stop(self, listing_ids: list[str]) -> None:
+        """Take no more participants on these listings; work already begun may be submitted."""
+        from . import connector
+
+        for listing_id in listing_ids:
+            connector(self.name).study_stop(listing_id)
+
+    def listings_extend(self, listing_ids: list[str], *, until: datetime) -> None:
+        """Keep these listings on offer until ``until``; ``PlatformError`` where they have no
+        end date or the platform takes no new work."""
+        self.open_check()
+        raise PlatformError(
+            f"{self.label} {self.unit}s run until they are full or stopped; nothing to extend."
+        )
+
+    def submissions_read(self, listing_ids: list[str]) -> list[Submission]:
+        """Every piece of work the platform lists for these listings, for the read-back
+        (``work_read``, without asking for the bonuses where it reads them apart)."""
+        return self.work_read(listing_ids=listing_ids) or []
+
+    def listing_counts(self, listing_ids: list[str]) -> dict | None:
+        """The platform's counts of places (available, in_progress, submitted) summed over
+        these listings; None when it keeps none."""
+        return None
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What a campaign asks of the platform when it is published, in the site's words; each
+    platform turns it into its own call. ``tier_group_id`` is the platform's id of the Tier-2
+    qualification or group only its members pass (None: anyone); ``languages`` ISO 639-1 codes
+    of which a participant must be fluent in one; ``campaign_id`` is the site's key of the
+    campaign, from which the platform names the listing so that asking twice finds the first."""
+
+    name: str
+    campaign_id: int
+    description: str
+    url: str
+    completion_code: str
+    reward_cents: int
+    places: int
+    minutes: int
+    maximum_minutes: int
+    failed_check_code: str
+    sessions_per_participant: int
+    tier_group_id: str | None = None
+    languages: tuple[str, ...] = ()
+
 
 def origin(url: str) -> str:
     """``https://host[:port]`` of ``url``; "" for none."""

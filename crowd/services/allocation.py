@@ -13,6 +13,7 @@ from django.utils import timezone
 from paracrowd.celery import enqueue
 from paracrowd.compiled_query import CompiledQuery
 
+from .. import platforms
 from ..models import (
     Assignment,
     Hit,
@@ -282,10 +283,10 @@ def _claim_in_database(
     again under the lock and assign it, stepping past up to ``attempts`` HITs that filled in
     between. None for a blocked worker, for a HIT type whose qualification was not checked
     (``access_checked``), and when nothing is left."""
-    # A campaign offers only the HITs it posted; on Mechanical Turk, the one platform HIT
-    # the worker came through.
+    # A campaign offers only the HITs it posted; where each HIT is a listing of its own
+    # (Mechanical Turk), the one platform HIT the worker came through.
     posting = None
-    if campaign is not None and campaign.platform == campaign.Platform.MTURK:
+    if campaign is not None and platforms.get(campaign.platform).listing_per_posting:
         posting = external_hit_id
     claimed = Assignment.objects.raw(
         "SELECT * FROM crowd_assignment_claim(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",

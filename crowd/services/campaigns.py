@@ -9,7 +9,7 @@ again after a failure finishes the job without posting anything twice.
 import secrets
 from datetime import timedelta
 
-from django.conf import global_settings, settings
+from django.conf import global_settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -26,6 +26,7 @@ from ..models import (
     WorkSession,
 )
 from ..platforms import PlatformError, Submission, entrance_url
+from ..platforms.base import Listing
 from ..platforms.studylink import links as studylink
 from .allocation import submissions_move
 from .campaign_work import campaign_places_check, campaign_postings
@@ -173,7 +174,9 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
     fees of every place. Platform errors are recorded on the campaign and raised as
     ``WorkRefused`` carrying the platform's message."""
     platform_open_check(platform=campaign.platform)
-    connector = _connector(campaign) if campaign.platform != Campaign.Platform.STUDY_LINK else None
+    platform = platforms.get(campaign.platform)
+    if platform.has_api:
+        _connector(campaign)  # refused, with nothing recorded, when none is configured here
     try:
         balance = campaign_publish_check(campaign=campaign)
         if campaign.state == Campaign.State.DRAFT:
@@ -187,12 +190,16 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
                 "" if balance is None else f"; the balance was {money(balance, campaign.platform)}"
             )
             _event(campaign, f"Publishing{balance_note}.")
-        if campaign.platform == Campaign.Platform.MTURK:
-            _publish_on_mturk(campaign, connector)
-        elif campaign.platform == Campaign.Platform.PROLIFIC:
-            _publish_on_prolific(campaign, connector)
-        else:
-            _publish_as_study_link(campaign)
+        if not campaign.external_id:
+            # Stored before anything else is sent: publishing again finds this listing.
+            campaign.external_id = platform.listing_create(_listing(campaign, platform))
+            Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
+        platform.listing_publish(campaign.external_id)
+        CampaignHit.objects.filter(campaign=campaign, created_at__isnull=True).update(
+            created_at=timezone.now()
+        )
+        if platform.has_api:
+            platform_hooks_ensure(campaign=campaign, connector=_connector(campaign))
     except PlatformError as error:
         _event(campaign, str(error), is_error=True)
         raise WorkRefused(str(error)) from error
@@ -215,20 +222,20 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
 def campaign_publish_check(*, campaign: Campaign) -> int | None:
     """Refuse (``WorkRefused``) to publish a campaign that is not a draft or half published,
     or whose platform account cannot pay every place with the fee. Returns the balance read
-    for a draft (None when finishing a publication: its money was checked at the start)."""
+    for a draft (None when finishing a publication: its money was checked at the start, or
+    when the platform holds no balance here)."""
     platform_open_check(platform=campaign.platform)
     if campaign.state not in (Campaign.State.DRAFT, Campaign.State.PUBLISHING):
         raise WorkRefused(f"This campaign is {campaign.get_state_display().lower()} already.")
     if campaign.state == Campaign.State.PUBLISHING:
         return None
     campaign_pay_check(campaign=campaign)
-    if campaign.platform == Campaign.Platform.STUDY_LINK:
-        return None  # paid on the platform's own pages: no balance to read
     try:
-        currency = platforms.get(campaign.platform).currency()
-        balance = _connector(campaign).balance_cents(currency=currency)
+        balance = platforms.get(campaign.platform).balance_cents()
     except PlatformError as error:
         raise WorkRefused(str(error)) from error
+    if balance is None:
+        return None  # paid on the platform's own pages: no balance to read
     if balance < campaign.cost_cents:
         platform = campaign.platform
         raise WorkRefused(
@@ -242,89 +249,34 @@ def campaign_publish_check(*, campaign: Campaign) -> int | None:
     return balance
 
 
-def _publish_on_mturk(campaign, connector) -> None:
+def _listing(campaign: Campaign, platform) -> Listing:
+    """What publishing asks of the platform, from the campaign."""
     hit_type = campaign.hit_type
-    # Creating a HIT type with the same properties returns the same id, so this is safe twice.
-    campaign.external_id = connector.hit_type_create(
-        title=f"{hit_type.title}" + (" (Tier 2)" if campaign.tier == Tier.TWO else ""),
-        description=_description(campaign),
-        keywords="video, description, paraphrase, language",
+    seconds = campaign.seconds_per_task or hit_type.estimated_seconds
+    minutes = session_minutes(seconds=seconds, tasks=campaign.tasks_minimum)
+    group = None
+    if campaign.tier == Tier.TWO and platform.tier_on_platform:
+        # Only members of the Tier-2 group (kept in step with qualifications through the
+        # outbox) see the listing at all.
+        group = platform_qualification(
+            platform=campaign.platform, sandbox=campaign.sandbox, tier=Tier.TWO
+        )
+    return Listing(
+        name=campaign.name,
+        campaign_id=campaign.pk,
+        description=session_description(campaign=campaign, minutes=minutes),
+        url=entrance_url(hit_type.kind),
+        completion_code=campaign.completion_code,
         reward_cents=campaign.reward_cents,
-        assignment_seconds=int(hit_type.assignment_duration.total_seconds()),
-        auto_approval_seconds=int(hit_type.auto_accept_after.total_seconds()),
-        qualification_type_id=(
-            platform_qualification(
-                platform=campaign.platform, sandbox=campaign.sandbox, tier=Tier.TWO
-            )
-            if campaign.tier == Tier.TWO
-            else None
+        places=campaign.places,
+        minutes=minutes,
+        maximum_minutes=max(
+            10, 3 * session_minutes(seconds=seconds, tasks=campaign.tasks_per_session)
         ),
-    )
-    Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
-    url = entrance_url(hit_type.kind)
-    for posting in campaign.postings.filter(external_hit_id="").order_by("pk"):
-        token = f"paracrowd-{campaign.pk}-{posting.pk}"
-        hit_id = connector.hit_create(
-            hit_type_id=campaign.external_id,
-            url=url,
-            max_assignments=posting.max_assignments,
-            lifetime_seconds=int(campaign.lifetime.total_seconds()),
-            token=token,
-        ) or connector.hit_find(annotation=token)
-        if hit_id is None:
-            raise PlatformError(
-                f"Mechanical Turk has the HIT {token} but did not say its id; publish again."
-            )
-        CampaignHit.objects.filter(pk=posting.pk).update(
-            external_hit_id=hit_id, created_at=timezone.now()
-        )
-
-
-def _publish_on_prolific(campaign, connector) -> None:
-    hit_type = campaign.hit_type
-    if not campaign.external_id:
-        seconds = campaign.seconds_per_task or hit_type.estimated_seconds
-        filters = []
-        if campaign.tier == Tier.TWO:
-            # Only members of the Tier-2 participant group (kept in step with qualifications
-            # through the outbox) see the study at all.
-            group = platform_qualification(platform=campaign.platform, sandbox=False, tier=Tier.TWO)
-            filters.append(connector.group_filter(group))
-        if campaign.languages:
-            filters.append(connector.language_filter(_language_names(campaign.languages)))
-        minutes = session_minutes(seconds=seconds, tasks=campaign.tasks_minimum)
-        campaign.external_id = connector.study_create(
-            name=campaign.name,
-            internal_name=f"paracrowd-campaign-{campaign.pk}",
-            description=session_description(campaign=campaign, minutes=minutes),
-            url=entrance_url(hit_type.kind),
-            completion_code=campaign.completion_code,
-            reward_cents=campaign.reward_cents,
-            places=campaign.places,
-            minutes=minutes,
-            maximum_minutes=max(
-                10, 3 * session_minutes(seconds=seconds, tasks=campaign.tasks_per_session)
-            ),
-            filters=filters or None,
-            failed_check_code=campaign.failed_check_code,
-            sessions_per_participant=sessions_per_participant(campaign=campaign),
-        )
-        Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
-    connector.study_publish(campaign.external_id)
-    CampaignHit.objects.filter(campaign=campaign, created_at__isnull=True).update(
-        created_at=timezone.now()
-    )
-    platform_hooks_ensure(campaign=campaign, connector=connector)
-
-
-def _publish_as_study_link(campaign) -> None:
-    """A study-link campaign is published by the researcher, who pastes its link into the
-    platform; here it gets the study id that link carries."""
-    if not campaign.external_id:
-        campaign.external_id = f"pc{campaign.pk}-{secrets.token_hex(6)}"
-        Campaign.objects.filter(pk=campaign.pk).update(external_id=campaign.external_id)
-    CampaignHit.objects.filter(campaign=campaign, created_at__isnull=True).update(
-        created_at=timezone.now()
+        failed_check_code=campaign.failed_check_code,
+        sessions_per_participant=sessions_per_participant(campaign=campaign),
+        tier_group_id=group,
+        languages=tuple(campaign.languages),
     )
 
 
@@ -339,24 +291,13 @@ def _languages(codes) -> list[str]:
     return list(dict.fromkeys(codes))
 
 
-def _language_names(codes) -> list[str]:
-    """The English names Prolific lists languages under ("es" → "Spanish")."""
-    known = dict(global_settings.LANGUAGES)
-    return [str(known[code]).split(" (")[0] for code in codes]
-
-
 def campaign_expire(*, campaign: Campaign, expired_by, reason: str) -> Campaign:
     """Stop offering a published campaign's HITs now. Work already accepted may still be
     submitted, and is read back as usual."""
     if campaign.state != Campaign.State.PUBLISHED:
         raise WorkRefused("Only a published campaign can be expired.")
-    connector = _connector(campaign)
     try:
-        if campaign.platform == Campaign.Platform.MTURK:
-            for hit_id in _platform_hit_ids(campaign):
-                connector.hit_expire(hit_id)
-        else:
-            connector.study_stop(campaign.external_id)
+        platforms.get(campaign.platform).listings_stop(_listing_ids(campaign))
     except PlatformError as error:
         _event(campaign, str(error), is_error=True)
         raise WorkRefused(str(error)) from error
@@ -375,20 +316,17 @@ def campaign_expire(*, campaign: Campaign, expired_by, reason: str) -> Campaign:
 
 
 def campaign_extend(*, campaign: Campaign, extended_by, by: timedelta, reason: str) -> Campaign:
-    """Keep a Mechanical Turk campaign's HITs on offer ``by`` longer than planned (from now if
-    it has expired). Prolific studies have no end date: they run until full or stopped."""
+    """Keep a campaign's listings on offer ``by`` longer than planned (from now if it has
+    expired), where its platform gives listings an end date (the platform refuses otherwise:
+    Prolific's studies run until full or stopped)."""
     platform_open_check(platform=campaign.platform)
-    if campaign.platform != Campaign.Platform.MTURK:
-        raise WorkRefused("Prolific studies run until they are full or stopped; nothing to extend.")
     if campaign.state not in (Campaign.State.PUBLISHED, Campaign.State.EXPIRED):
         raise WorkRefused("Only a published or expired campaign can be extended.")
     if by <= timedelta(0) or by > timedelta(days=365):
         raise WorkRefused("Extend by between a minute and a year.")
     until = max(campaign.expires_at or timezone.now(), timezone.now()) + by
-    connector = _connector(campaign)
     try:
-        for hit_id in _platform_hit_ids(campaign):
-            connector.hit_extend(hit_id, until=until)
+        platforms.get(campaign.platform).listings_extend(_listing_ids(campaign), until=until)
     except PlatformError as error:
         _event(campaign, str(error), is_error=True)
         raise WorkRefused(str(error)) from error
@@ -428,15 +366,12 @@ def campaign_sync(*, campaign: Campaign, now=None) -> dict:
     (``campaign_reconcile``). Running it twice changes nothing more.
     Returns counts of what changed."""
     now = now or timezone.now()
-    connector = _connector(campaign)
+    _connector(campaign)  # refused where nothing can be read back (no API, none configured)
+    platform = platforms.get(campaign.platform)
     try:
-        if campaign.platform == Campaign.Platform.MTURK:
-            hit_ids = _platform_hit_ids(campaign)
-            reported = [s for hit_id in hit_ids for s in connector.assignments(hit_id)]
-            counts = _summed(connector.hit_counts(hit_id) for hit_id in hit_ids)
-        else:
-            reported = list(connector.submissions(campaign.external_id))
-            counts = connector.study_counts(campaign.external_id)
+        listing_ids = _listing_ids(campaign)
+        reported = list(platform.submissions_read(listing_ids))
+        counts = platform.listing_counts(listing_ids)
     except PlatformError as error:
         _event(campaign, f"Reading back failed: {error}", is_error=True)
         return {"error": str(error)}
@@ -516,8 +451,8 @@ def _sessions_sync(campaign, by_id: dict, changed: dict, now) -> None:
 
 
 def _is_theirs(campaign, assignment, submission) -> bool:
-    listing = (
-        campaign.external_id if campaign.platform == "prolific" else assignment.external_hit_id
+    listing = platforms.get(campaign.platform).work_listing_id(
+        campaign_listing_id=campaign.external_id, posting_listing_id=assignment.external_hit_id
     )
     return submission.worker_id == assignment.worker.external_id and (
         submission.listing_id == listing
@@ -562,20 +497,16 @@ def _unverify(assignment, why: str) -> int:
     return 1
 
 
-def _platform_hit_ids(campaign) -> list[str]:
-    return list(
+def _listing_ids(campaign) -> list[str]:
+    """The ids of the campaign's listings on its platform (its study, or its HITs)."""
+    postings = (
         campaign.postings.exclude(external_hit_id="")
         .order_by("pk")
         .values_list("external_hit_id", flat=True)
     )
-
-
-def _summed(counts) -> dict:
-    total = {"available": 0, "in_progress": 0, "submitted": 0}
-    for one in counts:
-        for key in total:
-            total[key] += one.get(key, 0)
-    return total
+    return platforms.get(campaign.platform).listing_ids(
+        campaign_listing_id=campaign.external_id, posting_listing_ids=list(postings)
+    )
 
 
 def _connector(campaign):
@@ -586,15 +517,7 @@ def _connector(campaign):
 
 
 def _sandbox(platform: str) -> bool:
-    return platform == Campaign.Platform.MTURK and settings.MTURK_SANDBOX
-
-
-def _description(campaign) -> str:
-    minutes = int(campaign.hit_type.assignment_duration.total_seconds() // 60)
-    return (
-        f"{campaign.hit_type.title}. Takes a minute or two; you have {minutes} minutes. "
-        "Your work is reviewed before it is paid."
-    )
+    return platforms.get(platform).sandbox()
 
 
 def _event(campaign, message: str, *, is_error: bool = False) -> None:

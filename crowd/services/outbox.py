@@ -16,7 +16,6 @@ holds is recognised by asking the platform for the assignment's status.
 import logging
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
@@ -41,7 +40,8 @@ from ..platforms import NotConfigured, PlatformError, Submission, connector
 logger = logging.getLogger(__name__)
 
 SEND_TASK = "crowd.tasks.send_platform_actions"
-PLATFORMS = (Worker.Platform.MTURK, Worker.Platform.PROLIFIC)
+# The platforms decisions are sent to through their API (a study link's are paid from files).
+PLATFORMS = tuple(name for name, platform in platforms.REGISTRY.items() if platform.has_api)
 # After this many refused attempts an action is given up (state failed) for a human to look at.
 MAX_ATTEMPTS = 8
 # The n-th retry waits until RETRY_BASE × (2ⁿ − 1) after the action was created: 1, 3, 7, …
@@ -75,8 +75,10 @@ def platform_action_queue(
 
     The action is stored once per ``token`` (a name of the decision, such as
     "approve:assignment:12"): asked again, the stored action is returned and nothing changes.
-    Only platform workers (Mechanical Turk, Prolific) get actions, and work only when it came
-    through a campaign; anything else returns None. Sending is queued for after commit."""
+    Only workers of a platform with an API get actions, and work only when it came through a
+    campaign; anything else returns None. A platform that takes no payments any more (Mechanical
+    Turk after 30 October 2026) gets none either: the refusal is recorded in the audit log and
+    on the campaign instead, and None returned. Sending is queued for after commit."""
     actions = platform_actions_queue(
         [
             PlatformAction(
@@ -98,6 +100,7 @@ def platform_actions_queue(actions: list[PlatformAction]) -> list[PlatformAction
     insert and with one send queued. Returns the stored actions of those that apply, the
     earlier ones for tokens already queued."""
     wanted = [action for action in actions if _place(action)]
+    wanted = [action for action in wanted if not _refused(action)]
     if not wanted:
         return []
     for action in wanted:
@@ -130,8 +133,33 @@ def _place(action: PlatformAction) -> bool:
         action.sandbox = action.campaign.sandbox
     else:
         action.platform = worker.platform
-        action.sandbox = worker.platform == Worker.Platform.MTURK and settings.MTURK_SANDBOX
+        action.sandbox = platforms.get(worker.platform).sandbox()
     return action.platform == worker.platform
+
+
+def _refused(action: PlatformAction) -> bool:
+    """True, with the refusal recorded once, when the action's platform takes no payments
+    (nor anything else) any more: nothing is queued that could never be sent."""
+    refusal = platforms.get(action.platform).payments_refusal()
+    if not refusal:
+        return False
+    if AuditEntry.objects.filter(
+        action=AuditEntry.Action.PLATFORM, details__refused_action=action.token
+    ).exists():
+        return True
+    message = (
+        f"{action.get_kind_display()} ({action.token}) not sent to "
+        f"{action.get_platform_display()}: {refusal}"
+    )
+    AuditEntry.objects.create(
+        action=AuditEntry.Action.PLATFORM,
+        worker=action.worker,
+        reason=message,
+        details={"refused_action": action.token, "platform": action.platform},
+    )
+    if action.campaign is not None:
+        CampaignEvent.objects.create(campaign=action.campaign, is_error=True, message=message)
+    return True
 
 
 def platform_qualification(*, platform: str, sandbox: bool, tier: int) -> str:
@@ -230,6 +258,11 @@ class _Refused(Exception):
 
 def _deliver(action: PlatformAction) -> bool:
     """Call the platform for ``action`` and record what happened; True when it is done."""
+    refusal = platforms.get(action.platform).payments_refusal()
+    if refusal:
+        # Queued before the platform stopped taking payments: it never will now.
+        _record_error(action, refusal, give_up=True)
+        return False
     try:
         platform = connector(action.platform)
         if getattr(platform, "sandbox", action.sandbox) != action.sandbox:

@@ -327,5 +327,6 @@ def currency(platform: str) -> str:
     return platforms.get(platform).currency()
 
 
-def money(cents: int, platform: str = Campaign.Platform.MTURK) -> str:
+def money(cents: int, platform: str) -> str:
+    """``cents`` minor units in ``platform``'s currency, as people read them."""
     return platforms.get(platform).money(cents)

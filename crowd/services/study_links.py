@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from .. import platforms
 from ..models import Assignment, Campaign, WorkSession
 from ..platforms import entrance_url
 from ..platforms.studylink import links as studylink
@@ -70,7 +71,7 @@ def study_link_arrival_config(*, listing_id: str) -> studylink.StudyLinkConfig:
     """How an arrival naming the study-link campaign ``listing_id`` is read (the settings'
     names when no such campaign exists: it is refused later, for what it is)."""
     campaign = Campaign.objects.filter(
-        platform=Campaign.Platform.STUDY_LINK, external_id=listing_id
+        platform__in=_link_platforms(), external_id=listing_id
     ).first()
     return study_link_config(campaign=campaign)
 
@@ -87,7 +88,7 @@ def study_link_sessions_release(*, now=None) -> int:
     )
     released = 0
     for campaign in Campaign.objects.filter(
-        platform=Campaign.Platform.STUDY_LINK, state__in=_RUNNING
+        platform__in=_link_platforms(), state__in=_RUNNING
     ).order_by("pk"):
         due = WorkSession.objects.filter(
             campaign=campaign, started_at__lte=now - timedelta(hours=campaign.confirm_hours)
@@ -182,8 +183,13 @@ def _paid_positions(tasks):
     return sorted((row for row in tasks if row[4] is not None), key=lambda row: (row[0], row[3]))
 
 
+def _link_platforms() -> list[str]:
+    """The platforms whose participants come through links printed here."""
+    return [name for name, platform in platforms.REGISTRY.items() if platform.prints_links]
+
+
 def _study_link_check(campaign: Campaign) -> None:
-    if campaign.platform != Campaign.Platform.STUDY_LINK:
+    if not platforms.get(campaign.platform).prints_links:
         raise WorkRefused("This campaign is not run through a study link.")
     if not campaign.external_id:
         raise WorkRefused("Publish the campaign first: its link names it.")

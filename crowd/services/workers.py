@@ -6,6 +6,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from .. import platforms
 from ..models import ArrivalWindow, AuditEntry, PlatformAction, Qualification, Tier, Worker
 from .errors import ArrivalsExceeded, WorkRefused
 from .outbox import platform_action_queue
@@ -166,7 +167,9 @@ def _details(qualification: Qualification) -> dict:
 
 # Where a platform worker's Tier 2 is also kept on their platform: ParaCrowd's qualification
 # on Mechanical Turk, a participant group on Prolific (Tier-2 studies admit only its members).
-TIER_ON_PLATFORM = (Worker.Platform.MTURK, Worker.Platform.PROLIFIC)
+TIER_ON_PLATFORM = tuple(
+    name for name, platform in platforms.REGISTRY.items() if platform.tier_on_platform
+)
 
 
 def _qualification_tell(kind: str, *, qualification: Qualification, reason: str) -> None:

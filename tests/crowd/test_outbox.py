@@ -1,9 +1,11 @@
 """Decisions reaching Mechanical Turk through the outbox: each is queued in the decision's
 transaction and sent once, the exact requests checked with botocore's Stubber (which also
-refuses any call nobody expected, so "sent once" is checked by every test)."""
+refuses any call nobody expected, so "sent once" is checked by every test). These run on a day
+before Mechanical Turk's last day for payments; what happens after it is in
+test_closed_platform_payments.py."""
 
 import threading
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 from django.db import connection
@@ -33,6 +35,11 @@ from tests.factories import make_description, make_segment, make_worker
 pytestmark = pytest.mark.django_db
 
 FEEDBACK_SUBMITTED_ONLY = "This operation can be called with a status of: Submitted"
+
+
+@pytest.fixture(autouse=True)
+def before_mechanical_turk_stopped_payments(monkeypatch):
+    monkeypatch.setattr("crowd.platforms.mturk.client._today", lambda: date(2026, 10, 15))
 
 
 @pytest.fixture

@@ -350,7 +350,7 @@ def refresh_overview_now(period: Period | None = None) -> OverviewReport:
 
 
 def test_the_worker_panel_shows_whether_the_platform_paid_each_entry_in_flat_queries(client, staff):
-    turker = crowd.worker_from_platform(platform="mturk", external_id="W-panel")
+    turker = crowd.worker_from_platform(platform="prolific", external_id="W-panel")
     queries = []
     for n in range(6):
         crowd.bonus_pay(

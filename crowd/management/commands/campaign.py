@@ -19,10 +19,15 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
 
-from crowd import services
+from crowd import platforms, services
 from crowd.campaign_admin import MTURK_NOT_OFFERED, ConfirmForm, campaign_summary
 from crowd.models import Campaign, HitType, Tier
 from crowd.platforms.studylink.links import PRESETS
+
+# The platforms new campaigns may go to, the first by default (Prolific).
+OPEN_PLATFORMS = [
+    name for name, platform in platforms.REGISTRY.items() if platform.takes_new_work()
+]
 
 
 class Command(BaseCommand):
@@ -35,8 +40,8 @@ class Command(BaseCommand):
         # Mechanical Turk stays a choice so that asking for it says why it is refused.
         create.add_argument(
             "--platform",
-            choices=Campaign.Platform.values,
-            default=Campaign.Platform.PROLIFIC,
+            choices=list(platforms.REGISTRY),
+            default=OPEN_PLATFORMS[0],
             help=f"where to publish (default: prolific). {MTURK_NOT_OFFERED} Asking for mturk "
             "fails with the reason.",
         )
@@ -97,8 +102,8 @@ class Command(BaseCommand):
         )
         plan.add_argument(
             "--platform",
-            choices=["prolific", "studylink"],
-            default="prolific",
+            choices=OPEN_PLATFORMS,
+            default=OPEN_PLATFORMS[0],
             help="whose minimum hourly rate and fee apply (default %(default)s)",
         )
         plan.add_argument(

@@ -4,7 +4,7 @@ last day for payments. The API client is ``client.py``."""
 
 from django.conf import settings
 
-from ..base import ArrivalIds, ArrivalInvalid, Platform, platform_id
+from ..base import ArrivalIds, ArrivalInvalid, Platform, PlatformError, Submission, platform_id
 from . import client
 
 
@@ -67,3 +67,36 @@ class MechanicalTurkPlatform(Platform):
                 "This task was not opened from a crowd platform we know.", status=403
             )
         return submit_to
+
+    # ---- A campaign's life there: an archive, read back for its history only ----
+    # Each HIT is a listing of its own; Tier 2 was ParaCrowd's qualification there.
+    listing_per_posting = True
+    tier_on_platform = True
+
+    def payments_refusal(self, *, today=None) -> str:
+        return "" if self.payments_open(today=today) else client.CLOSURE_MESSAGE
+
+    def listings_stop(self, listing_ids: list[str]) -> None:
+        # Its HITs closed with the platform: there is nothing left on offer to stop.
+        pass
+
+    def listings_extend(self, listing_ids: list[str], *, until) -> None:
+        self.open_check()
+        raise PlatformError(client.CLOSURE_MESSAGE)
+
+    def submissions_read(self, listing_ids: list[str]) -> list[Submission]:
+        from .. import connector
+
+        account = connector(self.name)
+        return [item for hit_id in listing_ids for item in account.assignments(hit_id)]
+
+    def listing_counts(self, listing_ids: list[str]) -> dict:
+        from .. import connector
+
+        account = connector(self.name)
+        total = {"available": 0, "in_progress": 0, "submitted": 0}
+        for hit_id in listing_ids:
+            counts = account.hit_counts(hit_id)
+            for key in total:
+                total[key] += counts.get(key, 0)
+        return total

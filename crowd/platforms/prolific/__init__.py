@@ -5,12 +5,13 @@ events) are ``hooks.py``."""
 
 from urllib.parse import urlencode
 
-from django.conf import settings
+from django.conf import global_settings, settings
 
 from ..base import (
     ArrivalIds,
     ArrivalInvalid,
     Completion,
+    Listing,
     Platform,
     PlatformError,
     Submission,
@@ -128,3 +129,65 @@ class ProlificPlatform(Platform):
     def completion(self, *, code: str, worker_id: str, session_id: str, config=None):
         address = settings.PROLIFIC_COMPLETION_URL + "?" + urlencode({"cc": code})
         return Completion(code=code, address=address, redirect=True)
+
+    # ---- A campaign's life there ----
+    # Tier 2 is a participant group; Tier-2 studies admit only its members.
+    tier_on_platform = True
+
+    def balance_cents(self) -> int:
+        from .. import connector
+
+        # Refused unless the workspace pays in the currency every page states and the ledger
+        # books (PROLIFIC_CURRENCY).
+        return connector(self.name).balance_cents(currency=self.currency())
+
+    def listing_create(self, listing: Listing) -> str:
+        from .. import connector
+
+        account = connector(self.name)
+        filters = []
+        if listing.tier_group_id:
+            filters.append(account.group_filter(listing.tier_group_id))
+        if listing.languages:
+            filters.append(account.language_filter(_language_names(listing.languages)))
+        # Asked again with the same internal name, the study of that name is found instead of
+        # a second one created (client.study_create).
+        return account.study_create(
+            name=listing.name,
+            internal_name=f"paracrowd-campaign-{listing.campaign_id}",
+            description=listing.description,
+            url=listing.url,
+            completion_code=listing.completion_code,
+            reward_cents=listing.reward_cents,
+            places=listing.places,
+            minutes=listing.minutes,
+            maximum_minutes=listing.maximum_minutes,
+            filters=filters or None,
+            failed_check_code=listing.failed_check_code,
+            sessions_per_participant=listing.sessions_per_participant,
+        )
+
+    def listing_publish(self, listing_id: str) -> None:
+        from .. import connector
+
+        connector(self.name).study_publish(listing_id)
+
+    def listing_counts(self, listing_ids: list[str]) -> dict:
+        from .. import connector
+
+        account = connector(self.name)
+        return _summed(account.study_counts(listing_id) for listing_id in listing_ids)
+
+
+def _language_names(codes) -> list[str]:
+    """The English names Prolific lists languages under ("es" → "Spanish")."""
+    known = dict(global_settings.LANGUAGES)
+    return [str(known[code]).split(" (")[0] for code in codes]
+
+
+def _summed(counts) -> dict:
+    total = {}
+    for one in counts:
+        for key, value in one.items():
+            total[key] = total.get(key, 0) + value if isinstance(value, int) else value
+    return total

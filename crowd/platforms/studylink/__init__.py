@@ -2,16 +2,11 @@
 completion code (CloudResearch Connect, SONA, Microworkers, Clickworker, a lab's own panel).
 Links, codes and the platforms' exports are ``links.py``; nothing is sent to the platform."""
 
+import secrets
+
 from django.conf import settings
 
-from ..base import (
-    PLATFORM_ID,
-    ArrivalIds,
-    ArrivalInvalid,
-    Completion,
-    Platform,
-    origin,
-)
+from ..base import PLATFORM_ID, ArrivalIds, ArrivalInvalid, Completion, Listing, Platform, origin
 from . import links
 
 
@@ -84,3 +79,15 @@ class StudyLinkPlatform(Platform):
         return Completion(
             code=code, address=address or "", verification=verification, redirect=bool(address)
         )
+
+    # ---- A campaign's life there ----
+    # The researcher pastes the campaign's link into the platform; its export confirms work.
+    prints_links = True
+
+    def listing_create(self, listing: Listing) -> str:
+        # The study id the printed link carries; nothing is sent anywhere.
+        return f"pc{listing.campaign_id}-{secrets.token_hex(6)}"
+
+    def listings_stop(self, listing_ids: list[str]) -> None:
+        # Its link stops being taken once the campaign has expired here; nothing to call.
+        pass
