@@ -1,8 +1,10 @@
-"""Periodic upkeep of the crowd's work. Every task is idempotent."""
+"""Periodic upkeep of the crowd's work, and password-reset mail. Every task but the mail is
+idempotent (the mail says why it may run twice)."""
 
 import contextlib
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
 from . import services
 from .models import Campaign
@@ -56,3 +58,15 @@ def send_platform_actions() -> int:
 def platform_event_process(event_id: int) -> bool:
     """Queued for each event a platform sent to the site's webhook: apply it, once."""
     return services.platform_event_process(event_id=event_id)
+
+
+# An SMTP server that refuses or cannot be reached (smtplib's errors are OSErrors) is tried
+# again, with the task base's backoff. Run twice (a worker died after sending), the person gets
+# two links, each of which works: better than none.
+@shared_task(autoretry_for=(OperationalError, InterfaceError, OSError), max_retries=5)
+def send_password_reset(email: str, domain: str, use_https: bool) -> int:
+    """Queued for every password-reset request, whether or not the address has an account:
+    mail the reset link to the accounts with that address, or nothing. Takes the address, not
+    a user id: the request must not look it up, or it would take longer for a known address
+    (crowd.services.password_reset)."""
+    return services.password_reset_send(email=email, domain=domain, use_https=use_https)

@@ -1,25 +1,32 @@
-"""Pages every worker shares, whatever the task: signing up, taking the next task, giving one
-back.
+"""Pages every worker shares, whatever the task: signing up, asking for a password reset, taking
+the next task, giving one back.
 
 Security behaviour: sign-up is open to anyone, SIGNUPS_PER_HOUR attempts per network address
-(then 429 with Retry-After); a login locked out by django-axes gets the lockout page (429); the
-task views need a login and a worker profile, take POST only (CSRF-checked), and act on the
-worker's own assignments only (another worker's assignment id answers 404). The admin's log-in
-is the site's: a visitor goes to the site's log-in page, anyone logged in without staff status
-gets the refusal page.
+(then 429 with Retry-After); so is asking for a password reset, PASSWORD_RESETS_PER_HOUR per
+network address and PASSWORD_RESETS_PER_EMAIL_PER_HOUR per e-mail address; a login locked out
+by django-axes gets the lockout page (429); the task views need a login and a worker profile,
+take POST only (CSRF-checked), and act on the worker's own assignments only (another worker's
+assignment id answers 404). The admin's log-in is the site's: a visitor goes to the site's
+log-in page, anyone logged in without staff status gets the refusal page.
 """
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import REDIRECT_FIELD_NAME, login
-from django.contrib.auth.views import redirect_to_login
+from django.contrib.auth.views import PasswordResetView, redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from paracrowd.throttling import SignUpThrottle, retry_after_seconds
+from paracrowd.throttling import (
+    PasswordResetEmailThrottle,
+    PasswordResetThrottle,
+    SignUpThrottle,
+    retry_after_seconds,
+)
 
 from . import services
 from .access import is_staff, own_assignment, worker_required
@@ -49,6 +56,33 @@ def signup(request):
         login(request, worker.user, backend="crowd.auth_backend.WorkerProfileBackend")
         return redirect(DASHBOARD)
     return render(request, "registration/signup.html", {"form": form})
+
+
+TOO_MANY_RESETS = "Too many password resets were asked for in the last hour. Please try later."
+
+
+class PasswordReset(PasswordResetView):
+    """Anyone may ask for a reset link. The answer, and the work the request does, are the same
+    whether or not an account has the address: the request queues one task with the address
+    (crowd.services.password_reset), and a Celery worker looks it up and mails the link. Every
+    POST counts against its network address's hourly limit, and a well-formed one against the
+    e-mail address's, before anything else is done; over either, 429 with Retry-After."""
+
+    def post(self, request, *args, **kwargs):
+        throttle = PasswordResetThrottle()
+        if not throttle.allow_request(request, None):
+            return _too_many(request, TOO_MANY_RESETS, retry_after_seconds(throttle))
+        return super().post(request, *args, **kwargs)
+
+    def form_valid(self, form):
+        email = form.cleaned_data["email"]
+        throttle = PasswordResetEmailThrottle(email)
+        if not throttle.allow_request(self.request, None):
+            return _too_many(self.request, TOO_MANY_RESETS, retry_after_seconds(throttle))
+        services.password_reset_request(
+            email=email, domain=self.request.get_host(), use_https=self.request.is_secure()
+        )
+        return HttpResponseRedirect(self.get_success_url())
 
 
 @require_POST

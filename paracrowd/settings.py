@@ -6,6 +6,7 @@ production fails at start-up instead of silently meaning something else.
 
 import re
 from datetime import timedelta
+from email.utils import parseaddr
 from pathlib import Path
 
 import dj_database_url
@@ -212,7 +213,8 @@ CELERY_BROKER_URL = REDIS_URL
 # refresh, a release 2 minutes behind 373 scoring tasks. Workers subscribe by kind
 # (`python -m paracrowd.queues KIND…` prints the names for `celery worker -Q`; bin/run and
 # docker-compose.yml start one worker per group of kinds; docs/operators/production.md).
-#   default  upkeep: expiry, sweeps, automatic acceptance and pay (every task not named below)
+#   default  upkeep: expiry, sweeps, automatic acceptance and pay, password-reset mail (every
+#            task not named below)
 #   platform calls to the crowd platforms: the outbox's sends, read-backs, publishing, webhooks
 #   scoring  per-submission work: scores, a worker's signals, gold checks
 #   long     jobs of minutes: exports, releases, analyses, agreement, the aligner's training
@@ -223,6 +225,8 @@ CELERY_QUEUE_ROUTES = {
     "crowd.platforms.*": "platform",
     "crowd.tasks.expire_assignments": "default",
     "crowd.tasks.forget_arrival_counts": "default",
+    # Mail: a password-reset link is small, quick work, and never waits behind the platform's.
+    "crowd.tasks.send_password_reset": "default",
     "scoring.tasks.score_segments": "scoring",
     "scoring.tasks.score_paraphrases": "scoring",
     "review.tasks.refresh_worker_signals": "scoring",
@@ -407,6 +411,40 @@ PLATFORM_FRAME_ANCESTORS = env_list("PLATFORM_FRAME_ANCESTORS", "")
 PLATFORM_ARRIVALS_PER_HOUR = env_int("PLATFORM_ARRIVALS_PER_HOUR", 60, minimum=1)
 # Local sign-up attempts one network address may make in an hour; more answer 429.
 SIGNUPS_PER_HOUR = env_int("SIGNUPS_PER_HOUR", 10, minimum=1)
+# Password-reset requests one network address may make in an hour, and requests for one e-mail
+# address in an hour whoever asks (so nobody's inbox is flooded); more answer 429.
+PASSWORD_RESETS_PER_HOUR = env_int("PASSWORD_RESETS_PER_HOUR", 20, minimum=1)
+PASSWORD_RESETS_PER_EMAIL_PER_HOUR = env_int("PASSWORD_RESETS_PER_EMAIL_PER_HOUR", 5, minimum=1)
+
+# E-mail (password-reset links), sent by a Celery worker. Under DEBUG it is printed on the
+# console; otherwise it goes to the SMTP server named here (docs/operators/production.md).
+_EMAIL_BACKENDS = {
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+}
+_email_backend = env("EMAIL_BACKEND", "console" if DEBUG else "smtp")
+if _email_backend not in _EMAIL_BACKENDS:
+    raise ImproperlyConfigured(f"EMAIL_BACKEND must be smtp or console, not {_email_backend!r}")
+EMAIL_BACKEND = _EMAIL_BACKENDS[_email_backend]
+EMAIL_HOST = env("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1, maximum=65535)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", "")
+# STARTTLS on the submission port by default; EMAIL_USE_SSL=True for TLS from the first byte
+# (port 465). Never both: Django would refuse only when the first mail is sent.
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", not EMAIL_USE_SSL)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be True")
+# Seconds an SMTP server may take to answer: a hung server must not hold a worker for good.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "ParaCrowd <noreply@localhost>")
+if "@" not in parseaddr(DEFAULT_FROM_EMAIL)[1]:
+    raise ImproperlyConfigured(
+        "DEFAULT_FROM_EMAIL must be an e-mail address (ParaCrowd <noreply@example.org>), "
+        f"not {DEFAULT_FROM_EMAIL!r}"
+    )
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 # Crowd-platform connectors (see the README's "Running a campaign"). Mechanical Turk takes its
 # credentials from the standard AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a profile or

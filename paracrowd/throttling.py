@@ -8,9 +8,11 @@ number of processes times the limit gets through, never everything.
 
 import ipaddress
 import logging
+import unicodedata
 
 from django.conf import settings
 from django.core.cache.backends.locmem import LocMemCache
+from django.utils.crypto import salted_hmac
 from redis.exceptions import RedisError
 from rest_framework import exceptions, throttling
 from rest_framework.authentication import TokenAuthentication
@@ -67,6 +69,39 @@ class SignUpThrottle(_PerAddress):
 
     def get_rate(self):
         return f"{settings.SIGNUPS_PER_HOUR}/hour"
+
+
+class PasswordResetThrottle(_PerAddress):
+    """Password-reset requests per network address (``PASSWORD_RESETS_PER_HOUR``)."""
+
+    scope = "password_reset"
+
+    def get_rate(self):
+        return f"{settings.PASSWORD_RESETS_PER_HOUR}/hour"
+
+
+class PasswordResetEmailThrottle(_LocalFallback, throttling.SimpleRateThrottle):
+    """Password-reset requests for one e-mail address, from wherever they come
+    (``PASSWORD_RESETS_PER_EMAIL_PER_HOUR``): a script cannot flood someone's inbox by asking
+    from many networks. Counted whether or not the address has an account, so the limit tells
+    nobody which addresses do."""
+
+    scope = "password_reset_email"
+
+    def __init__(self, email: str):
+        self.email = email
+        super().__init__()
+
+    def get_rate(self):
+        return f"{settings.PASSWORD_RESETS_PER_EMAIL_PER_HOUR}/hour"
+
+    def get_cache_key(self, request, view):
+        # Normalised as Django's reset form matches addresses (NFKC, case-folded), so that
+        # spellings of one address share one count; keyed with SECRET_KEY, so that the cache
+        # holds no address, nor a hash anyone could match against a list of addresses.
+        normalised = unicodedata.normalize("NFKC", self.email.strip()).casefold()
+        ident = salted_hmac(self.scope, normalised, algorithm="sha256").hexdigest()
+        return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
 class ThrottledTokenAuthentication(TokenAuthentication):

@@ -48,6 +48,7 @@ from .outbox import (
     platform_bonuses_check,
     platform_qualification,
 )
+from .password_reset import password_reset_request, password_reset_send
 from .pay import (
     CampaignPlan,
     campaign_pay_check,
@@ -186,6 +187,8 @@ __all__ = [
     "hits_open",
     "ledger_credit",
     "ledger_pay_assignments",
+    "password_reset_request",
+    "password_reset_send",
     "payout_record",
     "platform_fee_cents",
     "ledger_entry_platform_payment",
