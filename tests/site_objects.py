@@ -122,6 +122,7 @@ def make_site() -> Site:
         created_by=staff,
     )
     arguments = {
+        "crowd:platform_hooks": {"platform": "prolific"},
         "research:rating_batch": {"pk": batch.pk},
         "review_pages:ratings": {"pk": batch.pk},
         "research:rating_batch_csv": {"pk": batch.pk},
