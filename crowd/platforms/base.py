@@ -236,6 +236,10 @@ class Platform:
 
     # What a participant who finished a task alone should do next ("" for nothing).
     done_advice = ""
+    # Whether a bonus is set up and then paid in a second call that cannot be repeated safely
+    # (the outbox stores the set-up's id before paying); else one call with an idempotency
+    # token.
+    bonus_in_two_steps = False
     # Whether ``arrival_verify`` asks the platform about each new visit.
     verifies_arrivals = False
     # The campaign field an arrival's listing id is matched against.

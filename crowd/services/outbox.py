@@ -355,8 +355,8 @@ def _bonus(platform, action: PlatformAction) -> None:
     details = action.details
     assignment_id = _platform_key(action)
     worker_id = action.worker.external_id
-    if not hasattr(platform, "bonus_setup"):
-        # Mechanical Turk: one idempotent call, the token naming the ledger entry.
+    if not platforms.get(action.worker.platform).bonus_in_two_steps:
+        # One idempotent call, the token naming the ledger entry (Mechanical Turk's).
         if not assignment_id:
             raise _Refused(
                 "Mechanical Turk pays a bonus on one of the worker's assignments, and this "
@@ -370,7 +370,7 @@ def _bonus(platform, action: PlatformAction) -> None:
             token=action.token,
         )
         return
-    # Prolific: the bonus is set up (harmless to repeat) and then paid (not idempotent). The
+    # In two steps (Prolific's): set up (harmless to repeat), then paid (not idempotent). The
     # id is stored before paying, and that a payment was asked for, so a crash between the
     # two is never followed by a second payment.
     bonus_id = details.get("bonus_id")

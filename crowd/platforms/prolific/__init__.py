@@ -27,6 +27,7 @@ class ProlificPlatform(Platform):
     return_advice = "Nothing was saved. Please return this study on Prolific."
     done_advice = "Go back to Prolific to finish the study."
     verifies_arrivals = True
+    bonus_in_two_steps = True
     webhook_events = hooks.EVENTS
     # Each study is created with a FAILED_ATTENTION_CHECK completion code (client.study_create).
     failed_check_code = True
