@@ -94,7 +94,7 @@ def test_a_description_with_markup_is_refused_and_shown_back_as_text(page, hoste
     assert page.locator("form img").count() == 0 and not Description.objects.exists()
 
 
-@pytest.mark.usefixtures("platform_demo")  # no connector: arrivals are taken in demo mode only
+@pytest.mark.usefixtures("platform_demo", "mturk_framing")  # demo mode: no connector
 def test_a_platform_worker_is_sent_back_to_the_platform_after_submitting(page, hosted_segment):
     sandbox = "https://workersandbox.mturk.com"
     submitted = []

@@ -42,7 +42,9 @@ def test_the_dashboard_lists_every_open_task_of_every_kind_with_its_time_left(cl
 
 def test_next_task_gives_back_the_task_held_in_the_other_tier(client):
     # Before: the Tier-1 segment was described and the Tier-2 task held, so the dashboard's
-    # Tier-1 button answered that no segments were left although a task was waiting.
+    # Tier-1 button answered that no segments were left although a task was waiting. (A
+    # segment is described once per worker whatever the tier: the held task is another's.)
+    make_segment()
     segment = make_segment()
     worker = make_worker(tier=Tier.TWO)
     done = crowd.assignment_claim(worker=worker, tier=Tier.ONE)
