@@ -113,6 +113,7 @@ class SentinelRedis:
         import redis
 
         plain = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        plain += ["--dir", str(self.log_dir)]  # replication writes its RDB file there
         self._run("redis-master", ["redis-server", "--port", str(self.master_port), *plain])
         replica = ["--replicaof", "127.0.0.1", str(self.master_port)]
         self._run(
