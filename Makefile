@@ -72,9 +72,11 @@ bench: install database wordnet
 	for script in bench/[!_]*.py; do echo "== $$script"; DEBUG=True $(PY) $$script || exit 1; done
 
 # The fault suite: its own Redis and Celery workers, a scratch database; fails on any lost or
-# doubled row. FAULTS_ARGS=--quick for a smoke run.
+# doubled row. FAULTS_ARGS=--quick for a smoke run, FAULTS_ARGS="--only scale-out" for chosen
+# scenarios (their names: faults/suite.py --help).
 faults: install database
 	@command -v redis-server >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server)
+	@command -v pgbouncer >/dev/null && command -v redis-sentinel >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq pgbouncer redis-sentinel)
 	$(PY) faults/suite.py $(FAULTS_ARGS)
 
 clean:

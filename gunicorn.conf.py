@@ -15,6 +15,7 @@ response has a Server header: both below.
 """
 
 import os
+from pathlib import Path
 
 from gunicorn import glogging
 from gunicorn.http import wsgi
@@ -28,6 +29,14 @@ keepalive = int(os.environ.get("WEB_KEEPALIVE", 10))
 # gunicorn's largest request line: the site refuses addresses over 4,094 characters itself, in
 # its own words (paracrowd.request_text.ADDRESS_MAX); only longer lines get gunicorn's 414.
 limit_request_line = 8190
+# gunicorn's control socket (for gunicornc) belongs to this site: gunicorn's default,
+# $XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl, is one path for every gunicorn a
+# user runs, and each one started takes the socket over from the last (and removes it when it
+# stops). Under the checkout's var/run by default; WEB_CONTROL_SOCKET names another path (one
+# per process when a machine runs several web processes of one checkout).
+control_socket = os.environ.get("WEB_CONTROL_SOCKET") or str(
+    Path(__file__).resolve().parent / "var" / "run" / "gunicorn.ctl"
+)
 
 
 class AccessLog(glogging.Logger):

@@ -11,14 +11,18 @@ serves a scratch database of the PostgreSQL server of DATABASE_URL with gunicorn
    timeout and a minute;
 6. a randomised fuzzing pass over the research API (schemathesis, a new seed each run), and
    fixed edge inputs: JSON nested 5,000 deep on four addresses, 30 concurrent schema requests.
+7. scale-out: two web processes and two Celery workers through PgBouncer (transaction pooling)
+   and Redis Sentinel; one web process killed and the Redis master failed over in the middle of
+   1,000 submissions and an export (faults/_scale.py).
 
 It prints what it saw, and exits non-zero on any lost or doubled row (and on a scenario that
 does not recover in time). The randomised pass prints what it found without failing the suite;
 a server error on the fixed edge inputs fails it.
 The scratch database is this run's own and is dropped at the end.
 
-    .venv/bin/python faults/suite.py            # all six, a few minutes
+    .venv/bin/python faults/suite.py            # all seven, a few minutes
     .venv/bin/python faults/suite.py --quick    # smaller numbers, for a smoke run
+    .venv/bin/python faults/suite.py --only scale-out,redis-down   # chosen scenarios alone
 """
 
 import argparse
@@ -39,6 +43,7 @@ from bench._database import scratch_database
 from bench._http_load import Browser, WebServer
 from faults._fuzz import scenario_fuzzing
 from faults._jobs import VISIBILITY_TIMEOUT, scenario_correlation_killed, scenario_worker_killed
+from faults._scale import scenario_scale_out
 from faults._services import CeleryWorker, RedisServer, percentile, wait_until
 
 
@@ -166,20 +171,28 @@ def scenario_next_task(port: int, *, workers: int) -> dict:
     }
 
 
-def scenario_redis_down(port: int, redis_server: RedisServer, *, submissions: int) -> dict:
-    from collector.models import Description
+def submission_requests(prefix: str, count: int):
+    """``count`` workers, each holding an assignment, and the POST that submits each one's
+    description: (assignments, [(cookies, path, form)])."""
     from crowd import services as crowd
     from crowd.models import Tier
-    from scoring.models import DescriptionScore
 
-    make_segments("r", submissions // 10, target=10)
-    workers = make_workers("redis", submissions)
+    make_segments(prefix, count // 10, target=10)
+    workers = make_workers(f"{prefix}-submit", count)
     assignments = [crowd.assignment_claim(worker=w, tier=Tier.ONE) for w in workers]
     cookies = sessions_for(workers)
     requests = [
         (c, f"/describe/{a.pk}/", {"text": f"A person waves hand number {n}.", "language": "en"})
         for n, (c, a) in enumerate(zip(cookies, assignments, strict=True))
     ]
+    return assignments, requests
+
+
+def scenario_redis_down(port: int, redis_server: RedisServer, *, submissions: int) -> dict:
+    from collector.models import Description
+    from scoring.models import DescriptionScore
+
+    assignments, requests = submission_requests("r", submissions)
     third = submissions // 3
     results = post_all(port, requests[:third], threads=20)
     redis_server.stop()  # the broker goes away a third of the way in
@@ -318,6 +331,20 @@ def print_result(title: str, figures: dict) -> None:
         print(f"  {name:34} {value}")
 
 
+# Every scenario's short name (`--only NAME[,NAME]`) and title, in the order they run.
+SCENARIOS = {
+    "next-task": "1. 500 concurrent next-task requests",
+    "redis-down": "2. Redis stopped during submissions",
+    "export-killed": "3. Celery worker killed mid-export",
+    "backends-terminated": "4. PostgreSQL backends terminated",
+    "correlation-killed": "5. Celery worker killed mid-correlation",
+    "fuzzing": "6. Randomised fuzzing of the research API",
+    "scale-out": "7. Scaled out: a web process killed, Redis failed over",
+}
+# The scenarios that use the suite's own gunicorn (the others start their own processes).
+ON_THE_SUITES_WEB_SERVER = {"next-task", "redis-down", "backends-terminated", "fuzzing"}
+
+
 def run_scenarios(args, env: dict, server: dict, redis_server, log_dir: Path) -> dict:
     print(f"Migrating {server['NAME']}; logs in {log_dir}", file=sys.stderr, flush=True)
     subprocess.run(
@@ -332,43 +359,89 @@ def run_scenarios(args, env: dict, server: dict, redis_server, log_dir: Path) ->
     django.setup()
     from django.db import connections
 
-    results = {}
-    scorer = CeleryWorker(env, log_dir, "scorer").start()
+    chosen, results = args.only, {}
+    scorer = CeleryWorker(env, log_dir, "scorer")
+    if "redis-down" in chosen:
+        scorer.start()
+    web = None
     try:
-        with WebServer(env=env, workers=4, log_path=log_dir / "gunicorn.log") as web:
-            results["1. 500 concurrent next-task requests"] = scenario_next_task(
+        if chosen & ON_THE_SUITES_WEB_SERVER:
+            web = WebServer(env=env, workers=4, log_path=log_dir / "gunicorn.log").__enter__()
+        if "next-task" in chosen:
+            results[SCENARIOS["next-task"]] = scenario_next_task(
                 web.port, workers=100 if args.quick else 500
             )
             connections.close_all()
-            results["2. Redis stopped during submissions"] = scenario_redis_down(
+        if "redis-down" in chosen:
+            results[SCENARIOS["redis-down"]] = scenario_redis_down(
                 web.port, redis_server, submissions=150 if args.quick else 1000
             )
             connections.close_all()
             scorer.stop()
-            results["3. Celery worker killed mid-export"] = scenario_worker_killed(
+        if "export-killed" in chosen:
+            results[SCENARIOS["export-killed"]] = scenario_worker_killed(
                 env, log_dir, descriptions=20_000 if args.quick else 100_000
             )
             connections.close_all()
-            results["4. PostgreSQL backends terminated"] = scenario_backends_terminated(
+        if "backends-terminated" in chosen:
+            results[SCENARIOS["backends-terminated"]] = scenario_backends_terminated(
                 web.port, server, rounds=2 if args.quick else 5
             )
             connections.close_all()
-            results["5. Celery worker killed mid-correlation"] = scenario_correlation_killed(
+        if "correlation-killed" in chosen:
+            results[SCENARIOS["correlation-killed"]] = scenario_correlation_killed(
                 env, log_dir, ratings=1000 if args.quick else 2000
             )
             connections.close_all()
-            results["6. Randomised fuzzing of the research API"] = scenario_fuzzing(
+        if "fuzzing" in chosen:
+            results[SCENARIOS["fuzzing"]] = scenario_fuzzing(
                 web.port, log_dir, examples=20 if args.quick else 100
             )
+        if web is not None:
+            web.__exit__()
+            web = None
+        if "scale-out" in chosen:
+            results[SCENARIOS["scale-out"]] = scenario_scale_out(
+                env,
+                server,
+                log_dir,
+                submissions=submission_requests,
+                descriptions={
+                    "submissions": 150 if args.quick else 1000,
+                    "export": 10_000 if args.quick else 50_000,
+                },
+            )
     finally:
-        scorer.stop()
+        if web is not None:
+            web.__exit__()
+        if scorer.process is not None:
+            scorer.stop()
         connections.close_all()
     return results
+
+
+def scenario_names(text: str) -> set[str]:
+    """``--only``'s value: short names separated by commas, each one of SCENARIOS."""
+    names = {name.strip() for name in text.split(",") if name.strip()}
+    unknown = sorted(names - SCENARIOS.keys())
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"no scenario called {', '.join(unknown) or repr(text)}; "
+            f"the scenarios are {', '.join(SCENARIOS)}"
+        )
+    return names
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller numbers (smoke run)")
+    parser.add_argument(
+        "--only",
+        type=scenario_names,
+        default=set(SCENARIOS),
+        metavar="NAME[,NAME]",
+        help=f"run these scenarios alone: {', '.join(SCENARIOS)}",
+    )
     args = parser.parse_args()
     log_dir = Path(tempfile.mkdtemp(prefix="paracrowd-faults-"))
     redis_server = RedisServer(log_dir)
@@ -411,23 +484,41 @@ def report(results: dict) -> int:
         print_result(title, figures)
         if figures.get("lost") or figures.get("doubled") or figures.get("over target"):
             failures.append(f"{title}: rows lost or doubled")
-    if results["2. Redis stopped during submissions"]["s to fully scored after restart"] is None:
+    figures = {name: results.get(title) for name, title in SCENARIOS.items()}
+    if figures["redis-down"] and figures["redis-down"]["s to fully scored after restart"] is None:
         failures.append("descriptions stored while Redis was down were never scored")
-    if results["3. Celery worker killed mid-export"]["state"] != "done":
+    if figures["export-killed"] and figures["export-killed"]["state"] != "done":
         failures.append("the export whose worker was killed never finished")
-    if math.isinf(results["4. PostgreSQL backends terminated"]["worst s to recover"]):
+    terminated = figures["backends-terminated"]
+    if terminated and math.isinf(terminated["worst s to recover"]):
         failures.append("the site did not recover after its connections were terminated")
-    if results["6. Randomised fuzzing of the research API"]["server errors"]:
+    if figures["fuzzing"] and figures["fuzzing"]["server errors"]:
         failures.append("deep JSON or concurrent schema requests answered a server error")
-    if not results["5. Celery worker killed mid-correlation"]["in time"]:
+    if figures["correlation-killed"] and not figures["correlation-killed"]["in time"]:
         failures.append(
             "the correlation report whose worker was killed was not done within the "
             "visibility timeout and a minute"
         )
+    failures += scale_out_failures(figures["scale-out"])
     for failure in failures:
         print(f"FAILED: {failure}", file=sys.stderr)
     print("\nAll scenarios held." if not failures else "", flush=True)
     return 1 if failures else 0
+
+
+def scale_out_failures(figures: dict | None) -> list[str]:
+    if not figures:
+        return []
+    failures = []
+    if figures["export state"] != "done":
+        failures.append("the export running through the failover never finished")
+    if figures["export lost"] or figures["export doubled"]:
+        failures.append("the export running through the failover lost or doubled rows")
+    if math.isinf(figures["s to recover after web kill"]):
+        failures.append("no submission was saved after a web process was killed")
+    if figures["s to promote the replica"] is None:
+        failures.append("the Sentinels never promoted the replica")
+    return failures
 
 
 if __name__ == "__main__":

@@ -29,3 +29,48 @@ class RedisCache(DjangoRedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = _KeptClient
+
+
+class _SentinelClient(_KeptClient):
+    """The master of a Redis watched by Sentinels: redis-py's SentinelConnectionPool asks
+    them for the master's address on each new connection, so after a failover the next
+    connection goes to the promoted replica (a connection to the old master fails once, as a
+    command to a stopped Redis would, and the rate limits count locally meanwhile)."""
+
+    def __init__(self, servers, *, master, **options):
+        super().__init__(servers, **options)
+        from paracrowd.scaling import redis_location
+
+        self._location = redis_location(";".join(servers), master=master, name="CACHE_URL")
+
+    def _get_connection_pool_index(self, write):
+        return 0  # one master; the Sentinels are not servers to read from
+
+    def _get_connection_pool(self, write):
+        if 0 not in self._pools:
+            from redis.sentinel import Sentinel, SentinelConnectionPool
+
+            timeouts = {
+                name: value
+                for name, value in self._pool_options.items()
+                if name in ("socket_timeout", "socket_connect_timeout")
+            }
+            sentinel = Sentinel(list(self._location.sentinels), sentinel_kwargs=timeouts)
+            self._pools[0] = SentinelConnectionPool(
+                self._location.master,
+                sentinel,
+                db=self._location.db,
+                password=self._location.password,
+                **self._pool_options,
+            )
+        return self._pools[0]
+
+
+class SentinelRedisCache(RedisCache):
+    """The cache on a Redis watched by Sentinels (LOCATION ``sentinel://host:port;…``,
+    OPTIONS ``master``: the name they know it by); Django's own Redis cache speaks to one
+    server only."""
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = _SentinelClient

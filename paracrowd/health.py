@@ -16,6 +16,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from django.views.defaults import server_error as django_server_error
 
+from paracrowd.scaling import redis_client, redis_location
+
 # How long a client should wait before trying again when the database is out of reach: long
 # enough for a restart or a failover, short enough that nobody gives up.
 RETRY_AFTER_SECONDS = 30
@@ -67,9 +69,11 @@ def _database_answers() -> bool:
 
 
 def _broker_answers() -> bool:
-    client = redis.Redis.from_url(
-        settings.CELERY_BROKER_URL, socket_connect_timeout=1, socket_timeout=1
+    # The master the Sentinels name, when the broker is behind Sentinel (paracrowd.scaling).
+    location = redis_location(
+        settings.CELERY_BROKER_URL, master=settings.REDIS_SENTINEL_MASTER, name="REDIS_URL"
     )
+    client = redis_client(location, socket_connect_timeout=1, socket_timeout=1)
     try:
         return bool(client.ping())
     except redis.RedisError:

@@ -25,6 +25,12 @@ from .environment import (
     env_url_parameter,
 )
 from .queues import celery_queue_settings
+from .scaling import (
+    broker_transport_options,
+    cache_backend,
+    database_behind_pooler,
+    redis_location,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -111,11 +117,14 @@ TEMPLATES = [
     },
 ]
 
+# Behind PgBouncer in transaction pooling (DATABASE_POOLER=pgbouncer): no server-side cursors,
+# and no connection kept between requests by default (paracrowd.scaling; scaling-out.md).
+DATABASE_POOLER = env("DATABASE_POOLER", "")
 try:
     DATABASES = {
         "default": dj_database_url.parse(
             env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/paracrowd"),
-            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0 if DATABASE_POOLER else 60),
             # A kept connection is tested before reuse, so after a PostgreSQL restart or a
             # failover no request fails on a connection that died in between.
             conn_health_checks=True,
@@ -123,6 +132,7 @@ try:
     }
 except ValueError as error:
     raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {error}") from None
+DATABASES["default"] = database_behind_pooler(DATABASES["default"], pooler=DATABASE_POOLER)
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     # Allocation relies on SELECT ... FOR UPDATE SKIP LOCKED and partial unique indexes.
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (postgres://...)")
@@ -190,15 +200,26 @@ if MEDIA_S3_BUCKET:
 SERVE_MEDIA = env_bool("SERVE_MEDIA", True)
 
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+# Redis behind Sentinel: REDIS_URL (and CACHE_URL) sentinel://host:port;sentinel://host2:port
+# and the name the Sentinels know the master by (paracrowd.scaling; scaling-out.md).
+REDIS_SENTINEL_MASTER = env("REDIS_SENTINEL_MASTER", "")
+_redis = redis_location(REDIS_URL, master=REDIS_SENTINEL_MASTER, name="REDIS_URL")
+_cache_redis = redis_location(
+    env("CACHE_URL", REDIS_URL), master=REDIS_SENTINEL_MASTER, name="CACHE_URL"
+)
 # The cache holds the rate-limit counters, shared by every web worker (paracrowd.cache keeps one
 # Redis client per connection pool rather than one per call). It never waits long on
 # Redis: a limit that cannot be checked lets the request through (paracrowd.throttling).
 CACHES = {
     "default": {
-        "BACKEND": "paracrowd.cache.RedisCache",
-        "LOCATION": env("CACHE_URL", REDIS_URL),
+        "BACKEND": cache_backend(_cache_redis)["BACKEND"],
+        "LOCATION": _cache_redis.url,
         "KEY_PREFIX": "paracrowd",
-        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        "OPTIONS": {
+            "socket_connect_timeout": 0.5,
+            "socket_timeout": 0.5,
+            **cache_backend(_cache_redis)["OPTIONS"],
+        },
     }
 }
 # Sessions: recorded in the database, read from a copy in the cache, so that a signed-in
@@ -275,6 +296,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_interval": 10,
     "unacked_restore_throttle": 1,
 }
+CELERY_BROKER_TRANSPORT_OPTIONS.update(broker_transport_options(_redis))
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BEAT_SCHEDULE = {
     "expire-assignments": {

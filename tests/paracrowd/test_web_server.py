@@ -28,16 +28,23 @@ def hello(environ, start_response):
 
 
 @contextmanager
-def web_server(tmp_path, *options):
+def web_server(tmp_path, *options, environment=None):
     """gunicorn started as bin/run starts it, in the project's root (so that it reads
-    gunicorn.conf.py), on a port the system chooses; yields (port, access log path)."""
+    gunicorn.conf.py), on a port the system chooses; yields (port, access log path). Its
+    control socket is the test's own, never the checkout's (a running `make run` keeps it)."""
     access_log, error_log = tmp_path / "access.log", tmp_path / "error.log"
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
         "tests.paracrowd.test_web_server:hello",
     ]
     command += ["--bind", "127.0.0.1:0", "--access-logfile", str(access_log), *options]
-    environment = {"PATH": os.environ["PATH"], "WEB_WORKERS": "1", "WEB_THREADS": "1"}
+    environment = {
+        "PATH": os.environ["PATH"],
+        "WEB_WORKERS": "1",
+        "WEB_THREADS": "1",
+        "WEB_CONTROL_SOCKET": str(tmp_path / "gunicorn.ctl"),
+        **(environment or {}),
+    }
     with open(error_log, "wb") as errors:
         process = subprocess.Popen(  # noqa: S603 (our own gunicorn, arguments from this file)
             command, cwd=ROOT, env=environment, stderr=errors, start_new_session=True
@@ -118,3 +125,28 @@ def test_no_response_says_which_server_sent_it(tmp_path, path):
     assert response.status == 200
     assert response.getheader("Server") is None
     assert response.getheader("Date")  # gunicorn's other headers are still written
+
+
+def test_the_control_socket_is_the_one_the_site_names_not_one_shared_by_every_gunicorn(tmp_path):
+    home, socket = tmp_path / "home", tmp_path / "site.ctl"
+    home.mkdir()
+    environment = {"HOME": str(home), "WEB_CONTROL_SOCKET": str(socket)}
+    with web_server(tmp_path, environment=environment):
+        deadline = time.monotonic() + 30
+        while not socket.is_socket():
+            assert time.monotonic() < deadline, "no control socket where the site named it"
+            time.sleep(0.05)
+    assert not (home / ".gunicorn").exists()
+
+
+def test_without_a_name_the_control_socket_is_under_the_checkouts_var_run():
+    read = "import runpy; print(runpy.run_path('gunicorn.conf.py')['control_socket'])"
+    result = subprocess.run(  # noqa: S603 (our own script, run by our own interpreter)
+        [sys.executable, "-c", read],
+        cwd=ROOT,
+        env={"PATH": os.environ["PATH"], "HOME": "/nonexistent"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.strip() == str(ROOT / "var" / "run" / "gunicorn.ctl")
