@@ -45,7 +45,7 @@ from .pay import (
     session_minutes,
 )
 from .platform_events import platform_hooks_ensure, session_reported
-from .reconcile import campaign_reconcile
+from .reconcile import campaign_listing_ids, campaign_reconcile
 from .sessions import session_abandon, sessions_per_participant
 from .workers import audit_record
 
@@ -297,7 +297,7 @@ def campaign_expire(*, campaign: Campaign, expired_by, reason: str) -> Campaign:
     if campaign.state != Campaign.State.PUBLISHED:
         raise WorkRefused("Only a published campaign can be expired.")
     try:
-        platforms.get(campaign.platform).listings_stop(_listing_ids(campaign))
+        platforms.get(campaign.platform).listings_stop(campaign_listing_ids(campaign))
     except PlatformError as error:
         _event(campaign, str(error), is_error=True)
         raise WorkRefused(str(error)) from error
@@ -326,7 +326,9 @@ def campaign_extend(*, campaign: Campaign, extended_by, by: timedelta, reason: s
         raise WorkRefused("Extend by between a minute and a year.")
     until = max(campaign.expires_at or timezone.now(), timezone.now()) + by
     try:
-        platforms.get(campaign.platform).listings_extend(_listing_ids(campaign), until=until)
+        platforms.get(campaign.platform).listings_extend(
+            campaign_listing_ids(campaign), until=until
+        )
     except PlatformError as error:
         _event(campaign, str(error), is_error=True)
         raise WorkRefused(str(error)) from error
@@ -369,7 +371,7 @@ def campaign_sync(*, campaign: Campaign, now=None) -> dict:
     _connector(campaign)  # refused where nothing can be read back (no API, none configured)
     platform = platforms.get(campaign.platform)
     try:
-        listing_ids = _listing_ids(campaign)
+        listing_ids = campaign_listing_ids(campaign)
         reported = list(platform.submissions_read(listing_ids))
         counts = platform.listing_counts(listing_ids)
     except PlatformError as error:
@@ -495,18 +497,6 @@ def _unverify(assignment, why: str) -> int:
             details={"assignment": assignment.pk, "campaign": assignment.campaign_id},
         )
     return 1
-
-
-def _listing_ids(campaign) -> list[str]:
-    """The ids of the campaign's listings on its platform (its study, or its HITs)."""
-    postings = (
-        campaign.postings.exclude(external_hit_id="")
-        .order_by("pk")
-        .values_list("external_hit_id", flat=True)
-    )
-    return platforms.get(campaign.platform).listing_ids(
-        campaign_listing_id=campaign.external_id, posting_listing_ids=list(postings)
-    )
 
 
 def _connector(campaign):

@@ -65,7 +65,7 @@ def campaign_reconcile(*, campaign: Campaign, now=None) -> dict:
         "unknown": [],
     }
     try:
-        listing_ids = [campaign.external_id] if campaign.external_id else []
+        listing_ids = campaign_listing_ids(campaign)
         work = platform.work_read(listing_ids=listing_ids) if listing_ids else []
         if work is not None:
             result["bonuses_settled"] = platform_bonuses_check(campaign=campaign, now=now)
@@ -235,3 +235,15 @@ def reconciliation_lines(result: dict) -> list[str]:
     if result.get("error"):
         lines.append(f"Error: {result['error']}")
     return lines
+
+
+def campaign_listing_ids(campaign) -> list[str]:
+    """The ids of the campaign's listings on its platform (its study, or its HITs)."""
+    postings = (
+        campaign.postings.exclude(external_hit_id="")
+        .order_by("pk")
+        .values_list("external_hit_id", flat=True)
+    )
+    return platforms.get(campaign.platform).listing_ids(
+        campaign_listing_id=campaign.external_id, posting_listing_ids=list(postings)
+    )
