@@ -144,6 +144,9 @@ class DescriptionTypingSerializer(serializers.Serializer):
     writing_ms = serializers.IntegerField(allow_null=True, help_text="first change to last")
     focus_losses = serializers.IntegerField(allow_null=True, help_text="page left while writing")
     background_ms = serializers.IntegerField(allow_null=True, help_text="time the page was left")
+    input_method_characters = serializers.IntegerField(
+        allow_null=True, help_text="written by an input method: IME, swipe, dictation"
+    )
 
 
 class DescriptionSerializer(serializers.Serializer):
