@@ -249,8 +249,10 @@ def cells_changed(before, after) -> int:
 
 def pair_suggestion(pair: SentencePair) -> str:
     """The pre-alignment (Pharaoh form) an annotator of ``pair`` starts from: none on a gold
-    item, whose answer is checked against the known one (a suggestion accepted there would
-    score the pre-aligner, not the worker); the pair's pre-alignment otherwise."""
+    item or a trial pair, whose answers are checked against a known one (a suggestion accepted
+    there would score the pre-aligner, not the worker); the pair's pre-alignment otherwise."""
+    if pair.is_trial:
+        return ""
     if pair.item_id and GoldItem.objects.filter(item_id=pair.item_id).exists():
         return ""
     return pair.pre_alignment

@@ -120,14 +120,15 @@ def trial(request, worker):
         _trial_outcome(request, status)
         return redirect("collector:dashboard")
     pair = status.next_pair
+    suggestion = services.pair_suggestion(pair)  # none: a trial tests the worker's own links
     context = {
         "trial": status,
         "pair": pair,
         "alignment_task": {
             "source": pair.tokens_a,
             "target": pair.tokens_b,
-            "preAlignment": pair.pre_alignment,
-            "links": pair.pre_alignment if links is None else links,
+            "preAlignment": suggestion,
+            "links": suggestion if links is None else links,
         },
         "error": error,
         "action": reverse("annotations:trial"),

@@ -8,7 +8,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotations import services
+from annotations import services, trial
 from annotations.alignment_files import alignments_export, folder_files
 from annotations.models import Alignment, SentencePair
 from collector import services as collector_services
@@ -127,3 +127,24 @@ def test_exports_say_which_alignments_kept_the_suggestion(pair, tmp_path):
     lines = [(tmp_path / f"suggestions-{k}.txt").read_text() for k in (1, 2)]
     assert lines == ["unchanged\n", "\n"]
     assert Alignment.objects.get(unchanged_suggestion=True) == kept
+
+
+def test_a_trial_pair_is_shown_without_its_pre_alignment(client):
+    (pair,) = services.pairs_store(
+        [
+            SentencePair(
+                origin=SentencePair.Origin.IMPORT,
+                import_key="trial:1",
+                tokens_a=["A", "man", "plays", "."],
+                tokens_b=["A", "guy", "strums", "."],
+                pre_alignment="0-0 1-1 2-2 3-3",
+            )
+        ],
+        open_hits=False,
+    )
+    trial.trial_pair_mark(pair_id=pair.pk, gold_links="0-0 1-1 2-2 3-3")
+    worker = make_worker()
+    client.force_login(worker.user)
+    page = client.get(reverse("annotations:trial")).content.decode()
+    task = json.loads(page.split('id="alignment-task"')[1].split(">", 1)[1].split("</script>")[0])
+    assert (task["preAlignment"], task["links"]) == ("", "")
