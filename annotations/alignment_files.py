@@ -5,7 +5,9 @@ An export is a folder: ``source.txt`` and ``target.txt`` (one pair per line, tok
 by spaces), ``pairs.txt`` (the pair ids), and for each k, ``alignment-k.pharaoh``,
 ``alignment-k.naacl``, ``alignment-k.tsv`` (MultiMWA) or the Edinburgh++ pair
 ``alignment-k.sure.json`` and ``alignment-k.sure+poss.json``, holding every pair's k-th
-annotation (empty where a pair has fewer), with ``annotators-k.txt`` naming who made each.
+annotation (empty where a pair has fewer), with ``annotators-k.txt`` naming who made each and
+``suggestions-k.txt`` saying ``unchanged`` where that annotation sent back the pre-alignment it
+was shown unchanged (an unchanged suggestion: the pre-aligner's links, not the annotator's).
 Beside them, the weighted consensus of each pair's annotations (``annotations.consensus``)
 in the same format (``consensus.pharaoh``, ...), its links' confidences
 (``consensus-confidence.txt``) and the annotators' weights (``annotator-weights.tsv``).
@@ -192,6 +194,7 @@ def alignments_export(
     suffixes = EXPORT_SUFFIXES[format]
     names = ["source.txt", "target.txt", "pairs.txt"]
     names += [f"annotators-{k}.txt" for k in range(1, slots + 1)]
+    names += [f"suggestions-{k}.txt" for k in range(1, slots + 1)]
     names += [f"alignment-{k}.{suffix}" for k in range(1, slots + 1) for suffix in suffixes]
     names += [f"consensus.{suffix}" for suffix in suffixes]
     names += ["consensus-confidence.txt", "annotator-weights.tsv"]
@@ -213,6 +216,8 @@ def alignments_export(
                 files[f"annotators-{k + 1}.txt"].write(
                     _line(annotator_name(annotation) if annotation else "")
                 )
+                unchanged = annotation is not None and annotation.unchanged_suggestion
+                files[f"suggestions-{k + 1}.txt"].write(_line(UNCHANGED if unchanged else ""))
                 links = parse_pharaoh(annotation.links if annotation else "")
                 _write_links(files, f"alignment-{k + 1}", format, written, pair, links)
             consensus = weights.consensus(pair.selected)
@@ -228,6 +233,9 @@ def alignments_export(
                     files[name].write("\n]\n")
     return written
 
+
+# What ``suggestions-k.txt`` says of an unchanged suggestion (an empty line otherwise).
+UNCHANGED = "unchanged"
 
 EXPORT_SUFFIXES = {
     "pharaoh": ["pharaoh"],

@@ -140,6 +140,9 @@ class Alignment(Reviewed):
     links = models.TextField(blank=True, help_text="Pharaoh form; p marks possible links")
     # Cells (i, j, type) that differ from the pre-alignment the annotator started from.
     changed_cells = models.PositiveIntegerField(default=0)
+    # A pre-alignment was shown and sent back (nearly) as it was: the alignment's equivalent of a
+    # pasted text (annotations.services.suggestion_unchanged), judged when it was stored.
+    unchanged_suggestion = models.BooleanField(default=False)
     time_spent = models.DurationField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -10,6 +10,7 @@ after the HIT type's ``auto_accept_after``, as descriptions are.
 
 from dataclasses import dataclass, field
 
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from crowd import services as crowd
@@ -142,10 +143,20 @@ def alignments_auto_pay(*, now=None) -> int:
     return paid
 
 
+def worker_suggestions_kept(*, worker) -> dict:
+    """How many of ``worker``'s alignments there are and how many sent back the pre-alignment
+    they were shown unchanged (``Alignment.unchanged_suggestion``), for the worker panel. One
+    query."""
+    return Alignment.objects.filter(worker=worker).aggregate(
+        total=Count("pk"), unchanged=Count("pk", filter=Q(unchanged_suggestion=True))
+    )
+
+
 __all__ = [
     "FLAG_BELOW_F1",
     "ReviewItem",
     "alignment_review_queue",
     "alignments_auto_pay",
     "alignments_review",
+    "worker_suggestions_kept",
 ]

@@ -6,12 +6,14 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from itertools import combinations
 
+from django.conf import settings
 from django.db import transaction
 
 from collector.models import Description
 from collector.selectors import cluster_descriptions
+from collector.services.typing import UNCHANGED_SUGGESTION, typing_quality_record
 from crowd import services as crowd
-from crowd.models import HitType, Worker
+from crowd.models import GoldItem, HitType, Worker
 from crowd.services import WorkRefused
 from paracrowd.celery import enqueue
 from paracrowd_metrics import default_tokenize, pinc
@@ -245,6 +247,25 @@ def cells_changed(before, after) -> int:
     return sum(1 for cell in cells if state(before, cell) != state(after, cell))
 
 
+def pair_suggestion(pair: SentencePair) -> str:
+    """The pre-alignment (Pharaoh form) an annotator of ``pair`` starts from: none on a gold
+    item or a trial pair, whose answers are checked against a known one (a suggestion accepted
+    there would score the pre-aligner, not the worker); the pair's pre-alignment otherwise."""
+    if pair.is_trial:
+        return ""
+    if pair.item_id and GoldItem.objects.filter(item_id=pair.item_id).exists():
+        return ""
+    return pair.pre_alignment
+
+
+def suggestion_unchanged(*, suggestion, changed_cells: int) -> bool:
+    """Whether an alignment that changed ``changed_cells`` of the pre-alignment
+    ``suggestion`` it was shown sent it back unchanged: a suggestion with links, changed in
+    at most ``ALIGNMENT_UNCHANGED_MAX_CELLS`` cells. Without a suggestion nothing could be
+    accepted unchanged."""
+    return bool(suggestion.possible) and changed_cells <= settings.ALIGNMENT_UNCHANGED_MAX_CELLS
+
+
 NO_LINK = (
     "Your alignment has no link. Link the words that correspond, or, if nothing in the two "
     "sentences corresponds at all, tick “Nothing corresponds” before submitting."
@@ -260,7 +281,9 @@ def alignment_submit(
     """Store a worker's alignment for their assignment, exactly once. An alignment with no
     link is refused unless the worker confirms that nothing corresponds
     (``nothing_corresponds``): an empty grid is far more often a task not done than a pair with
-    nothing to link, and it would otherwise be accepted and paid as done."""
+    nothing to link, and it would otherwise be accepted and paid as done. One that sends back
+    the pre-alignment it was shown (nearly) unchanged is stored flagged ``unchanged_suggestion``
+    and counts as a failed ``typing`` check, as a pasted text does."""
 
     def record(assignment, hit, now):
         pair = SentencePair.objects.get(item_id=hit.item_id)
@@ -270,15 +293,28 @@ def alignment_submit(
         if alignment.possible and nothing_corresponds:
             raise WorkRefused(LINKS_AND_NOTHING)
         enqueue("annotations.tasks.refresh_agreement", pair.pk)
-        return Alignment.objects.create(
+        suggestion = parse_pharaoh(pair_suggestion(pair))
+        changed = cells_changed(suggestion, alignment)
+        unchanged = suggestion_unchanged(suggestion=suggestion, changed_cells=changed)
+        stored = Alignment.objects.create(
             pair=pair,
             assignment=assignment,
             worker=worker,
             links=format_pharaoh(alignment),
-            changed_cells=cells_changed(parse_pharaoh(pair.pre_alignment), alignment),
+            changed_cells=changed,
+            unchanged_suggestion=unchanged,
             time_spent=max(now - assignment.accepted_at, timedelta(0)),
             created_at=now,
         )
+        # A suggestion sent back as it was is not the worker's alignment, as a pasted text is
+        # not their sentence: it counts under the same rule.
+        typing_quality_record(
+            worker=worker,
+            assignment=assignment,
+            signals=[UNCHANGED_SUGGESTION] if unchanged else [],
+            source=f"alignment:{stored.pk}",
+        )
+        return stored
 
     return crowd.assignment_submit(
         assignment_id=assignment_id, worker=worker, record=record, submission="alignment"

@@ -120,14 +120,15 @@ def trial(request, worker):
         _trial_outcome(request, status)
         return redirect("collector:dashboard")
     pair = status.next_pair
+    suggestion = services.pair_suggestion(pair)  # none: a trial tests the worker's own links
     context = {
         "trial": status,
         "pair": pair,
         "alignment_task": {
             "source": pair.tokens_a,
             "target": pair.tokens_b,
-            "preAlignment": pair.pre_alignment,
-            "links": pair.pre_alignment if links is None else links,
+            "preAlignment": suggestion,
+            "links": suggestion if links is None else links,
         },
         "error": error,
         "action": reverse("annotations:trial"),
@@ -161,9 +162,10 @@ def _trial_outcome(request, status) -> None:
 def _align_page(request, hit, *, assignment, links, action, error="", hidden=None, preview=False):
     pair = hit.item.sentencepair
     submitted = assignment is not None and assignment.status == Assignment.Status.SUBMITTED
+    suggestion = services.pair_suggestion(pair)  # none on a gold item
     if links is None:
         # A submitted task reopens read-only, showing what was submitted.
-        links = assignment.alignment.links if submitted else pair.pre_alignment
+        links = assignment.alignment.links if submitted else suggestion
     context = {
         "assignment": assignment,
         "hit": hit,
@@ -172,7 +174,7 @@ def _align_page(request, hit, *, assignment, links, action, error="", hidden=Non
         "alignment_task": {
             "source": pair.tokens_a,
             "target": pair.tokens_b,
-            "preAlignment": pair.pre_alignment,
+            "preAlignment": suggestion,
             "links": links,
         },
         "error": error,

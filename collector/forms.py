@@ -138,15 +138,21 @@ class DescriptionForm(forms.Form):
         """The page's record: None when it sent none (every field empty); a record with each
         figure clamped to its bound when every field is a whole number; otherwise (a forged or
         broken record) an error, and nothing is stored."""
-        values = [cleaned.get(name, "").strip() for name in self.TYPING_FIELDS]
-        if not any(values):
+        names = TypingRecord.field_names()
+        values = {name: cleaned.get(f"typing_{name}", "").strip() for name in names}
+        if not any(values.values()):
             return None
+        # A page opened before a figure was counted does not send it: it takes its default.
+        values = {
+            name: value
+            for name, value in values.items()
+            if value or name not in TypingRecord.OPTIONAL
+        }
         # isascii: int() would also read other scripts' digits; the length bounds the parse.
-        if not all(v.isascii() and v.isdigit() and len(v) <= 20 for v in values):
+        if not all(v.isascii() and v.isdigit() and len(v) <= 20 for v in values.values()):
             self.add_error(None, self.TYPING_UNREADABLE)
             return None
-        names = TypingRecord.field_names()
-        return TypingRecord.bounded(**dict(zip(names, map(int, values), strict=True)))
+        return TypingRecord.bounded(**{name: int(value) for name, value in values.items()})
 
     def show_refusal(self, refusal) -> None:
         """Show why the service stored nothing. A text pasted where pasting is forbidden is

@@ -29,6 +29,7 @@ class TypedText(models.Model):
     typing_writing_ms = models.PositiveIntegerField(null=True, blank=True)
     typing_focus_losses = models.PositiveIntegerField(null=True, blank=True)
     typing_background_ms = models.PositiveIntegerField(null=True, blank=True)
+    typing_input_method_characters = models.PositiveIntegerField(null=True, blank=True)
     # Keys of provenance.SIGNALS; empty: nothing looked wrong; ["unknown"]: no record.
     typing_signals = ArrayField(models.CharField(max_length=20), default=unknown_typing)
 

@@ -2,7 +2,9 @@
 and paraphrases.
 
 The task pages count, without recording the keys themselves: key presses, paste (and drop)
-events and the characters they brought, the time from the page opening to the first key, the
+events and the characters they brought, the characters an input method wrote (an IME's
+composition, a swipe keyboard's word, an autocorrection, dictation), the time from the page
+opening to the first key, the
 time from the first change of the text to the last, and how often and how long the page was
 left while the text was being written. ``typing_signals`` turns one such record into signals
 a reviewer reads. This module is plain Python (no Django), so that any rule engine can call it
@@ -26,10 +28,11 @@ PASTED_SHARE = 0.5
 MAX_CHARACTERS_PER_SECOND = 15.0
 # Fewer characters than this are too few to time: one quick word proves nothing.
 SPEED_MINIMUM_CHARACTERS = 20
-# Characters typed per key press, at most: autocorrection and predictive suggestions insert a
-# few characters for one key, a script or another program the whole text without any. (A
-# phone keyboard that writes a whole word per swipe can exceed it: the signal advises, a
-# reviewer decides.)
+# Characters typed per key press, at most: predictive suggestions insert a few characters for
+# one key, a script or another program the whole text without any. Characters an input method
+# wrote (``input_method_characters``) are typing too and are not held to it: an IME writes a
+# Chinese or Japanese phrase at the end of a composition, a swipe keyboard a word per gesture,
+# dictation a sentence, with few or no key events the page can see.
 CHARACTERS_PER_KEY = 3.0
 
 # Written with the page in the background: the page was hidden or out of focus for at least
@@ -65,16 +68,21 @@ class TypingRecord:
     writing_ms: int  # from the first change of the text to the last
     focus_losses: int  # times the page was left between the first change and the last
     background_ms: int  # how long it was left, in all, in that time
+    # Written by an input method: IME compositions, swipe and autocorrect words, dictation.
+    # Last, with a default: a page opened before it was counted sends none, and that is 0.
+    input_method_characters: int = 0
 
     MILLISECONDS = ("first_key_ms", "writing_ms", "background_ms")
+    OPTIONAL = ("input_method_characters",)
 
     @classmethod
     def bounded(cls, **values: int) -> "TypingRecord":
         """A record from untrusted figures: each must be an integer of at least zero (else
-        ``ValueError``); one above its bound is clamped to it."""
+        ``ValueError``); one above its bound is clamped to it. An ``OPTIONAL`` figure left out
+        is 0."""
         clamped = {}
         for name in cls.field_names():
-            value = values[name]
+            value = values.get(name, 0) if name in cls.OPTIONAL else values[name]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a whole number of at least 0")
             bound = MAX_MILLISECONDS if name in cls.MILLISECONDS else MAX_COUNT
@@ -102,9 +110,11 @@ def typing_signals(record: TypingRecord | None, text: str) -> list[str]:
     typed by a person, on the page); otherwise any of:
 
     - ``"pasted"``: the characters pasted are more than ``PASTED_SHARE`` of the text;
-    - ``"too_fast"``: the characters not pasted came faster than ``MAX_CHARACTERS_PER_SECOND``
-      (counted over at least ``SPEED_MINIMUM_CHARACTERS``), or more than
-      ``CHARACTERS_PER_KEY`` of them per key press (text that appeared without being typed);
+    - ``"too_fast"``: the characters from key presses (neither pasted nor written by an input
+      method) came faster than ``MAX_CHARACTERS_PER_SECOND`` (counted over at least
+      ``SPEED_MINIMUM_CHARACTERS``), or more than ``CHARACTERS_PER_KEY`` of them per key press
+      (text that appeared without being typed). Characters an input method wrote are typed,
+      and are timed by neither rule: they arrive a word or a phrase at once;
     - ``"background"``: the page was left for at least ``BACKGROUND_SHARE`` of the writing
       time, and at least ``BACKGROUND_MINIMUM_MS``.
 
@@ -116,12 +126,12 @@ def typing_signals(record: TypingRecord | None, text: str) -> list[str]:
     signals = []
     if length and record.pasted_characters > PASTED_SHARE * length:
         signals.append("pasted")
-    typed = max(length - record.pasted_characters, 0)
+    keyed = max(length - record.pasted_characters - record.input_method_characters, 0)
     # One key's worth more, so that a text of a few characters is not judged on one key.
-    too_fast = typed > CHARACTERS_PER_KEY * (record.key_presses + 1)
-    if typed >= SPEED_MINIMUM_CHARACTERS:
+    too_fast = keyed > CHARACTERS_PER_KEY * (record.key_presses + 1)
+    if keyed >= SPEED_MINIMUM_CHARACTERS:
         seconds = record.writing_ms / 1000
-        too_fast = too_fast or typed > MAX_CHARACTERS_PER_SECOND * seconds
+        too_fast = too_fast or keyed > MAX_CHARACTERS_PER_SECOND * seconds
     if too_fast:
         signals.append("too_fast")
     if (

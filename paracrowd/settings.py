@@ -418,6 +418,12 @@ ALIGNER_PARAPHRASE_TABLE = env("ALIGNER_PARAPHRASE_TABLE", "")
 # alignments) at or above which they may take alignment HITs. 0.6 sits below the agreement of
 # two trained annotators in Cohn et al. (2008) and well above a careless or blank answer.
 ALIGNMENT_TRIAL_MIN_F1 = env_float("ALIGNMENT_TRIAL_MIN_F1", 0.6)
+# An alignment that changed at most this many cells of the pre-alignment it was shown is flagged
+# "unchanged suggestion" and counts under the typing rule as a pasted text does
+# (annotations.services). 0: only a suggestion sent back exactly as shown. Raise it to catch
+# one or two token clicks made to look busy, at the price of flagging workers whose
+# pre-alignment was nearly right.
+ALIGNMENT_UNCHANGED_MAX_CELLS = env_int("ALIGNMENT_UNCHANGED_MAX_CELLS", 0, minimum=0)
 # Sentence BLEU (0-100, lowercased) against a gold item's references that a description or
 # paraphrase needs to count as on topic (review.gold). On MSVD training clusters with six
 # references, 10 fails 3.5% of real descriptions and passes 4% of word salads and a third of

@@ -144,6 +144,9 @@ class DescriptionTypingSerializer(serializers.Serializer):
     writing_ms = serializers.IntegerField(allow_null=True, help_text="first change to last")
     focus_losses = serializers.IntegerField(allow_null=True, help_text="page left while writing")
     background_ms = serializers.IntegerField(allow_null=True, help_text="time the page was left")
+    input_method_characters = serializers.IntegerField(
+        allow_null=True, help_text="written by an input method: IME, swipe, dictation"
+    )
 
 
 class DescriptionSerializer(serializers.Serializer):
@@ -183,6 +186,10 @@ class AlignmentSerializer(serializers.Serializer):
     annotator = serializers.SerializerMethodField()
     tier = serializers.IntegerField(allow_null=True, source="assignment.hit.tier", default=None)
     links = serializers.CharField(allow_blank=True, help_text="Pharaoh form: 0-0 1-2 3p4")
+    unchanged_suggestion = serializers.BooleanField(
+        help_text="the pre-alignment shown was sent back unchanged: the pre-aligner's links, "
+        "not the annotator's"
+    )
     created_at = serializers.DateTimeField()
 
     def get_annotator(self, alignment) -> str:

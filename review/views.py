@@ -21,6 +21,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotations.review import worker_suggestions_kept
 from annotations.trial import trial_answers
 from collector import services
 from collector.models import Description
@@ -229,6 +230,7 @@ def _worker_page(request, pk, *, standing_form=None, bonus_form=None):
         "qualifications": qualifications,
         "trial_answers": trial_answers(worker=worker),
         "typing": typing_summary(worker),
+        "suggestions": worker_suggestions_kept(worker=worker),
         "gold": crowd.quality_standing(worker=worker),
         "gold_checks": worker.quality_checks.filter(kind="gold").order_by("-at", "-pk")[:SAMPLE],
         "earnings": worker.ledger_entries.aggregate(

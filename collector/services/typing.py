@@ -1,7 +1,8 @@
 """The rules about how texts come into the box: pasting forbidden (set by staff per HIT type),
 and texts not typed by the worker counted against them under the warn/stop rule of the
 "typing" check (crowd.services.quality). Shared by the services that store descriptions and
-paraphrases."""
+paraphrases, and by the alignment service, whose pre-alignments sent back unchanged count
+under the same rule."""
 
 from crowd import services as crowd
 
@@ -31,7 +32,10 @@ TYPING_CHECK = "typing"
 # The signals that count against a worker: the text did not come from their own keys. Writing
 # with the page in the background is shown to reviewers but counts for nothing here (watching
 # the video again in another tab is honest), and so is a text with no record (scripts off).
-COUNTED_SIGNALS = ("pasted", "too_fast")
+# An alignment that sent back the pre-alignment it was shown (annotations.services) counts
+# here too: a suggestion accepted unchanged is the alignment's equivalent of a paste.
+UNCHANGED_SUGGESTION = "unchanged_suggestion"
+COUNTED_SIGNALS = ("pasted", "too_fast", UNCHANGED_SUGGESTION)
 
 
 def typing_quality_record(*, worker, assignment, signals: list[str], source: str) -> None:

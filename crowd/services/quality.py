@@ -227,17 +227,20 @@ def quality_stop_message(worker: Worker) -> str | None:
     return STOP_MESSAGE if _stopped_by_rule(worker) else None
 
 
-# One wording for every kind of check: gold answers, and texts not typed by the worker.
+# One wording for every kind of check: gold answers, texts not typed by the worker, and
+# suggested alignments sent back unchanged.
 STOP_MESSAGE = (
     "Too many of your recent answers did not pass our checks (they did not match what the "
-    "tasks asked for, or the text was pasted rather than typed), so no new tasks are "
+    "tasks asked for, the text was pasted rather than typed, or a suggested alignment was sent "
+    "back unchanged), so no new tasks are "
     "handed out to you for now. Staff will look at your work; work you already submitted is "
     "still reviewed and paid."
 )
 WARNING_MESSAGE = (
     "Careful: several of your recent answers did not pass our checks: they did not match what "
-    "the task asked for, or the text was pasted rather than typed. Read the instructions of "
-    "each task again and write in your own words; if this goes on, no more tasks will be "
+    "the task asked for, the text was pasted rather than typed, or a suggested alignment was "
+    "sent back unchanged. Read the instructions of each task again, write in your own words "
+    "and correct the suggested links; if this goes on, no more tasks will be "
     "handed out to you."
 )
 

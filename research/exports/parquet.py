@@ -138,6 +138,8 @@ FIELD_NOTES = {
     "typing_writing_ms": "milliseconds from the first change of the text to the last",
     "typing_focus_losses": "times the page was left while the text was being written",
     "typing_background_ms": "milliseconds the page was left in that time",
+    "typing_input_method_characters": "characters an input method wrote: an IME's composition, a "
+    "swipe keyboard's word, an autocorrection, dictation (typing, all of them)",
 }
 
 

@@ -77,6 +77,7 @@ TYPING_CSV_COLUMNS = (
     "TypingMs",
     "FocusLosses",
     "BackgroundMs",
+    "InputMethodCharacters",
 )
 MSVD_CSV_FIELDS = (*MSVD_CSV_CELLS, *TYPING_FIELDS[1:])
 # msvd-json needs only these.

@@ -1,5 +1,7 @@
 // Records how the text came into the box, for the reviewers: key presses, pastes (and drops)
-// with the characters they brought, the time to the first key, the time from the first change
+// with the characters they brought, the characters an input method wrote (an IME's
+// composition, a swipe keyboard's word, an autocorrection, dictation: typing, all of them,
+// though few or no keys are seen), the time to the first key, the time from the first change
 // of the text to the last, and how often and how long the page was left in that time. Only
 // counts and times go into the form's hidden typing_* fields: no key, and no text, is kept.
 // Where staff forbid pasting, pastes and drops are blocked and the worker is told why.
@@ -9,7 +11,7 @@
   if (!form || !form.elements.text || !form.elements.typing_key_presses) return;
   var text = form.elements.text;
   var names = ["key_presses", "pastes", "pasted_characters", "first_key_ms", "writing_ms",
-    "focus_losses", "background_ms"];
+    "focus_losses", "background_ms", "input_method_characters"];
   function field(name) { return form.elements["typing_" + name]; }
 
   // A page shown again after a refusal holds the counts so far: go on from them.
@@ -76,10 +78,60 @@
     write();
   }
 
-  text.addEventListener("keydown", function () {
-    counts.key_presses += 1;
+  // Text an input method writes. An IME shows its composition in the box and commits it at
+  // compositionend (Chinese, Japanese, Korean; phone keyboards compose words too): what it
+  // committed is counted there, once. Without a composition, a swipe keyboard writes a word as
+  // one insertText with no key seen, autocorrection and spelling suggestions replace a word
+  // (insertReplacementText): one word each, so a whole sentence arriving that way (a script, a
+  // rewriting tool) is not counted here and stays text without key presses. Dictation writes
+  // what was said (insertFromDictation), sentences included. Pastes and drops (insertFromPaste,
+  // insertFromDrop) are counted as pastes above, never here. Only the browser's own (trusted)
+  // events count: a script's made-up event is no one's typing.
+  var keySeen = false;  // a key press since the last insertion
+  var composing = false;
+
+  function oneWord(inserted) { return !/\s/.test(inserted.trim()); }
+
+  function byInputMethod(event, inserted) {
+    if (event.inputType === "insertFromDictation") return true;
+    if (event.inputType === "insertReplacementText") return oneWord(inserted);
+    // A key writes one character; more than one for one key (Android keyboards send a key
+    // code 229 before each word) is the keyboard's word.
+    return event.inputType === "insertText" && oneWord(inserted) &&
+      (!keySeen || inserted.length > 1);
+  }
+
+  function writtenByInputMethod(characters) {
+    counts.input_method_characters += characters;
     start(performance.now());
     write();
+  }
+
+  function insertedText(event) {
+    if (typeof event.data === "string") return event.data;
+    return event.dataTransfer ? event.dataTransfer.getData("text/plain") : "";
+  }
+
+  text.addEventListener("keydown", function () {
+    counts.key_presses += 1;
+    keySeen = true;
+    start(performance.now());
+    write();
+  });
+  text.addEventListener("compositionstart", function (event) { composing = event.isTrusted; });
+  // Chromium marks compositionend untrusted when the composition began as a trusted one and
+  // was committed by the browser itself, so the start decides.
+  text.addEventListener("compositionend", function (event) {
+    if (composing && event.data) writtenByInputMethod(event.data.length);
+    composing = false;
+    keySeen = false;
+  });
+  text.addEventListener("input", function (event) {
+    if (!event.isTrusted || event.isComposing || !event.inputType) return;
+    var inserted = insertedText(event);
+    var inputMethod = byInputMethod(event, inserted);
+    if (event.inputType.indexOf("insert") === 0) keySeen = false;
+    if (inputMethod) writtenByInputMethod(inserted.length);
   });
   text.addEventListener("paste", function (event) { inserted(event, event.clipboardData); });
   text.addEventListener("drop", function (event) { inserted(event, event.dataTransfer); });

@@ -109,3 +109,20 @@ def test_a_stored_record_reads_back_and_a_partial_one_reads_as_none():
     figures = dict(zip(TypingRecord.field_names(), asdict(record()).values(), strict=True))
     assert TypingRecord.from_stored(Stored(figures)) == record()
     assert TypingRecord.from_stored(Stored({**figures, "pastes": None})) is None
+
+
+def test_characters_an_input_method_wrote_are_typing_not_text_without_keys():
+    # Chinese through an IME, or a word per swipe: the page saw no key, every character typed.
+    ime = record(key_presses=0, input_method_characters=len(TEXT), writing_ms=2_000)
+    assert typing_signals(ime, TEXT) == []
+
+
+def test_text_neither_keyed_nor_written_by_an_input_method_is_still_too_fast():
+    half = record(key_presses=0, input_method_characters=len(TEXT) // 2, writing_ms=20_000)
+    assert typing_signals(half, TEXT) == ["too_fast"]
+
+
+def test_a_record_without_input_method_characters_counts_none():
+    figures = asdict(record())
+    del figures["input_method_characters"]
+    assert TypingRecord.bounded(**figures).input_method_characters == 0

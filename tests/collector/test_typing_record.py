@@ -183,3 +183,21 @@ def test_a_pasted_text_counts_against_the_worker_under_the_typing_rule(client, t
 def test_a_typed_or_unrecorded_text_is_no_evidence_either_way(client, task, fields):
     assert submit(client, task, **fields).status_code == 302
     assert Description.objects.exists() and not QualityCheck.objects.exists()
+
+
+def test_text_written_by_an_input_method_is_stored_as_typed_and_not_flagged(client, task):
+    # An IME's compositions, or a word per swipe: few or no key events, every character typed.
+    ime = {**TYPED, "typing_key_presses": "0", "typing_input_method_characters": str(len(TEXT))}
+    assert submit(client, task, **ime).status_code == 302
+    description = Description.objects.get()
+    assert description.typing_input_method_characters == len(TEXT)
+    assert description.typing_signals == []
+    assert not QualityCheck.objects.exists()
+
+
+def test_a_page_opened_before_input_methods_were_counted_stores_none_written_by_one(client, task):
+    assert "typing_input_method_characters" not in TYPED
+    assert submit(client, task, **TYPED).status_code == 302
+    description = Description.objects.get()
+    assert description.typing_input_method_characters == 0
+    assert description.typing_signals == []

@@ -30,6 +30,7 @@ RECORD = TypingRecord(
     writing_ms=0,
     focus_losses=1,
     background_ms=0,
+    input_method_characters=0,
 )
 FIGURES = {
     "key_presses": 2,
@@ -39,6 +40,7 @@ FIGURES = {
     "writing_ms": 0,
     "focus_losses": 1,
     "background_ms": 0,
+    "input_method_characters": 0,
 }
 
 
@@ -84,6 +86,7 @@ def test_the_msvd_csv_appends_how_each_description_was_typed(tmp_path, corpus):
         "TypingMs": "0",
         "FocusLosses": "1",
         "BackgroundMs": "0",
+        "InputMethodCharacters": "0",
     }
     assert rows[UNRECORDED]["Typing"] == "unknown" and rows[UNRECORDED]["KeyPresses"] == ""
     assert rows[TYPED]["Typing"] == "clean" and rows[TYPED]["KeyPresses"] == str(len(TYPED))
@@ -123,7 +126,8 @@ def test_parquet_appends_typing_columns_after_the_existing_ones(tmp_path, corpus
         for row in pq.read_table(path).to_pylist()
     }
     assert SCHEMA.names.index("cluster_size") < SCHEMA.names.index("typing")
-    assert SCHEMA.names[-8:] == ["typing", *(f"typing_{name}" for name in FIGURES)]
+    appended = ["typing", *(f"typing_{name}" for name in FIGURES)]
+    assert SCHEMA.names[-len(appended) :] == appended
     assert rows[PASTED]["cluster_size"] == 3
     assert rows[TYPED]["typing"] == "clean"
     assert rows[PASTED]["typing"] == "pasted"

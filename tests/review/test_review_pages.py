@@ -28,8 +28,9 @@ from tests.factories import make_submitted_description, make_worker
 pytestmark = pytest.mark.django_db
 # What a page costs in queries, the same at every size of corpus (an N+1 shows up as a change).
 QUEUE_QUERIES = 4
-# Two of them: how their texts were typed; six: their gold items and the rule's standing.
-WORKER_PANEL_QUERIES = 19
+# Two of them: how their texts were typed; one: their alignments that kept the suggestion; six:
+# their gold items and the rule's standing.
+WORKER_PANEL_QUERIES = 20
 
 PAGES = ["overview", "queue", "descriptions", "ledger", "audit"]
 
