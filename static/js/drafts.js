@@ -103,22 +103,25 @@
     });
   }
 
-  var restored = false;
+  // Work the server has not stored is on the page from the start: put back from a draft, or
+  // sent and refused.
+  var refused = form.hasAttribute("data-draft-refused");
+  var unstored = refused;
   var draft = read(key);
-  if (draft && !form.hasAttribute("data-draft-refused")) {
+  if (draft && !refused) {
     put(draft.work);
     put(draft.with);
-    restored = true;
+    unstored = true;
     form.dataset.draftRestored = "true";
     form.dispatchEvent(new CustomEvent("draft-restored", { detail: { key: key } }));
   }
 
   // What the page shows once its own scripts have run (they may rewrite a field, as align.js
   // writes the links in its own order): work is unsaved when it differs from that, or when it
-  // was put back from a draft.
+  // was unstored from the start.
   var baseline = null;
   function unsaved() {
-    return restored || (baseline !== null && JSON.stringify(snapshot().work) !== baseline);
+    return unstored || (baseline !== null && JSON.stringify(snapshot().work) !== baseline);
   }
 
   var pending = null;
