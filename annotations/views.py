@@ -44,6 +44,7 @@ def align(request, pk, worker):
         return after_submit(
             request,
             worker,
+            assignment_id=assignment.pk,
             kind=HitType.Kind.ALIGNMENT,
             tier=assignment.hit.tier,
             created=saved,

@@ -42,6 +42,7 @@ def paraphrase(request, pk, worker):
     return after_submit(
         request,
         worker,
+        assignment_id=assignment.pk,
         kind=HitType.Kind.PARAPHRASE,
         tier=assignment.hit.tier,
         created=created,

@@ -7,6 +7,7 @@ from django.db.models.functions import Coalesce
 
 from crowd.models import Assignment, Hit, HitType, LedgerEntry, Qualification, Tier, Worker
 from crowd.next_task import task_page
+from crowd.selectors import worker_pending_pay
 from crowd.services import assignments_held, quality_notice, worker_has_access
 
 from .models import Description, Paraphrase, SegmentProposal
@@ -44,8 +45,9 @@ def worker_dashboard(worker: Worker) -> dict:
     rows = worker.descriptions.values("tier", "status").annotate(n=Count("id")).order_by()
     for row in rows:
         counts[row["status"]] += row["n"]
-        if row["status"] == Description.Status.PENDING and row["tier"]:
-            earnings[row["tier"]]["pending"] += describing.pay_cents(row["tier"]) * row["n"]
+    # Every kind of work waiting for review, at what the ledger will credit once accepted.
+    for t, cents in worker_pending_pay(worker=worker, hit_types=hit_types).items():
+        earnings[t]["pending"] += cents
     credited = (
         worker.ledger_entries.filter(kind__in=[LedgerEntry.Kind.TASK, LedgerEntry.Kind.REWARD])
         .values("tier")
@@ -63,15 +65,11 @@ def worker_dashboard(worker: Worker) -> dict:
     rows = worker.proposals.values("tier", "status").annotate(n=Count("id")).order_by()
     for row in rows:
         proposals[row["status"]] += row["n"]
-        if row["status"] == SegmentProposal.Status.PENDING:
-            earnings[row["tier"]]["pending"] += collecting.pay_cents(row["tier"]) * row["n"]
     paraphrasing = hit_types[HitType.Kind.PARAPHRASE]
     paraphrases = dict.fromkeys(Paraphrase.Status.values, 0)
     rows = worker.paraphrases.values("tier", "status").annotate(n=Count("id")).order_by()
     for row in rows:
         paraphrases[row["status"]] += row["n"]
-        if row["status"] == Paraphrase.Status.PENDING:
-            earnings[row["tier"]]["pending"] += paraphrasing.pay_cents(row["tier"]) * row["n"]
     tiers_open = [t for t in reversed(Tier.values) if t <= tier]
     # Which kinds of shared work have something left for this worker, per tier (one query).
     open_work = set(

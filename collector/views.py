@@ -50,6 +50,7 @@ def describe(request, pk, worker):
             return after_submit(
                 request,
                 worker,
+                assignment_id=pk,
                 kind=HitType.Kind.DESCRIPTION,
                 tier=description.tier,
                 created=created,
@@ -79,6 +80,7 @@ def propose(request, pk, worker):
     return after_submit(
         request,
         worker,
+        assignment_id=assignment.pk,
         kind=HitType.Kind.VIDEO_COLLECTION,
         tier=assignment.hit.tier,
         created=created,

@@ -42,6 +42,7 @@ from .arrivals import (
     task_from_token,
 )
 from .models import Assignment, Hit, WorkSession
+from .next_task import draft_stored
 from .services.pay import session_pay
 
 __all__ = ["PREVIEW_ASSIGNMENT_ID", "PlatformTask", "Refusal", "enter", "platform_page"]
@@ -127,6 +128,7 @@ def enter(request, task: PlatformTask) -> HttpResponse:
             saved = task.save(request, assignment, hidden=hidden)
             if isinstance(saved, HttpResponse):
                 return saved
+            draft_stored(request, assignment.pk)
             return finished(request, assignment, submit_to=submit_to, already_submitted=not saved)
         arrival = arrival_parse(request.GET)
         if arrival.is_preview:
@@ -237,6 +239,7 @@ def session_post(request, task: PlatformTask, assignment: Assignment) -> HttpRes
     saved = task.save(request, assignment, hidden=hidden)
     if isinstance(saved, HttpResponse):
         return saved
+    draft_stored(request, assignment.pk)
     session = services.session_after_submit(session=session)
     if session.state != WorkSession.State.OPEN:
         return session_finished(request, session)

@@ -80,10 +80,18 @@ def show_task(request, worker, pk, *, kind):
     return _PAGE_VIEWS[kind](request, pk, worker)
 
 
-def after_submit(request, worker, *, kind, tier, created, thanks):
-    """Submit and next: after saving a task of ``kind`` in ``tier``, thank the worker
-    (``thanks``, when it was ``created`` now rather than sent before) and answer with the next
-    one like it, or the dashboard when the worker pressed the page's second button (``STOP``)."""
+def draft_stored(request, assignment_id: int) -> None:
+    """Say on the page answering ``request`` that the worker's work on ``assignment_id`` is
+    stored (or given up): static/js/drafts.js then forgets the draft it kept in the browser."""
+    request.draft_stored = f"assignment:{assignment_id}"
+
+
+def after_submit(request, worker, *, assignment_id, kind, tier, created, thanks):
+    """Submit and next: after saving ``assignment_id``, a task of ``kind`` in ``tier``, thank
+    the worker (``thanks``, when it was ``created`` now rather than sent before) and answer with
+    the next one like it, or the dashboard when the worker pressed the page's second button
+    (``STOP``)."""
+    draft_stored(request, assignment_id)
     if created:
         messages.success(request, f"Thank you! {thanks}")
     else:

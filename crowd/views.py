@@ -32,7 +32,7 @@ from . import services
 from .access import is_staff, own_assignment, worker_required
 from .forms import SignUpForm
 from .models import HitType, Tier
-from .next_task import DASHBOARD, TASK_PAGES, next_task
+from .next_task import DASHBOARD, TASK_PAGES, draft_stored, next_task
 
 
 def signup(request):
@@ -112,6 +112,7 @@ def skip(request, pk, worker):
         messages.error(request, str(refusal))
         return redirect(DASHBOARD)
     messages.info(request, "Skipped. You will not be shown that task again.")
+    draft_stored(request, assignment.pk)
     if assignment.hit.hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
         return redirect(DASHBOARD)  # each such task opens a new one: nothing to go on to
     return next_task(request, worker, kind=assignment.hit.hit_type.kind, tier=assignment.hit.tier)

@@ -85,6 +85,7 @@ def rate(request, pk, worker):
         return after_submit(
             request,
             worker,
+            assignment_id=assignment.pk,
             kind=KIND,
             tier=assignment.hit.tier,
             created=saved,

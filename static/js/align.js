@@ -35,7 +35,8 @@
   var target = task.target;
   var names = { source: wordNames(source), target: wordNames(target) };
   var pre = parse(task.preAlignment);
-  var links = parse(task.links);
+  // The field, not the task: it holds a draft put back by drafts.js (else the same links).
+  var links = parse(field.value);
   var history = []; // steps, each a list of {key, before, after}
   var active = { i: 0, j: 0 };
   var drag = null;

@@ -178,7 +178,7 @@ def test_the_dashboard_counts_approved_and_rejected_segments_and_their_pay(clien
     assert '<dd id="count-proposals-pending">1</dd>' in page
     assert '<dd id="count-proposals-rejected">1</dd>' in page
     # Earned: the approved segment's $0.05; pending: the other proposal's $0.05.
-    assert '<td id="earned-tier1">$0.05</td><td>$0.05</td>' in page
+    assert '<td id="earned-tier1">$0.05</td><td id="pending-tier1">$0.05</td>' in page
     assert "Subtitles or other text on screen; Captions &lt;i&gt;burned&lt;/i&gt;" in page
     assert "&lt;b&gt;Cats&lt;/b&gt; &amp; dogs" in page and "<b>Cats" not in page
 

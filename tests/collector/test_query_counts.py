@@ -9,8 +9,9 @@ from tests.factories import make_proposal, make_segment, make_submitted_descript
 
 pytestmark = pytest.mark.django_db
 
-# One of them for the quality notice, one for the open tasks to continue (whatever their number).
-DASHBOARD_QUERIES = 17
+# One of them for the quality notice, one for the open tasks to continue (whatever their number),
+# two for the pay awaiting review (crowd.selectors.worker_pending_pay).
+DASHBOARD_QUERIES = 19
 # The user (with their worker profile and groups) and the assignment (with its HIT, HIT type
 # and segment); the session is read from the cache.
 DESCRIBE_QUERIES = 2
