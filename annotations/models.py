@@ -18,16 +18,20 @@ from crowd.models import Offered, Reviewed
 
 class AlignerModel(models.Model):
     """An automatic aligner, as JSON: unsupervised (translation tables trained on the corpus's
-    sentence pairs) or supervised (learnt from human alignments, using an unsupervised
-    ``base`` model's posteriors as features). ``trained_on`` records a supervised model's
-    gold: the ids of the accepted alignments and of the trial pairs it learnt from, and those
-    it was judged on (``held_out``). A supervised model pre-aligns only if it ``took_over``:
-    its micro F1 on the held-out gold (``held_out_f1``) was at least that of the aligner in use
-    then; ``judgement`` says what it was compared with and why it did or did not take over."""
+    sentence pairs), supervised (learnt from human alignments, using an unsupervised
+    ``base`` model's posteriors as features) or identical words linked one to one (no
+    parameters; put in use when held-out gold favours it over the unsupervised model, see
+    ``prealigner.unsupervised_or_identical_choose``). ``trained_on`` records a supervised
+    model's gold: the ids of the accepted alignments and of the trial pairs it learnt from,
+    and those it was judged on (``held_out``). A supervised model pre-aligns only if it
+    ``took_over``: judged on at least PREALIGNER_HELD_OUT_MINIMUM held-out pairs, its micro F1
+    there (``held_out_f1``) beat both the aligner in use then and identical words;
+    ``judgement`` says what it was compared with and why it did or did not take over."""
 
     class Kind(models.TextChoices):
         UNSUPERVISED = "unsupervised", "Unsupervised (sentence pairs)"
         SUPERVISED = "supervised", "Supervised (human alignments)"
+        IDENTICAL = "identical", "Identical words (one to one)"
 
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.UNSUPERVISED)
     base = models.ForeignKey(

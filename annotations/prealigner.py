@@ -10,10 +10,11 @@ unsupervised aligner (``train_aligner``) pre-aligns when it was trained on
 says why.
 
 A retrained model does not take over blindly: one sentence pair in ``HELD_OUT_ONE_IN`` (by a
-hash of its words) keeps its gold out of training, and the new model pre-aligns only if its
-micro F1 on that held-out gold (the site's own, see ``judgement``) is at least the aligner in
-use's (identical words linked one to one when none is). Otherwise it is kept, with the
-figures, but the aligner in use stays. The model that takes over is the one judged, learnt
+hash of its words) keeps its gold out of training, and the new model pre-aligns only if it was
+judged on at least PREALIGNER_HELD_OUT_MINIMUM held-out pairs and its micro F1 on that gold
+(the site's own, see ``judgement``) beats both the aligner in use's and that of identical
+words linked one to one. Otherwise it is kept, with the figures and the reason, but the
+aligner in use stays. The model that takes over is the one judged, learnt
 without the held-out gold; it is not refitted on all of it, so no model in use ever saw the
 gold its successors are judged on (a refitted incumbent would be scored on its own training
 gold, and would hardly ever be displaced).
@@ -46,11 +47,14 @@ HELD_OUT_ONE_IN = 5
 
 
 def aligner_is_usable(model: AlignerModel) -> bool:
-    """A supervised model is usable as trained (it is only trained above its minimum); an
-    unsupervised one when it saw ALIGNER_MIN_TRAINING_PAIRS pairs or more."""
+    """A supervised model is usable as trained (it is only trained above its minimum), and
+    identical words always; an unsupervised one when it saw ALIGNER_MIN_TRAINING_PAIRS pairs
+    or more, or when held-out gold chose it over identical words
+    (``unsupervised_or_identical_choose``)."""
     return (
-        model.kind == AlignerModel.Kind.SUPERVISED
+        model.kind != AlignerModel.Kind.UNSUPERVISED
         or model.training_pairs >= settings.ALIGNER_MIN_TRAINING_PAIRS
+        or model.judgement.get("took_over", False)
     )
 
 
@@ -60,7 +64,8 @@ def _newest(kind: str) -> AlignerModel | None:
 
 def aligner_usable() -> AlignerModel | None:
     """The aligner that pre-aligns: the newest supervised one that took over from its
-    predecessor, else the newest unsupervised one when usable, else none (annotators start
+    predecessor, else the newer of the newest unsupervised one (when usable) and identical
+    words (when chosen, ``unsupervised_or_identical_choose``), else none (annotators start
     from an empty grid rather than from a weak model's guesses; the page says so)."""
     supervised = (
         AlignerModel.objects.filter(kind=AlignerModel.Kind.SUPERVISED, took_over=True)
@@ -69,8 +74,12 @@ def aligner_usable() -> AlignerModel | None:
     )
     if supervised:
         return supervised
-    unsupervised = _newest(AlignerModel.Kind.UNSUPERVISED)
-    return unsupervised if unsupervised and aligner_is_usable(unsupervised) else None
+    candidates = [
+        model
+        for model in (_newest(AlignerModel.Kind.UNSUPERVISED), _newest(AlignerModel.Kind.IDENTICAL))
+        if model and aligner_is_usable(model)
+    ]
+    return max(candidates, key=lambda model: (model.trained_at, model.pk), default=None)
 
 
 @lru_cache(maxsize=2)
@@ -95,16 +104,24 @@ def site_lexicon() -> Lexicon:
     return lexicon_load(settings.WORDNET_PATH, settings.ALIGNER_PARAPHRASE_TABLE)
 
 
+class IdenticalWords:
+    """Identical words linked one to one, as a pre-aligner."""
+
+    prealign = staticmethod(identical_words_baseline)
+
+
 @lru_cache(maxsize=2)
 def _loaded(pk: int, trained_at):
     model = AlignerModel.objects.select_related("base").get(pk=pk)
+    if model.kind == AlignerModel.Kind.IDENTICAL:
+        return IdenticalWords()
     if model.kind == AlignerModel.Kind.UNSUPERVISED:
         return Aligner.from_dict(model.parameters)
     base = Aligner.from_dict(model.base.parameters) if model.base else None
     return SupervisedAligner.from_dict(model.parameters, lexicon=site_lexicon(), base=base)
 
 
-def prealigner(model: AlignerModel) -> Aligner | SupervisedAligner:
+def prealigner(model: AlignerModel) -> Aligner | SupervisedAligner | IdenticalWords:
     """The stored aligner, ready to ``prealign`` (kept loaded: a model is never changed)."""
     return _loaded(model.pk, model.trained_at)
 
@@ -191,41 +208,119 @@ def retraining_due(
     return len(alignments - _gold_seen(last.trained_on)[0]) >= settings.ALIGNER_RETRAIN_EVERY
 
 
+# The measure every judgement uses: micro F1 over all links, each proposed link a claim
+# (sure against the gold's possible links for precision, possible against its sure ones for
+# recall; ``evaluation.scopes``).
+MEASURE = "micro F1 over all links (sure and possible), identical words included"
+
+
 def _f1(prealign: Prealign, gold: list[AlignedPair]) -> float:
     predicted = [prealign(pair.source, pair.target) for pair in gold]
     return scopes(predicted, gold)["all"]["f1"]
 
 
+def _judged_gold(gold: SiteGold) -> tuple[list[AlignedPair], str, int]:
+    """The held-out gold that judges, what it is, and how many distinct sentence pairs it
+    covers (a pair aligned by three annotators is one pair)."""
+    judged = gold.own_held_out or gold.held_out
+    pairs = len({(pair.source, pair.target) for pair in judged})
+    return judged, "the site's own" if gold.own_held_out else "all (none of the site's own)", pairs
+
+
 def judgement(candidate: SupervisedAligner, gold: SiteGold) -> dict:
-    """How ``candidate`` does on the held-out gold against the aligner in use (identical words
-    linked one to one when none is), by micro F1 over all links. It takes over when it does
-    at least as well: a tie goes to the newer model, which learnt from more of the site's gold.
+    """How ``candidate`` does on the held-out gold against the aligner in use and against
+    identical words linked one to one, by ``MEASURE``. It takes over only when the gold covers
+    at least PREALIGNER_HELD_OUT_MINIMUM sentence pairs and it beats both (strictly: on a tie
+    the aligner in use stays, and a model no better than identical words only adds noise).
 
     The held-out gold made on the site (workers' alignments of its pairs, trial gold) is what
     judges, as that is what the pre-aligner is for; imported gold judges only while the site
     has none of its own held out. Imported gold of another kind of text is learnt from, but
     cannot vote a model that serves it better into pre-aligning the site's pairs worse."""
-    judged = gold.own_held_out or gold.held_out
+    judged, judged_on, pairs = _judged_gold(gold)
+    minimum = settings.PREALIGNER_HELD_OUT_MINIMUM
     in_use = aligner_usable()
-    if in_use is None:
-        against, prealign = "identical words one to one", identical_words_baseline
-    else:
-        against, prealign = str(in_use), prealigner(in_use).prealign
-    f1, against_f1 = _f1(candidate.prealign, judged), _f1(prealign, judged)
-    took_over = f1 >= against_f1
+    identical = "identical words one to one"
+    against = str(in_use) if in_use else identical
+    f1 = _f1(candidate.prealign, judged)
+    identical_f1 = _f1(identical_words_baseline, judged)
+    against_f1 = _f1(prealigner(in_use).prealign, judged) if in_use else identical_f1
+    failures = []
+    if pairs < minimum:
+        failures.append(
+            f"judged on {pairs} held-out pairs, fewer than PREALIGNER_HELD_OUT_MINIMUM ({minimum})"
+        )
+    if f1 <= against_f1:
+        failures.append(f"held-out F1 {f1:.3f} ≤ {against_f1:.3f} of {against}")
+    if in_use and f1 <= identical_f1:
+        failures.append(f"held-out F1 {f1:.3f} ≤ {identical_f1:.3f} of {identical}")
+    took_over = not failures
+    stays = f"{against} stays in use" if in_use else "nothing pre-aligns"
     return {
         "held_out_alignments": len(judged),
-        "judged_on": "the site's own" if gold.own_held_out else "all (none of the site's own)",
+        "held_out_pairs": pairs,
+        "held_out_minimum": minimum,
+        "measure": MEASURE,
+        "judged_on": judged_on,
         "f1": f1,
         "against": against,
         "against_model": in_use.pk if in_use else None,
         "against_f1": against_f1,
+        "identical_words_f1": identical_f1,
         "took_over": took_over,
         "reason": (
-            f"held-out F1 {f1:.3f} {'≥' if took_over else '<'} {against_f1:.3f} of {against}: "
-            + ("took over" if took_over else f"{against} stays in use")
+            f"held-out F1 {f1:.3f} on {pairs} pairs > {against_f1:.3f} of {against}"
+            + (f" and {identical_f1:.3f} of {identical}" if in_use else "")
+            + ": took over"
+            if took_over
+            else "; ".join(failures) + f": {stays}"
         ),
     }
+
+
+def unsupervised_or_identical_choose(*, gold: SiteGold | None = None) -> AlignerModel | None:
+    """When no supervised model is in use: judge the newest unsupervised model against
+    identical words linked one to one on the held-out gold (``MEASURE``; neither learnt from
+    that gold, so any number of pairs may choose between them), put the better in use (the
+    unsupervised model only when it beats identical words), record the judgement on it, and
+    pre-align the pairs nobody has annotated with it. This is how a site with little gold and
+    few sentence pairs, the demo, gets a pre-aligner. Returns the model put in use, or None
+    when a supervised model is in use."""
+    in_use = aligner_usable()
+    if in_use and in_use.kind == AlignerModel.Kind.SUPERVISED:
+        return None
+    judged, judged_on, pairs = _judged_gold(gold or site_gold())
+    unsupervised = _newest(AlignerModel.Kind.UNSUPERVISED)
+    identical_f1 = _f1(identical_words_baseline, judged)
+    f1 = _f1(prealigner(unsupervised).prealign, judged) if unsupervised else None
+    figures = {
+        "held_out_alignments": len(judged),
+        "held_out_pairs": pairs,
+        "measure": MEASURE,
+        "judged_on": judged_on,
+        "identical_words_f1": identical_f1,
+        "unsupervised_model": unsupervised.pk if unsupervised else None,
+        "unsupervised_f1": f1,
+    }
+    if f1 is not None and f1 > identical_f1:
+        chosen = unsupervised
+        reason = f"held-out F1 {f1:.3f} on {pairs} pairs > {identical_f1:.3f} of identical words"
+        chosen.held_out_f1 = f1
+        chosen.judgement = {**figures, "took_over": True, "reason": reason + ": took over"}
+    else:
+        chosen = AlignerModel(kind=AlignerModel.Kind.IDENTICAL, parameters={}, training_pairs=0)
+        chosen.held_out_f1 = identical_f1
+        reason = (
+            f"held-out F1 {identical_f1:.3f} of identical words on {pairs} pairs ≥ {f1:.3f} of "
+            f"{unsupervised}"
+            if unsupervised
+            else "no unsupervised model trained"
+        )
+        chosen.judgement = {**figures, "took_over": True, "reason": reason + ": they pre-align"}
+    with transaction.atomic():
+        chosen.save()
+        pairs_prealign(aligner_model=chosen)
+    return chosen
 
 
 def supervised_aligner_train(

@@ -4,9 +4,12 @@ alignment tasks that open already pre-aligned.
 
 The site trains its supervised aligner once it holds ALIGNER_MIN_GOLD_ALIGNMENTS human
 alignments (200 by default); the demo has a handful (``gold-alignments.tsv``), so it asks for
-a training on those (``min_gold``). Training takes well under a second. The model pre-aligns
-only if it does at least as well as linking identical words on the gold held out of its
-training, as any model on the site must (``annotations.prealigner.judgement``).
+a training on those (``min_gold``), after training the unsupervised aligner on its clusters.
+Training takes well under a second. The supervised model is judged as any model on the site
+is (``annotations.prealigner.judgement``): a few of the demo's pairs are held out, far fewer
+than PREALIGNER_HELD_OUT_MINIMUM, so it does not take over, and the admin shows why. The
+unsupervised model or identical words linked one to one pre-align instead, whichever does
+better on those held-out pairs (``unsupervised_or_identical_choose``).
 
 Three demo writers then align three of those pairs (``alignments.tsv``), through the alignment
 task, so the agreement page has pairs with several annotators to compare; the other pairs stay
@@ -16,8 +19,12 @@ import csv
 
 from annotations.alignment_files import alignments_import
 from annotations.models import AlignerModel, SentencePair
-from annotations.prealigner import aligner_usable, supervised_aligner_train
-from annotations.services import alignment_submit, pairs_sample, tokens_of
+from annotations.prealigner import (
+    aligner_usable,
+    supervised_aligner_train,
+    unsupervised_or_identical_choose,
+)
+from annotations.services import aligner_train, alignment_submit, pairs_sample, tokens_of
 from crowd.models import HitType
 from paracrowd_metrics.alignment import AlignedPair, parse_pharaoh
 
@@ -47,14 +54,16 @@ def gold_read() -> list[AlignedPair]:
 
 
 def alignment_load() -> list[SentencePair]:
-    """Import the gold, train the pre-aligner once, and offer the cluster pairs to align
-    (pre-aligned as they are stored); returns the pairs offered."""
+    """Import the gold, train and choose the pre-aligner once, and offer the cluster pairs to
+    align (pre-aligned as they are stored); returns the pairs offered."""
     gold = gold_read()
     alignments_import({GOLD_ANNOTATOR: gold}, corpus=GOLD_CORPUS)
-    if not AlignerModel.objects.filter(kind=AlignerModel.Kind.SUPERVISED).exists():
+    if not AlignerModel.objects.exists():
+        aligner_train(seed=0)
         supervised_aligner_train(force=True, min_gold=len(gold))
+        unsupervised_or_identical_choose()
     if aligner_usable() is None:
-        raise RuntimeError("the demo's pre-aligner did not take over; check demo/data")
+        raise RuntimeError("the demo has no pre-aligner; check demo/data")
     return pairs_sample(per_cluster=PAIRS_PER_CLUSTER, seed=0, language="en", open_hits=True)
 
 

@@ -1,6 +1,7 @@
 """The supervised pre-aligner learns from the site's human alignments and is trained again, by
-the Celery worker, as staff accept more; a new model takes over only if it does at least as
-well as the one in use on gold held out of its training."""
+the Celery worker, as staff accept more; a new model takes over only if, judged on at least
+PREALIGNER_HELD_OUT_MINIMUM pairs held out of its training, it beats both the one in use and
+identical words."""
 
 from io import StringIO
 
@@ -48,6 +49,7 @@ def site_gold(settings):
     """Imported gold for four pairs, one trial pair, and the other pairs offered as HITs."""
     settings.ALIGNER_MIN_GOLD_ALIGNMENTS = IMPORTED + 1
     settings.ALIGNER_RETRAIN_EVERY = 2
+    settings.PREALIGNER_HELD_OUT_MINIMUM = 3  # the imported gold of video pairs 1, 2 and 3
     pairs = video_pairs()
     assert {n for n, p in enumerate(pairs) if prealigner.is_held_out(p.source, p.target)} == (
         HELD_OUT
@@ -125,12 +127,22 @@ def test_the_celery_worker_trains_again_on_newly_accepted_alignments(live_worker
     assert second.trained_on["trial_pairs"] == [site_gold.pk]
     assert second.training_pairs == len(second.trained_on["alignments"]) + 1
     assert second.trained_at >= first.trained_at
-    assert second.took_over and second.judgement["against_model"] == first.pk
-    assert prealigner.aligner_usable() == second
-    # Pairs nobody has annotated are pre-aligned by the new model; the trial pair, whose gold
-    # it learnt from, is not (the trial would show its own answer).
+    # The workers' alignment of a held-out pair is now the site's own held-out gold, and it is
+    # one pair, below the minimum: the new model is kept, with the reason, but does not take
+    # over (on it, it does worse than identical words too).
+    judged = second.judgement
+    assert judged["against_model"] == first.pk and judged["judged_on"] == "the site's own"
+    assert not second.took_over and judged["held_out_pairs"] == 1
+    assert judged["f1"] < judged["identical_words_f1"]
+    assert judged["reason"].startswith(
+        "judged on 1 held-out pairs, fewer than PREALIGNER_HELD_OUT_MINIMUM (3); "
+    )
+    assert judged["reason"].endswith(f"{first} stays in use")
+    assert prealigner.aligner_usable() == first
+    # Pairs nobody has annotated stay pre-aligned by the first model; the trial pair, whose
+    # gold it learnt from, is not (the trial would show its own answer).
     waiting = SentencePair.objects.filter(alignments__isnull=True, is_trial=False)
-    assert waiting.exists() and all(pair.aligner == second for pair in waiting)
+    assert waiting.exists() and all(pair.aligner == first for pair in waiting)
     assert SentencePair.objects.get(pk=site_gold.pk).aligner is None
 
 
@@ -170,6 +182,48 @@ def test_a_model_learnt_from_gold_of_another_kind_does_not_take_over(live_worker
     assert all(pair.aligner == first for pair in waiting)
     # It is not trained again on the same gold.
     assert prealigner.supervised_aligner_train() is None
+
+
+@pytest.mark.django_db
+def test_a_model_judged_on_fewer_held_out_pairs_than_the_minimum_does_not_take_over(
+    site_gold, settings
+):
+    settings.PREALIGNER_HELD_OUT_MINIMUM = 4
+
+    model = prealigner.supervised_aligner_train()
+
+    judged = model.judgement
+    assert not model.took_over and judged["held_out_pairs"] == 3
+    # It did beat identical words: only the number of pairs kept it out.
+    assert judged["f1"] > judged["identical_words_f1"] == judged["against_f1"]
+    assert judged["reason"] == (
+        "judged on 3 held-out pairs, fewer than PREALIGNER_HELD_OUT_MINIMUM (4): nothing pre-aligns"
+    )
+    assert prealigner.aligner_usable() is None
+    assert not SentencePair.objects.exclude(aligner=None).exists()
+
+
+@pytest.mark.django_db
+def test_without_a_supervised_model_held_out_gold_chooses_identical_words_or_unsupervised(
+    site_gold, settings
+):
+    settings.ALIGNER_MIN_TRAINING_PAIRS = 10_000
+    unsupervised = services.aligner_train(iterations=1)
+    assert prealigner.aligner_usable() is None
+
+    chosen = prealigner.unsupervised_or_identical_choose()
+
+    judged = chosen.judgement
+    assert judged["unsupervised_model"] == unsupervised.pk and judged["held_out_pairs"] == 3
+    assert chosen.held_out_f1 == max(judged["unsupervised_f1"], judged["identical_words_f1"])
+    assert chosen.kind == (
+        AlignerModel.Kind.UNSUPERVISED
+        if judged["unsupervised_f1"] > judged["identical_words_f1"]
+        else AlignerModel.Kind.IDENTICAL
+    )
+    assert prealigner.aligner_usable() == chosen
+    waiting = SentencePair.objects.filter(alignments__isnull=True, is_trial=False)
+    assert waiting.exists() and all(pair.aligner == chosen for pair in waiting)
 
 
 @pytest.mark.django_db

@@ -128,6 +128,7 @@ def test_it_reads_rte_gold_and_trains_on_rte_files(files):
 @pytest.mark.django_db
 def test_without_train_it_uses_the_sites_supervised_aligner(files, settings):
     settings.ALIGNER_MIN_GOLD_ALIGNMENTS = 8
+    settings.PREALIGNER_HELD_OUT_MINIMUM = 4  # the pairs it holds out
     for number, pair in enumerate(video_pairs()[:TRAINED]):
         stored = SentencePair.objects.create(
             origin=SentencePair.Origin.IMPORT,

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import resolve, reverse
 
+from annotations import prealigner
 from annotations.models import (
     AgreementReport,
     AlignerModel,
@@ -21,6 +22,7 @@ from collector.models import Description, Paraphrase, ParaphraseSource, Segment
 from crowd.models import Assignment, Campaign, GoldItem, Hit, HitType, Tier, Worker
 from demo.loaders.accounts import LOGINS, WRITER_PREFIX
 from demo.loaders.segments import CLIP_TITLE, YOUTUBE_SEGMENTS
+from paracrowd_metrics.alignment import parse_pharaoh
 from research.models import CorrelationReport, ExportJob, Rating, RatingBatch, RatingItem
 from review.models import WorkerSignals
 from scoring.models import ParaphraseComparisonReport, ReferenceCurveReport
@@ -52,6 +54,10 @@ DEMO_MODELS = (
     GoldItem,
     ParaphraseComparisonReport,
 )
+
+
+# Suggestions the demo's pre-aligner made when a model judged on four pairs took over.
+NONSENSE = {("on", "and"), ("and", "on"), ("some", "chews"), ("food", "quickly")}
 
 
 @pytest.fixture
@@ -139,13 +145,33 @@ def test_the_demo_corpus_is_described_accepted_and_scored(client, demo):
     assert "Not scored yet" not in page
 
 
-def test_a_demo_alignment_task_opens_pre_aligned_by_the_demos_trained_aligner(client, demo):
-    (aligner,) = AlignerModel.objects.all()
-    assert aligner.kind == AlignerModel.Kind.SUPERVISED and aligner.took_over
+def test_the_demos_supervised_aligner_does_not_take_over_on_its_few_held_out_pairs(demo):
+    supervised = AlignerModel.objects.get(kind=AlignerModel.Kind.SUPERVISED)
+    judged = supervised.judgement
+
+    assert not supervised.took_over
+    assert judged["held_out_pairs"] < judged["held_out_minimum"] == 50
+    assert "fewer than PREALIGNER_HELD_OUT_MINIMUM (50)" in judged["reason"]
+    assert prealigner.aligner_usable() != supervised
+
+
+def test_the_demo_pre_aligns_with_what_its_held_out_pairs_favour_and_links_sensibly(demo):
+    in_use = prealigner.aligner_usable()
+    judged = in_use.judgement
+    better = max(judged["identical_words_f1"], judged["unsupervised_f1"])
+    assert in_use.held_out_f1 == better and judged["took_over"]
+    assert in_use.kind in {AlignerModel.Kind.IDENTICAL, AlignerModel.Kind.UNSUPERVISED}
     to_align = SentencePair.objects.filter(origin=SentencePair.Origin.CLUSTER)
     assert to_align.count() >= 3
-    assert not to_align.filter(pre_alignment="").exists()
-    assert set(to_align.values_list("aligner", flat=True)) == {aligner.pk}
+    assert set(to_align.values_list("aligner", flat=True)) == {in_use.pk}
+    for pair in to_align:
+        links = parse_pharaoh(pair.pre_alignment).possible
+        assert links  # every demo pair shares a word or more
+        linked = {(pair.tokens_a[i].lower(), pair.tokens_b[j].lower()) for i, j in links}
+        assert not linked & NONSENSE
+
+
+def test_a_demo_alignment_task_opens_pre_aligned(client, demo):
     login(client, "tier1")
 
     page = next_task(client, HitType.Kind.ALIGNMENT)
