@@ -1,0 +1,357 @@
+"""A seeded simulation of the people and programs who write texts on the task pages, run
+through the site's own signals (``provenance.typing_signals``), to calibrate those signals:
+how often each flags an honest worker's text, and how much dishonest work it catches.
+
+Each population makes typing records as ``static/js/typing-record.js`` would count them for
+that kind of writer (the same fields, bounded by ``TypingRecord.bounded`` as the form bounds
+them), with each worker's habits drawn once and each text's figures drawn around them:
+
+Honest (goal: each signal flags at most 1% of their texts)
+- *fast typist*: 7–11 characters a second (the fastest groups of Dhakal et al., CHI 2018,
+  type about 10), each text within 0.8–1.15 of the worker's rate, 1.02–1.25 key presses a
+  character (corrections, shift), 0–3 pauses of 0.5–4 s;
+- *slow typist*: 1.5–4 characters a second, 1.05–1.4 keys a character, 0–5 pauses of 1–8 s;
+- *IME*: Chinese or Japanese, 8–40 characters, all but 0–2 punctuation marks written by the
+  input method, 2–4 keys a character (romanisation and choosing), 0.8–2.5 characters a second;
+- *swipe*: a phone keyboard writing 80–100% of the words (and their spaces) by swiping, at
+  2–4 characters a second; on Android one key event a word, on iOS none; up to 10% of the
+  swiped characters missed by the page (a browser that reports them as plain insertions);
+- *phone*: tapping at 1.5–3.5 characters a second, 0–30% of the words taken from the
+  suggestion bar (input method), up to 5% of those missed by the page.
+  Every honest writer pastes a short word (a name, 3–12 characters) into 3% of their texts,
+  and leaves the page mid-writing in 5% of them (for a lognormal time, median 4 s).
+
+Dishonest (goal: at least 95% of their texts flagged by the signals meant for them)
+- *paster*: pastes text from elsewhere (one or two pastes, 85–100% of the text), edits it with
+  0–8 keys;
+- *copy-prompt-paste*: types a few words, leaves the page for 10–90 s (copies the prompt into
+  a chatbot), pastes the answer (the whole text, or all but the words typed);
+- *automation*: a program writes the text: 40% set it with a script (no key, one change), 40%
+  drive the browser's keys at machine speed (1–20 ms a character), 20% drive them at a human
+  pace (5–9 characters a second, jittered);
+- *canary-follower*: follows an instruction hidden from people in the prompt (a canary);
+  typed at a person's pace, so only a canary signal can catch it.
+
+Text lengths (descriptions, paraphrases) are lognormal around 55 characters (12–200).
+A population whose signals do not exist yet (``provenance.SIGNALS``) is reported as not yet
+measured. A new signal is one entry in ``SIGNAL_THRESHOLDS`` (and its key in the ``catches``
+of the populations it is meant for); a new population is one ``Population``.
+Plain Python (no Django), deterministic for a seed.
+"""
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import provenance
+from .provenance import TypingRecord, typing_signals
+
+HONEST_GOAL = 0.01  # at most this share of honest texts flagged, per signal
+DISHONEST_GOAL = 0.95  # at least this share of dishonest texts flagged by their signals
+NOT_MEASURED = "not yet measured"
+
+
+def _threshold_texts() -> dict[str, str]:
+    """What raises each signal on main, in words, from the bounds the code uses."""
+    p = provenance
+    return {
+        "pasted": f"pasted characters > {p.PASTED_SHARE:.0%} of the text",
+        "too_fast": (
+            f"keyed characters > {p.MAX_CHARACTERS_PER_SECOND:g}/s (over ≥ "
+            f"{p.SPEED_MINIMUM_CHARACTERS}) or > {p.CHARACTERS_PER_KEY:g} per key press"
+        ),
+        "background": (
+            f"page left ≥ {p.BACKGROUND_SHARE:.0%} of the writing time and "
+            f"≥ {p.BACKGROUND_MINIMUM_MS / 1000:g} s"
+        ),
+    }
+
+
+# The signals reported, in order; a signal another change adds is one more key here.
+SIGNAL_THRESHOLDS = _threshold_texts()
+
+
+def _length(rng: random.Random) -> int:
+    return max(12, min(200, round(rng.lognormvariate(math.log(55), 0.35))))
+
+
+def _text(length: int) -> str:
+    # Only the length matters to the signals; words of five letters read like a sentence.
+    return ("words " * (length // 6 + 1))[: length - 1] + "."
+
+
+def _typed_ms(characters: int, rate: float) -> int:
+    """Milliseconds from the first change to the last for ``characters`` at ``rate``/s."""
+    return round(max(characters - 1, 0) / rate * 1000)
+
+
+def _honest_extras(rng: random.Random, values: dict, length: int) -> dict:
+    """A pasted name now and then, and the page left for a moment now and then."""
+    if rng.random() < 0.03:
+        values["pastes"] += 1
+        values["pasted_characters"] += min(rng.randint(3, 12), length)
+    if rng.random() < 0.05 and values["writing_ms"]:
+        values["focus_losses"] += 1
+        values["background_ms"] += round(rng.lognormvariate(math.log(4000), 0.8))
+    return values
+
+
+def _record(**values: int) -> dict:
+    base = dict.fromkeys(TypingRecord.field_names(), 0)
+    base.update(values)
+    return base
+
+
+def _keyboard(rate_range, keys_range, pauses, pause_range):
+    """A typist at a keyboard; their rate is drawn once per worker."""
+
+    def worker(rng: random.Random) -> Callable[[random.Random], tuple[dict, str]]:
+        rate = rng.uniform(*rate_range)
+
+        def text(rng: random.Random) -> tuple[dict, str]:
+            length = _length(rng)
+            writing = _typed_ms(length, rate * rng.uniform(0.8, 1.15))
+            writing += sum(round(rng.uniform(*pause_range)) for _ in range(rng.randint(0, pauses)))
+            values = _record(
+                key_presses=round(length * rng.uniform(*keys_range)),
+                first_key_ms=rng.randint(2000, 30000),
+                writing_ms=writing,
+            )
+            return _honest_extras(rng, values, length), _text(length)
+
+        return text
+
+    return worker
+
+
+def _ime(rng: random.Random):
+    rate = rng.uniform(0.8, 2.5)
+
+    def text(rng: random.Random) -> tuple[dict, str]:
+        length = rng.randint(8, 40)
+        typed = rng.randint(0, 2)  # punctuation, typed directly
+        values = _record(
+            key_presses=round((length - typed) * rng.uniform(2, 4)) + typed,
+            first_key_ms=rng.randint(2000, 30000),
+            writing_ms=_typed_ms(length, rate),
+            input_method_characters=length - typed,
+        )
+        return _honest_extras(rng, values, length), "字" * length
+
+    return text
+
+
+def _phone(*, swiped_share, rate_range, missed_share):
+    """A phone keyboard: ``swiped_share`` of the words written by the input method (swiped,
+    or taken from the suggestion bar), the rest tapped; Android sends one key event per
+    input-method word, iOS none."""
+
+    def worker(rng: random.Random):
+        rate = rng.uniform(*rate_range)
+        android = rng.random() < 0.7
+
+        def text(rng: random.Random) -> tuple[dict, str]:
+            length = _length(rng)
+            words = max(1, length // 6)
+            by_method = round(words * rng.uniform(*swiped_share))
+            method_characters = min(length, by_method * 6)
+            missed = round(method_characters * rng.uniform(0, missed_share))
+            tapped = length - method_characters
+            values = _record(
+                key_presses=round(tapped * rng.uniform(1.0, 1.2)) + (by_method if android else 0),
+                first_key_ms=rng.randint(2000, 30000),
+                writing_ms=_typed_ms(length, rate),
+                input_method_characters=method_characters - missed,
+            )
+            return _honest_extras(rng, values, length), _text(length)
+
+        return text
+
+    return worker
+
+
+def _paster(rng: random.Random):
+    def text(rng: random.Random) -> tuple[dict, str]:
+        length = _length(rng)
+        values = _record(
+            pastes=rng.randint(1, 2),
+            pasted_characters=round(length * rng.uniform(0.85, 1.0)),
+            key_presses=rng.randint(0, 8),
+            first_key_ms=rng.randint(3000, 120000),
+            writing_ms=rng.randint(300, 20000),
+        )
+        return values, _text(length)
+
+    return text
+
+
+def _copy_prompt_paste(rng: random.Random):
+    def text(rng: random.Random) -> tuple[dict, str]:
+        length = _length(rng)
+        typed = rng.choice([0, rng.randint(3, 12)])
+        away = rng.randint(10000, 90000)
+        values = _record(
+            pastes=1,
+            pasted_characters=length - typed,
+            key_presses=typed,
+            first_key_ms=rng.randint(2000, 20000),
+            writing_ms=_typed_ms(typed, 5) + away + rng.randint(200, 3000),
+            focus_losses=1 if typed else 0,
+            background_ms=away if typed else 0,
+        )
+        return values, _text(length)
+
+    return text
+
+
+def _automation(rng: random.Random):
+    how = rng.choices(["script", "machine keys", "human-paced keys"], weights=[4, 4, 2])[0]
+
+    def text(rng: random.Random) -> tuple[dict, str]:
+        length = _length(rng)
+        if how == "script":
+            values = _record(first_key_ms=rng.randint(100, 5000))
+        else:
+            machine = how == "machine keys"
+            per_character = rng.uniform(1, 20) if machine else 1000 / rng.uniform(5, 9)
+            values = _record(
+                key_presses=length,
+                first_key_ms=rng.randint(100, 5000),
+                writing_ms=round((length - 1) * per_character * rng.uniform(0.9, 1.1)),
+            )
+        return values, _text(length)
+
+    return text
+
+
+@dataclass(frozen=True)
+class Population:
+    """Writers of one kind: ``worker(rng)`` draws one worker's habits and returns their
+    ``text(rng)``, which makes one (record figures, text). An honest population's texts
+    should raise no signal; a dishonest one's should raise one of ``catches``, and counts
+    toward the goal of ``goal`` (paste, automation, canary)."""
+
+    name: str
+    honest: bool
+    worker: Callable
+    goal: str = ""
+    catches: tuple[str, ...] = ()
+
+
+POPULATIONS = (
+    Population("fast typist", True, _keyboard((7, 11), (1.02, 1.25), 3, (500, 4000))),
+    Population("slow typist", True, _keyboard((1.5, 4), (1.05, 1.4), 5, (1000, 8000))),
+    Population("IME", True, _ime),
+    Population("swipe", True, _phone(swiped_share=(0.8, 1.0), rate_range=(2, 4), missed_share=0.1)),
+    Population(
+        "phone", True, _phone(swiped_share=(0, 0.3), rate_range=(1.5, 3.5), missed_share=0.05)
+    ),
+    Population("paster", False, _paster, goal="paste", catches=("pasted",)),
+    Population(
+        "copy-prompt-paste",
+        False,
+        _copy_prompt_paste,
+        goal="paste",
+        catches=("pasted", "prompt_copied"),
+    ),
+    Population(
+        "automation",
+        False,
+        _automation,
+        goal="automation",
+        catches=("too_fast", "untrusted_events", "webdriver"),
+    ),
+    # Typed at a person's pace: only a canary signal can tell.
+    Population(
+        "canary-follower",
+        False,
+        _keyboard((3, 7), (1.02, 1.25), 2, (500, 3000)),
+        goal="canary",
+        catches=("canary",),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    seed: int
+    workers: int
+    texts: int
+    flagged: dict[str, dict[str, int]]  # population -> signal -> texts flagged
+    caught: dict[str, int | None]  # dishonest population -> texts its signals flagged
+    totals: dict[str, int]  # population -> texts
+
+
+def calibrate(*, seed: int, workers: int, texts: int) -> Calibration:
+    """Run every population (``workers`` writers of ``texts`` texts each) through the site's
+    signals, seeded: the same arguments give the same counts."""
+    rng = random.Random(seed)
+    flagged, caught, totals = {}, {}, {}
+    for population in POPULATIONS:
+        counts = dict.fromkeys(SIGNAL_THRESHOLDS, 0)
+        measured = [key for key in population.catches if key in provenance.SIGNALS]
+        hits = 0
+        for _ in range(workers):
+            text = population.worker(rng)
+            for _ in range(texts):
+                values, written = text(rng)
+                signals = typing_signals(TypingRecord.bounded(**values), written)
+                for signal in signals:
+                    if signal in counts:
+                        counts[signal] += 1
+                hits += any(signal in measured for signal in signals)
+        flagged[population.name] = counts
+        totals[population.name] = workers * texts
+        if not population.honest:
+            caught[population.name] = hits if measured else None
+    return Calibration(seed, workers, texts, flagged, caught, totals)
+
+
+def _share(count: int, total: int) -> str:
+    return f"{count / total:.1%}" if total else "–"
+
+
+def calibration_table(result: Calibration) -> str:
+    """The figures as Markdown: per signal (threshold, honest texts flagged, worst honest
+    population), per goal (dishonest texts flagged), and per population."""
+    honest = [p for p in POPULATIONS if p.honest]
+    dishonest = [p for p in POPULATIONS if not p.honest]
+    honest_total = sum(result.totals[p.name] for p in honest)
+    lines = [
+        f"Seed {result.seed}; {result.workers} workers a population, {result.texts} texts each; "
+        "shares of texts.",
+        "",
+        "| signal | raised when | honest texts flagged (goal ≤ 1%) | worst honest population |",
+        "|---|---|---|---|",
+    ]
+    for signal, threshold in SIGNAL_THRESHOLDS.items():
+        count = sum(result.flagged[p.name][signal] for p in honest)
+        worst = max(honest, key=lambda p: result.flagged[p.name][signal])
+        worst_share = _share(result.flagged[worst.name][signal], result.totals[worst.name])
+        lines.append(
+            f"| `{signal}` | {threshold} | {_share(count, honest_total)} | "
+            f"{worst.name} {worst_share} |"
+        )
+    lines += [
+        "",
+        "| dishonest work | population | caught by (on main) | texts flagged (goal ≥ 95%) |",
+        "|---|---|---|---|",
+    ]
+    for population in dishonest:
+        measured = [key for key in population.catches if key in provenance.SIGNALS]
+        count = result.caught[population.name]
+        figure = NOT_MEASURED if count is None else _share(count, result.totals[population.name])
+        by = ", ".join(f"`{key}`" for key in measured) or "–"
+        lines.append(f"| {population.goal} | {population.name} | {by} | {figure} |")
+    lines += [
+        "",
+        "| population | " + " | ".join(f"`{signal}`" for signal in SIGNAL_THRESHOLDS) + " |",
+        "|---|" + "---|" * len(SIGNAL_THRESHOLDS),
+    ]
+    for population in POPULATIONS:
+        total = result.totals[population.name]
+        cells = [_share(result.flagged[population.name][s], total) for s in SIGNAL_THRESHOLDS]
+        kind = "honest" if population.honest else "dishonest"
+        lines.append(f"| {population.name} ({kind}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
