@@ -146,7 +146,7 @@ class DescriptionForm(forms.Form):
         values = {
             name: value
             for name, value in values.items()
-            if value or name not in TypingRecord.OPTIONAL
+            if value or name not in (*TypingRecord.OPTIONAL, *TypingRecord.UNKNOWN_WHEN_ABSENT)
         }
         # isascii: int() would also read other scripts' digits; the length bounds the parse.
         if not all(v.isascii() and v.isdigit() and len(v) <= 20 for v in values.values()):

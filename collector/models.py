@@ -30,6 +30,13 @@ class TypedText(models.Model):
     typing_focus_losses = models.PositiveIntegerField(null=True, blank=True)
     typing_background_ms = models.PositiveIntegerField(null=True, blank=True)
     typing_input_method_characters = models.PositiveIntegerField(null=True, blank=True)
+    # Counted since: null (unknown) also in a record from a page that did not count them.
+    typing_prompt_copies = models.PositiveIntegerField(null=True, blank=True)
+    typing_pastes_after_copy = models.PositiveIntegerField(null=True, blank=True)
+    typing_inserted_without_keys = models.PositiveIntegerField(null=True, blank=True)
+    typing_untrusted_events = models.PositiveIntegerField(null=True, blank=True)
+    typing_webdriver = models.PositiveIntegerField(null=True, blank=True)
+    typing_left_after_copy = models.PositiveIntegerField(null=True, blank=True)
     # Keys of provenance.SIGNALS; empty: nothing looked wrong; ["unknown"]: no record.
     typing_signals = ArrayField(models.CharField(max_length=20), default=unknown_typing)
 
@@ -37,13 +44,14 @@ class TypedText(models.Model):
         abstract = True
 
     @staticmethod
-    def typing_values(record: TypingRecord | None, text: str) -> dict:
-        """The fields that store ``record`` of ``text``, with its signals."""
+    def typing_values(record: TypingRecord | None, text: str, *, canary: bool = False) -> dict:
+        """The fields that store ``record`` of ``text``, with its signals (``canary``: the
+        text holds the task's invisible marker, see ``collector.canary``)."""
         names = TypingRecord.field_names()
         values = {
             f"typing_{name}": None if record is None else getattr(record, name) for name in names
         }
-        return {**values, "typing_signals": typing_signals(record, text)}
+        return {**values, "typing_signals": typing_signals(record, text, canary=canary)}
 
     @property
     def typing_record(self) -> TypingRecord | None:
@@ -56,8 +64,9 @@ class TypedText(models.Model):
 
 
 def typing_recorded_together(prefix: str) -> models.CheckConstraint:
-    """The page's counts are stored all together or not at all."""
-    names = [f"typing_{name}" for name in TypingRecord.field_names()]
+    """The page's counts are stored all together or not at all (those counted later may be
+    unknown in a record)."""
+    names = [f"typing_{name}" for name in TypingRecord.always_recorded()]
     return models.CheckConstraint(
         condition=Q(**{f"{name}__isnull": True for name in names})
         | Q(**{f"{name}__isnull": False for name in names}),

@@ -52,6 +52,15 @@ SIGNALS = {
     "pasted": "Most of the text was pasted",
     "too_fast": "Typed faster than a person types",
     "background": "Written with the page in the background",
+    # Flags for a reviewer only, never counted against the worker (collector.services.typing):
+    # each has an honest explanation. See docs/staff/reviewing.md.
+    "copy_then_paste": "The task's own text was copied, then text was pasted",
+    "inserted_no_keys": "Text was inserted without key presses (drop, autofill, extension)",
+    "synthetic_events": "Input events made by a script, not by the browser",
+    "webdriver": "The browser said it was driven by automation (navigator.webdriver)",
+    "left_after_copy": "The page was left right after the task's text was copied",
+    # Certain: the text holds the invisible marker of the task's instructions (collector.canary).
+    "canary": "Holds the invisible marker of the task's text: written by a language model",
 }
 CLEAN = "clean"  # how an empty list of signals reads
 
@@ -71,22 +80,42 @@ class TypingRecord:
     # Written by an input method: IME compositions, swipe and autocorrect words, dictation.
     # Last, with a default: a page opened before it was counted sends none, and that is 0.
     input_method_characters: int = 0
+    # Counted since the figures above; None (unknown) in a record from a page that did not
+    # count them, and in records stored before. Each is a flag for a reviewer only.
+    prompt_copies: int | None = None  # copies of the task's own text (outside the box)
+    pastes_after_copy: int | None = None  # pastes into the box after such a copy
+    inserted_without_keys: int | None = None  # insertions of words with no key press
+    untrusted_events: int | None = None  # input events a script made (isTrusted false)
+    webdriver: int | None = None  # 1 when navigator.webdriver was true, else 0
+    left_after_copy: int | None = None  # page left with a copy of the task's text the last act
 
     MILLISECONDS = ("first_key_ms", "writing_ms", "background_ms")
     OPTIONAL = ("input_method_characters",)
+    UNKNOWN_WHEN_ABSENT = (
+        "prompt_copies",
+        "pastes_after_copy",
+        "inserted_without_keys",
+        "untrusted_events",
+        "webdriver",
+        "left_after_copy",
+    )
+    BOUNDS = {"webdriver": 1}
 
     @classmethod
     def bounded(cls, **values: int) -> "TypingRecord":
         """A record from untrusted figures: each must be an integer of at least zero (else
         ``ValueError``); one above its bound is clamped to it. An ``OPTIONAL`` figure left out
-        is 0."""
+        is 0, and one of ``UNKNOWN_WHEN_ABSENT`` None."""
         clamped = {}
         for name in cls.field_names():
+            if name in cls.UNKNOWN_WHEN_ABSENT and values.get(name) is None:
+                clamped[name] = None
+                continue
             value = values.get(name, 0) if name in cls.OPTIONAL else values[name]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a whole number of at least 0")
             bound = MAX_MILLISECONDS if name in cls.MILLISECONDS else MAX_COUNT
-            clamped[name] = min(value, bound)
+            clamped[name] = min(value, cls.BOUNDS.get(name, bound))
         return cls(**clamped)
 
     @classmethod
@@ -94,16 +123,21 @@ class TypingRecord:
         return tuple(field.name for field in fields(cls))
 
     @classmethod
+    def always_recorded(cls) -> tuple[str, ...]:
+        """The figures every record holds (the rest may be unknown)."""
+        return tuple(name for name in cls.field_names() if name not in cls.UNKNOWN_WHEN_ABSENT)
+
+    @classmethod
     def from_stored(cls, row) -> "TypingRecord | None":
         """The record stored on ``row`` (a description or paraphrase, or anything with the
         same attributes prefixed ``typing_``), or None when it has none."""
         values = {name: getattr(row, f"typing_{name}") for name in cls.field_names()}
-        if any(value is None for value in values.values()):
+        if any(values[name] is None for name in cls.always_recorded()):
             return None
         return cls(**values)
 
 
-def typing_signals(record: TypingRecord | None, text: str) -> list[str]:
+def typing_signals(record: TypingRecord | None, text: str, *, canary: bool = False) -> list[str]:
     """The signals of one text written as ``record`` says, in the order of ``SIGNALS``.
 
     ``["unknown"]`` when there is no record; ``[]`` when nothing looks wrong (the text reads as
@@ -116,12 +150,17 @@ def typing_signals(record: TypingRecord | None, text: str) -> list[str]:
       (text that appeared without being typed). Characters an input method wrote are typed,
       and are timed by neither rule: they arrive a word or a phrase at once;
     - ``"background"``: the page was left for at least ``BACKGROUND_SHARE`` of the writing
-      time, and at least ``BACKGROUND_MINIMUM_MS``.
+      time, and at least ``BACKGROUND_MINIMUM_MS``;
+    - ``"copy_then_paste"``, ``"inserted_no_keys"``, ``"synthetic_events"``, ``"webdriver"``,
+      ``"left_after_copy"``: the page counted at least one such event (an unknown count
+      raises nothing);
+    - ``"canary"`` (with or without a record): ``canary`` is true, the text holds the marker
+      of the task's instructions (``collector.canary``).
 
     Pure: it reads only its arguments.
     """
     if record is None:
-        return [UNKNOWN]
+        return [UNKNOWN, "canary"] if canary else [UNKNOWN]
     length = len(text.strip())
     signals = []
     if length and record.pasted_characters > PASTED_SHARE * length:
@@ -139,6 +178,16 @@ def typing_signals(record: TypingRecord | None, text: str) -> list[str]:
         and record.background_ms >= BACKGROUND_SHARE * record.writing_ms
     ):
         signals.append("background")
+    events = {
+        "copy_then_paste": record.pastes_after_copy,
+        "inserted_no_keys": record.inserted_without_keys,
+        "synthetic_events": record.untrusted_events,
+        "webdriver": record.webdriver,
+        "left_after_copy": record.left_after_copy,
+    }
+    signals.extend(signal for signal, count in events.items() if count)
+    if canary:
+        signals.append("canary")
     return signals
 
 

@@ -135,7 +135,8 @@ class DescriptionTypingSerializer(serializers.Serializer):
 
     signals = serializers.CharField(
         help_text="clean, unknown (no record), or the signals raised joined by + "
-        "(pasted, too_fast, background)"
+        "(pasted, too_fast, background, copy_then_paste, inserted_no_keys, synthetic_events, "
+        "webdriver, left_after_copy, canary)"
     )
     key_presses = serializers.IntegerField(allow_null=True)
     pastes = serializers.IntegerField(allow_null=True, help_text="paste and drop events")
@@ -146,6 +147,19 @@ class DescriptionTypingSerializer(serializers.Serializer):
     background_ms = serializers.IntegerField(allow_null=True, help_text="time the page was left")
     input_method_characters = serializers.IntegerField(
         allow_null=True, help_text="written by an input method: IME, swipe, dictation"
+    )
+    # Counted later: null also when the page did not count them.
+    prompt_copies = serializers.IntegerField(allow_null=True, help_text="task's text copied")
+    pastes_after_copy = serializers.IntegerField(allow_null=True, help_text="pastes after that")
+    inserted_without_keys = serializers.IntegerField(
+        allow_null=True, help_text="words inserted with no key press: drop, autofill, extension"
+    )
+    untrusted_events = serializers.IntegerField(
+        allow_null=True, help_text="input events made by a script"
+    )
+    webdriver = serializers.IntegerField(allow_null=True, help_text="1: navigator.webdriver true")
+    left_after_copy = serializers.IntegerField(
+        allow_null=True, help_text="page left right after a copy of the task's text"
     )
 
 

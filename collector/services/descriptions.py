@@ -7,6 +7,7 @@ from crowd import services as crowd
 from crowd.models import HitType, Worker
 from paracrowd.celery import enqueue, enqueue_many
 
+from ..canary import canary_found
 from ..models import Description
 from ..provenance import TypingRecord
 from .review import ReviewOutcome, submissions_review
@@ -45,7 +46,9 @@ def description_submit(
             text=text,
             language=language,
             comment=comment,
-            **Description.typing_values(typing, text),
+            **Description.typing_values(
+                typing, text, canary=canary_found(text, campaign_id=assignment.campaign_id)
+            ),
             time_spent=max(now - assignment.accepted_at, timedelta(0)),
             created_at=now,
         )

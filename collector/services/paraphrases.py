@@ -10,6 +10,7 @@ from crowd.models import HitType, Worker
 from crowd.services import WorkRefused
 from paracrowd.celery import enqueue
 
+from ..canary import canary_found
 from ..models import Paraphrase, ParaphraseSource
 from ..provenance import TypingRecord
 from ..validators import validate_not_a_copy
@@ -53,7 +54,9 @@ def paraphrase_submit(
             tier=hit.tier,
             text=text,
             language=language,
-            **Paraphrase.typing_values(typing, text),
+            **Paraphrase.typing_values(
+                typing, text, canary=canary_found(text, campaign_id=assignment.campaign_id)
+            ),
             time_spent=max(now - assignment.accepted_at, timedelta(0)),
             created_at=now,
         )

@@ -140,6 +140,14 @@ FIELD_NOTES = {
     "typing_background_ms": "milliseconds the page was left in that time",
     "typing_input_method_characters": "characters an input method wrote: an IME's composition, a "
     "swipe keyboard's word, an autocorrection, dictation (typing, all of them)",
+    # Null (unknown) also in records from pages that did not count them yet.
+    "typing_prompt_copies": "copies of the task page's own text (instructions, the sentence)",
+    "typing_pastes_after_copy": "pastes into the text box after such a copy",
+    "typing_inserted_without_keys": "insertions of words without a key press: a drop, "
+    "autofill, an extension",
+    "typing_untrusted_events": "input events in the text box made by a script (isTrusted false)",
+    "typing_webdriver": "1 when the browser reported automation (navigator.webdriver), else 0",
+    "typing_left_after_copy": "times the page was left right after a copy of the task's text",
 }
 
 

@@ -78,6 +78,12 @@ TYPING_CSV_COLUMNS = (
     "FocusLosses",
     "BackgroundMs",
     "InputMethodCharacters",
+    "PromptCopies",
+    "PastesAfterCopy",
+    "InsertedWithoutKeys",
+    "UntrustedEvents",
+    "Webdriver",
+    "LeftAfterCopy",
 )
 MSVD_CSV_FIELDS = (*MSVD_CSV_CELLS, *TYPING_FIELDS[1:])
 # msvd-json needs only these.

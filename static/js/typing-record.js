@@ -5,6 +5,12 @@
 // of the text to the last, and how often and how long the page was left in that time. Only
 // counts and times go into the form's hidden typing_* fields: no key, and no text, is kept.
 // Where staff forbid pasting, pastes and drops are blocked and the worker is told why.
+//
+// And, as flags for a reviewer only (each has an honest explanation: docs/staff/reviewing.md):
+// copies of the task's own text (selected on the page, outside the box) and pastes after one;
+// words inserted with no key press (a drop, autofill, an extension, a script setting the box);
+// input events a script made (isTrusted false); navigator.webdriver; the page left with a copy
+// of the task's text as the last thing done. Counts again, never the copied text.
 (function () {
   "use strict";
   var form = document.getElementById("description-form");
@@ -12,12 +18,20 @@
   var text = form.elements.text;
   var names = ["key_presses", "pastes", "pasted_characters", "first_key_ms", "writing_ms",
     "focus_losses", "background_ms", "input_method_characters"];
+  var later = ["prompt_copies", "pastes_after_copy", "inserted_without_keys", "untrusted_events",
+    "webdriver", "left_after_copy"];
   function field(name) { return form.elements["typing_" + name]; }
+  function digits(name) { return !!field(name) && /^\d+$/.test(field(name).value); }
 
-  // A page shown again after a refusal holds the counts so far: go on from them.
-  var resumed = names.every(function (name) { return /^\d+$/.test(field(name).value); });
+  // A page shown again after a refusal holds the counts so far: go on from them (a draft
+  // kept before the later counts existed holds none of those: they start at 0).
+  var resumed = names.every(digits);
   var counts = {};
-  names.forEach(function (name) { counts[name] = resumed ? parseInt(field(name).value, 10) : 0; });
+  names.concat(later).forEach(function (name) {
+    counts[name] = resumed && digits(name) ? parseInt(field(name).value, 10) : 0;
+  });
+  later.forEach(function (name) { if (field(name)) names.push(name); });
+  counts.webdriver = navigator.webdriver === true ? 1 : 0;
   var writingBefore = counts.writing_ms;
   var opened = performance.now();
   var started = resumed;  // a first key (or change) has been seen
@@ -56,6 +70,11 @@
   }
 
   function left() {
+    if (copiedLast) {
+      copiedLast = false;
+      counts.left_after_copy += 1;
+      write();
+    }
     if (firstChange !== null && awaySince === null) awaySince = performance.now();
   }
 
@@ -73,6 +92,7 @@
       return;
     }
     counts.pastes += 1;
+    if (counts.prompt_copies) counts.pastes_after_copy += 1;
     counts.pasted_characters += transfer ? transfer.getData("text/plain").length : 0;
     start(performance.now());
     write();
@@ -89,6 +109,9 @@
   // events count: a script's made-up event is no one's typing.
   var keySeen = false;  // a key press since the last insertion
   var composing = false;
+  var copiedLast = false;  // a copy of the task's text is the last thing done
+  var seenValue = text.value;  // the text as the last input event left it
+  var composed = false;  // a composition just ended (some browsers send its input after)
 
   function oneWord(inserted) { return !/\s/.test(inserted.trim()); }
 
@@ -112,9 +135,40 @@
     return event.dataTransfer ? event.dataTransfer.getData("text/plain") : "";
   }
 
+  // A script's made-up event (dispatchEvent, an extension's) reads isTrusted false; the
+  // browser's own events, a person's, always true.
+  ["keydown", "beforeinput", "input", "paste", "drop", "compositionstart"].forEach(function (type) {
+    text.addEventListener(type, function (event) {
+      if (!event.isTrusted) { counts.untrusted_events += 1; write(); }
+    });
+  });
+
+  // Copies of the page's own text: the instructions, the sentence to paraphrase. A copy inside
+  // the box is the worker's own text.
+  document.addEventListener("copy", function (event) {
+    if (event.target === text || !String(window.getSelection()).trim()) return;
+    counts.prompt_copies += 1;
+    copiedLast = true;
+    write();
+  });
+
+  // Words that came into the box without a key, a paste or an input method: a drop, autofill
+  // (an input event with no inputType), an extension or a script writing whole words. One word
+  // with no key is a swipe keyboard's, counted as an input method above.
+  function withoutKeys(event, inserted) {
+    if (event.inputType === "insertFromDrop") return true;
+    if (!event.inputType) return text.value !== seenValue;
+    if (event.inputType.indexOf("insert") !== 0 || event.inputType === "insertFromPaste") {
+      return false;
+    }
+    if (event.inputType === "insertFromDictation" || keySeen || composed) return false;
+    return !oneWord(inserted);
+  }
+
   text.addEventListener("keydown", function () {
     counts.key_presses += 1;
     keySeen = true;
+    copiedLast = false;
     start(performance.now());
     write();
   });
@@ -124,7 +178,17 @@
   text.addEventListener("compositionend", function (event) {
     if (composing && event.data) writtenByInputMethod(event.data.length);
     composing = false;
+    composed = true;
     keySeen = false;
+  });
+  text.addEventListener("input", function (event) {
+    copiedLast = false;
+    if (event.isTrusted && !event.isComposing && withoutKeys(event, insertedText(event))) {
+      counts.inserted_without_keys += 1;
+      write();
+    }
+    seenValue = text.value;
+    if (!event.isComposing) composed = false;
   });
   text.addEventListener("input", function (event) {
     if (!event.isTrusted || event.isComposing || !event.inputType) return;
@@ -142,6 +206,13 @@
     if (document.hidden) { left(); } else { back(); }
   });
   // Capture: the counts are in place before any other handler reads the form.
-  form.addEventListener("submit", write, true);
+  // A text changed with no event at all (a script setting the box) is words without keys too.
+  form.addEventListener("submit", function () {
+    if (text.value !== seenValue) {
+      counts.inserted_without_keys += 1;
+      seenValue = text.value;
+    }
+    write();
+  }, true);
   write();
 })();

@@ -18,6 +18,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--autoplay-policy=no-user-gesture-required",
+    # navigator.webdriver false, as in a person's browser: the task pages flag it for review
+    # (tests/browser/test_typing_signals_flow.py launches one with it on).
+    "--disable-blink-features=AutomationControlled",
 ]
 
 

@@ -117,5 +117,5 @@ def test_a_whole_sentence_inserted_without_a_key_is_still_flagged(page, hosted_s
 
     description = Description.objects.get()
     assert description.typing_input_method_characters == 0
-    assert description.typing_signals == ["too_fast"]
+    assert description.typing_signals == ["too_fast", "inserted_no_keys"]
     assert QualityCheck.objects.filter(worker=worker, kind=TYPING_CHECK, passed=False).exists()

@@ -31,6 +31,12 @@ RECORD = TypingRecord(
     focus_losses=1,
     background_ms=0,
     input_method_characters=0,
+    prompt_copies=1,
+    pastes_after_copy=1,
+    inserted_without_keys=0,
+    untrusted_events=0,
+    webdriver=0,
+    left_after_copy=1,
 )
 FIGURES = {
     "key_presses": 2,
@@ -41,6 +47,12 @@ FIGURES = {
     "focus_losses": 1,
     "background_ms": 0,
     "input_method_characters": 0,
+    "prompt_copies": 1,
+    "pastes_after_copy": 1,
+    "inserted_without_keys": 0,
+    "untrusted_events": 0,
+    "webdriver": 0,
+    "left_after_copy": 1,
 }
 
 
@@ -78,7 +90,7 @@ def test_the_msvd_csv_appends_how_each_description_was_typed(tmp_path, corpus):
         key: value for key, value in rows[PASTED].items() if key not in list(rows[PASTED])[:8]
     }
     assert typing == {
-        "Typing": "pasted",
+        "Typing": "pasted+copy_then_paste+left_after_copy",
         "KeyPresses": "2",
         "Pastes": "1",
         "PastedCharacters": str(len(PASTED)),
@@ -87,6 +99,12 @@ def test_the_msvd_csv_appends_how_each_description_was_typed(tmp_path, corpus):
         "FocusLosses": "1",
         "BackgroundMs": "0",
         "InputMethodCharacters": "0",
+        "PromptCopies": "1",
+        "PastesAfterCopy": "1",
+        "InsertedWithoutKeys": "0",
+        "UntrustedEvents": "0",
+        "Webdriver": "0",
+        "LeftAfterCopy": "1",
     }
     assert rows[UNRECORDED]["Typing"] == "unknown" and rows[UNRECORDED]["KeyPresses"] == ""
     assert rows[TYPED]["Typing"] == "clean" and rows[TYPED]["KeyPresses"] == str(len(TYPED))
@@ -96,7 +114,7 @@ def test_jsonl_gives_each_description_its_typing_object(tmp_path, corpus):
     export(tmp_path / "clusters.jsonl", "jsonl")
     (cluster,) = [json.loads(line) for line in (tmp_path / "clusters.jsonl").open()]
     typing = {d["text"]: d["typing"] for d in cluster["descriptions"]}
-    assert typing[PASTED] == {"signals": "pasted", **FIGURES}
+    assert typing[PASTED] == {"signals": "pasted+copy_then_paste+left_after_copy", **FIGURES}
     assert typing[UNRECORDED] == {"signals": "unknown", **dict.fromkeys(FIGURES)}
     assert typing[TYPED]["signals"] == "clean"
 
@@ -114,7 +132,7 @@ def test_the_splits_test_file_gives_each_source_how_it_was_typed(tmp_path, corpu
     )
     lines = (tmp_path / "split" / "test.jsonl").read_text(encoding="utf-8").splitlines()
     typing = {record["source"]: record["typing"] for record in map(json.loads, lines)}
-    assert typing[PASTED] == {"signals": "pasted", **FIGURES}
+    assert typing[PASTED] == {"signals": "pasted+copy_then_paste+left_after_copy", **FIGURES}
     assert typing[UNRECORDED]["signals"] == "unknown"
 
 
@@ -130,7 +148,7 @@ def test_parquet_appends_typing_columns_after_the_existing_ones(tmp_path, corpus
     assert SCHEMA.names[-len(appended) :] == appended
     assert rows[PASTED]["cluster_size"] == 3
     assert rows[TYPED]["typing"] == "clean"
-    assert rows[PASTED]["typing"] == "pasted"
+    assert rows[PASTED]["typing"] == "pasted+copy_then_paste+left_after_copy"
     assert {name: rows[PASTED][f"typing_{name}"] for name in FIGURES} == FIGURES
     assert rows[UNRECORDED]["typing"] == "unknown"
     assert rows[UNRECORDED]["typing_key_presses"] is None
@@ -144,5 +162,5 @@ def test_the_api_gives_each_description_its_typing_object(corpus):
     api.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     body = api.get(reverse("research-api:clusters")).json()
     typing = {d["text"]: d["typing"] for d in body["results"][0]["descriptions"]}
-    assert typing[PASTED] == {"signals": "pasted", **FIGURES}
+    assert typing[PASTED] == {"signals": "pasted+copy_then_paste+left_after_copy", **FIGURES}
     assert typing[UNRECORDED]["signals"] == "unknown"
