@@ -18,7 +18,7 @@ from crowd.models import Tier, Worker
 from paracrowd.spreadsheets import spreadsheet_cell, spreadsheet_cell_sql
 from research.exports import parquet
 from research.exports.database_copy import query_sql
-from research.exports.text import tsv_field, tsv_field_sql
+from research.exports.text import TYPING_CSV_COLUMNS, tsv_field, tsv_field_sql
 from research.selection import CorpusFilter
 from tests.factories import make_description, make_segment, make_worker
 
@@ -106,10 +106,10 @@ def test_the_msvd_csv_writes_every_awkward_value_as_pythons_csv_writer_did(tmp_p
     other = awkward["other"].youtube_id
     local = f"local-{awkward['local'].pk}"
     # How each was typed comes after the MSVD columns: none of these has a record.
-    typing = ",Typing,KeyPresses,Pastes,PastedCharacters,FirstKeyMs,TypingMs,FocusLosses,"
-    typing += "BackgroundMs"
-    assert body.count(",unknown,,,,,,,\r\n") == 9
-    assert body.replace(typing, "", 1).replace(",unknown,,,,,,,\r\n", "\r\n") == (
+    typing = "," + ",".join(TYPING_CSV_COLUMNS)
+    unknown = ",unknown" + "," * (len(TYPING_CSV_COLUMNS) - 1) + "\r\n"
+    assert body.count(unknown) == 9
+    assert body.replace(typing, "", 1).replace(unknown, "\r\n") == (
         "VideoID,Start,End,WorkerID,Source,AnnotationTime,Language,Description\r\n"
         f"{video},3.25,10.1,{local},unverified,7,'=de,Ein Hund.\r\n"
         f"{video},3.25,10.1,{local},clean,12.345678,English,"
