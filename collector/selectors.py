@@ -115,9 +115,10 @@ def worker_dashboard(worker: Worker) -> dict:
             "-created_at"
         )[:10],
         "totals": totals,
-        # Only tiers with a segment left for this worker get a button (one query for both).
+        # Every tier the worker may describe in; one with no segment left for them shows its
+        # button disabled, with the reason, instead of leading to "none left" (one query).
         "tiers": [
-            (t, describing.pay_cents(t)) for t in tiers_open if (describing.pk, t) in open_work
+            (t, describing.pay_cents(t), (describing.pk, t) in open_work) for t in tiers_open
         ],
         "alignment_tiers": [(t, aligning.pay_cents(t)) for t in tiers_open]
         if not alignment_locked and Hit.objects.filter(hit_type=aligning).exists()

@@ -244,7 +244,9 @@ def task_from_token(params, *, kind: str, related=()) -> Assignment:
             params.get("token", ""), salt=_token_salt(kind), max_age=TOKEN_MAX_AGE
         )
     except signing.BadSignature:
-        raise Refusal(403, "This task link is not valid. Reload the HIT.") from None
+        raise Refusal(
+            403, "This task link is not valid. Open the task again from your crowd platform."
+        ) from None
     return own_assignment(claims["assignment"], claims["worker"], kind, related=related)
 
 

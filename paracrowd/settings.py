@@ -89,6 +89,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # django-csp's, with the site's policy built once (paracrowd.content_security).
     "paracrowd.content_security.CSPMiddleware",
+    # Inside CSP's, so that its pages get the policy: the site's 405 page, and 404 under DEBUG.
+    "paracrowd.error_pages.ErrorPagesMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]

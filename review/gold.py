@@ -159,37 +159,63 @@ CHECKS = {
 # Making gold from existing work ----------------------------------------------------------------
 
 
+# What each kind of work is made into gold from: its model, the relations the maker reads,
+# and why it cannot vouch for a right answer when it is flagged for a reviewer.
+SOURCES = {
+    KIND.DESCRIPTION: (Description, ("segment",)),
+    KIND.PARAPHRASE: (Paraphrase, ("source",)),
+    KIND.ALIGNMENT: (Alignment, ("pair",)),
+    KIND.RATING: (Rating, ("item",)),
+}
+
+
+def gold_flag(work) -> str:
+    """Why ``work`` is flagged for a reviewer, in words, or "": flagged work is no right
+    answer to check others against (a pasted text, a pre-alignment sent back unchanged, a copy
+    rated as if it were a paraphrase)."""
+    if getattr(work, "typing_flagged", False):
+        return "its text was flagged as not typed on the page"
+    if getattr(work, "unchanged_suggestion", False):
+        return "it sends back the suggested pre-alignment unchanged"
+    if isinstance(work, Rating) and work.misrates_a_copy:
+        return "it rates a copy of its source as a paraphrase"
+    return ""
+
+
+def gold_candidate(*, kind: str, work_id: int):
+    """The work ``work_id`` of ``kind`` that staff may make gold: accepted or still pending,
+    never rejected, never flagged. ``WorkRefused`` saying why otherwise."""
+    if kind not in SOURCES:
+        raise WorkRefused("Gold is made from descriptions, paraphrases, alignments or ratings.")
+    model, related = SOURCES[kind]
+    work = model.objects.exclude(status=model.Status.REJECTED)
+    work = work.select_related(*related).filter(pk=work_id).first()
+    if work is None:
+        raise WorkRefused("There is no such work, or it was rejected: gold needs a right answer.")
+    if flag := gold_flag(work):
+        raise WorkRefused(f"This {kind} cannot become gold: {flag}. Gold needs a right answer.")
+    return work
+
+
 def gold_from_work(*, kind: str, work_id: int, created_by) -> GoldItem:
     """Make the item that work ``work_id`` of ``kind`` answered a gold item, in one step,
-    staff vouching for the work (accepted or pending, never rejected): a description's
-    segment with it and the segment's accepted descriptions as references; a paraphrase's
-    source sentence with it, the sentence and its accepted paraphrases; an alignment's
-    sentence pair with its links (a trial pair's gold links when it has them); a rating's
-    pair with each of its values ±1 as the range. ``WorkRefused`` for rejected or unknown
-    work."""
+    staff vouching for the work (``gold_candidate``): a description's segment with it and the
+    segment's accepted descriptions as references; a paraphrase's source sentence with it, the
+    sentence and its accepted paraphrases; an alignment's sentence pair with its links (a trial
+    pair's gold links when it has them); a rating's pair with each of its values ±1 as the
+    range. ``WorkRefused`` for rejected, flagged or unknown work."""
     makers = {
         KIND.DESCRIPTION: _gold_from_description,
         KIND.PARAPHRASE: _gold_from_paraphrase,
         KIND.ALIGNMENT: _gold_from_alignment,
         KIND.RATING: _gold_from_rating,
     }
-    if kind not in makers:
-        raise WorkRefused("Gold is made from descriptions, paraphrases, alignments or ratings.")
     with transaction.atomic():
-        item, answer = makers[kind](work_id)
+        work = gold_candidate(kind=kind, work_id=work_id)
+        item, answer = makers[kind](work)
         return crowd.gold_item_create(
             item=item, answer=answer, source=f"{kind}:{work_id}", created_by=created_by
         )
-
-
-def _vouched(model, work_id, *related):
-    """The work staff vouch for by making it gold: accepted or still pending, never
-    rejected."""
-    work = model.objects.exclude(status=model.Status.REJECTED)
-    work = work.select_related(*related).filter(pk=work_id).first()
-    if work is None:
-        raise WorkRefused("There is no such work, or it was rejected: gold needs a right answer.")
-    return work
 
 
 def _offered(row, kind):
@@ -204,8 +230,7 @@ def _references(texts) -> list[dict]:
     return [{"text": text, "language": language} for text, language in texts]
 
 
-def _gold_from_description(work_id):
-    description = _vouched(Description, work_id, "segment")
+def _gold_from_description(description):
     segment = description.segment
     references = segment.descriptions.filter(
         Q(status=Description.Status.ACCEPTED) | Q(pk=description.pk)
@@ -214,8 +239,7 @@ def _gold_from_description(work_id):
     return _offered(segment, KIND.DESCRIPTION), {"references": _references(references)}
 
 
-def _gold_from_paraphrase(work_id):
-    paraphrase = _vouched(Paraphrase, work_id, "source")
+def _gold_from_paraphrase(paraphrase):
     source: ParaphraseSource = paraphrase.source
     texts = [(source.text, source.language)]
     others = source.paraphrases.filter(Q(status=Paraphrase.Status.ACCEPTED) | Q(pk=paraphrase.pk))
@@ -223,8 +247,7 @@ def _gold_from_paraphrase(work_id):
     return _offered(source, KIND.PARAPHRASE), {"references": _references(texts)}
 
 
-def _gold_from_alignment(work_id):
-    alignment = _vouched(Alignment, work_id, "pair")
+def _gold_from_alignment(alignment):
     pair: SentencePair = alignment.pair
     links = pair.gold_links if pair.is_trial and pair.gold_links else alignment.links
     gold = links_parse(links, pair)
@@ -233,8 +256,7 @@ def _gold_from_alignment(work_id):
     return _offered(pair, KIND.ALIGNMENT), {"links": format_pharaoh(gold)}
 
 
-def _gold_from_rating(work_id):
-    rating = _vouched(Rating, work_id, "item")
+def _gold_from_rating(rating):
     item: RatingItem = rating.item
     ranges = {
         dimension: [max(1, getattr(rating, dimension) - 1), min(4, getattr(rating, dimension) + 1)]

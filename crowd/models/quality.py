@@ -41,7 +41,12 @@ class GoldItem(models.Model):
     objects = GoldItemQuerySet.as_manager()
 
     def __str__(self):
-        return f"gold {self.kind} from {self.source}"
+        return f"gold {self.kind} from {self.source_label}"
+
+    @property
+    def source_label(self) -> str:
+        """The work it was made from in words: "description 12"."""
+        return self.source.replace(":", " ", 1)
 
 
 class QualityCheck(models.Model):

@@ -290,8 +290,12 @@ class HitQuerySet(models.QuerySet):
         ``Assignment.reopenable``) and that have room for a new holder. The claim
         (crowd_assignment_claim, crowd/migrations/0008) applies the same rule."""
         now = timezone.now()
-        held = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker).exclude(
-            Assignment.reopenable(now)
+        # An item is worked on once per worker, whatever the tier (crowd/migrations/0016).
+        had = Q(hit=OuterRef("pk")) | Q(
+            hit__item_id=OuterRef("item_id"), hit__hit_type_id=OuterRef("hit_type_id")
+        )
+        held = Assignment.objects.filter(had, worker=worker).exclude(
+            Q(hit=OuterRef("pk")) & Assignment.reopenable(now)
         )
         in_progress = (
             Assignment.objects.filter(

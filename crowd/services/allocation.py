@@ -179,7 +179,8 @@ def assignment_for_platform(
             raise
     if existing.worker_id != worker.pk or existing.hit.hit_type_id != hit_type.pk:
         raise WorkRefused(
-            "This assignment was opened by another worker account. Please return the HIT."
+            "This assignment was opened by another worker account. Please return the task on "
+            "your crowd platform."
         )
     return existing
 
@@ -335,7 +336,7 @@ def _access_check(worker, hit_type) -> None:
         then = (
             "Take the short trial from your dashboard first."
             if worker.platform == Worker.Platform.LOCAL
-            else "Please return the HIT."
+            else "Please return the task on your crowd platform."
         )
         raise WorkRefused(
             f"{hit_type.get_kind_display()} tasks need a qualification you do not hold yet. {then}"

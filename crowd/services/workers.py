@@ -67,7 +67,7 @@ def _arrival_count(*, address: str) -> None:
     if not admitted:
         raise ArrivalsExceeded(
             "Too many new workers have arrived from your network in the last hour. "
-            "Please return the HIT and try again later."
+            "Please return the task on your crowd platform and try again later."
         )
 
 

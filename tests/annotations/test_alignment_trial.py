@@ -240,10 +240,10 @@ def test_staff_see_a_workers_trial_answers_beside_the_gold(client, trial_pair):
     assert f"Trial: {worker}" in pair_page and "Gold (trial)" in pair_page
 
 
-def test_a_platform_worker_without_the_qualification_is_asked_to_return_the_hit(trial_pair):
+def test_a_platform_worker_without_the_qualification_is_asked_to_return_the_task(trial_pair):
     worker = crowd.worker_from_platform(platform="mturk", external_id="A1TRIAL")
 
-    with pytest.raises(WorkRefused, match="Please return the HIT"):
+    with pytest.raises(WorkRefused, match="Please return the task on your crowd platform"):
         crowd.assignment_for_platform(
             worker=worker,
             tier=Tier.ONE,

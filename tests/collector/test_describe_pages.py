@@ -275,9 +275,38 @@ def test_the_welcome_goes_once_work_is_in_and_tier_two_needs_no_path(client, ali
     )
 
 
-def test_the_dashboard_says_when_no_segment_is_left_instead_of_offering_a_button(client, alice):
+def test_the_dashboard_disables_the_button_and_says_why_when_no_segment_is_left(client, alice):
     page = client.get(reverse("collector:dashboard")).content.decode()
-    assert 'id="nothing-to-describe"' in page and "Describe a video · Tier 1" not in page
+    assert re.search(
+        r'<button type="button" class="secondary" disabled'
+        r' aria-describedby="nothing-to-describe-1">Describe a video · Tier 1</button>',
+        page,
+    )
+    assert "No Tier-1 segment is waiting for a description from you" in page
     make_segment()
     page = client.get(reverse("collector:dashboard")).content.decode()
-    assert 'id="nothing-to-describe"' not in page and "Describe a video · Tier 1" in page
+    assert 'id="nothing-to-describe-1"' not in page
+    assert '<button type="submit">Describe a video · Tier 1' in page
+
+
+def test_a_segment_described_in_tier_two_leaves_no_tier_one_button(client):
+    worker = make_worker(tier=Tier.TWO)
+    make_segment()
+    assignment = crowd.assignment_claim(worker=worker, tier=Tier.TWO)
+    services.description_submit(
+        assignment_id=assignment.pk, worker=worker, text="A man slices bread.", language="en"
+    )
+    assert crowd.assignment_claim(worker=worker, tier=Tier.ONE) is None
+    client.force_login(worker.user)
+    page = client.get(reverse("collector:dashboard")).content.decode()
+    assert 'id="nothing-to-describe-1"' in page and 'id="nothing-to-describe-2"' in page
+
+
+def test_a_gold_segment_is_offered_once_the_rest_is_described(client, alice):
+    segment = make_segment()
+    crowd.gold_item_create(
+        item=segment.item, answer={"references": []}, source="t", created_by=None
+    )
+    page = client.get(reverse("collector:dashboard")).content.decode()
+    assert '<button type="submit">Describe a video · Tier 1' in page
+    assert crowd.assignment_claim(worker=alice, tier=Tier.ONE).hit.item_id == segment.item_id

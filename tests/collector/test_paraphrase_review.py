@@ -147,3 +147,19 @@ def test_the_review_page_takes_the_same_queries_however_many_wait(
     client.force_login(make_staff())
     with django_assert_num_queries(REVIEW_PAGE_QUERIES):
         assert client.get(reverse("review_pages:paraphrases")).status_code == 200
+
+
+def test_the_paraphrase_review_gives_the_time_spent_in_whole_seconds(client):
+    from datetime import timedelta
+
+    from collector.models import Paraphrase
+    from tests.factories import make_paraphrase, make_paraphrase_source, make_staff, make_worker
+
+    source = make_paraphrase_source("A man is slicing a tomato.")
+    written = make_paraphrase(make_worker(), source, "Someone is cutting a tomato into slices.")
+    Paraphrase.objects.filter(pk=written.pk).update(
+        time_spent=timedelta(seconds=13.694413), status=Paraphrase.Status.PENDING
+    )
+    client.force_login(make_staff())
+    page = client.get(reverse("review_pages:paraphrases")).content.decode()
+    assert "written in 14 s" in page and "0:00:13" not in page

@@ -198,3 +198,10 @@ def test_the_arrival_limit_spares_known_workers_and_other_addresses(client, sett
     )
     assert elsewhere.status_code == 200
     assert Worker.objects.count() == 2
+
+
+def test_the_task_address_opened_without_parameters_speaks_of_no_hit(client):
+    make_segment()
+    page = client.get(URL).content.decode()
+    assert "open the task from the study link of your crowd platform" in page
+    assert "HIT" not in page.replace("data-", "")

@@ -22,9 +22,16 @@ def _rate(percent):
     HitType.objects.filter(pk=description_hit_type().pk).update(gold_percent=percent)
 
 
-def test_gold_items_are_never_handed_out_when_the_rate_is_zero():
-    _gold_segment()
-    assert crowd.assignment_claim(worker=make_worker(), tier=Tier.ONE) is None
+def test_at_a_rate_of_zero_a_gold_item_comes_after_all_ordinary_work():
+    gold = _gold_segment()
+    ordinary = make_segment()
+    worker = make_worker()
+    first = crowd.assignment_claim(worker=worker, tier=Tier.ONE)
+    crowd.assignment_return(assignment_id=first.pk, worker=worker)
+    second = crowd.assignment_claim(worker=worker, tier=Tier.ONE)
+    crowd.assignment_return(assignment_id=second.pk, worker=worker)
+    assert [first.hit.item_id, second.hit.item_id] == [ordinary.item_id, gold.item_id]
+    assert crowd.assignment_claim(worker=worker, tier=Tier.ONE) is None
 
 
 def test_gold_items_are_handed_out_at_the_rate_staff_set():

@@ -361,6 +361,18 @@ def test_a_demo_worker_is_offered_a_pair_no_writer_rated(client, demo):
     assert page.context["item"].pk not in rated
 
 
+def test_a_demo_worker_meets_every_segment_the_gold_one_last(demo):
+    from crowd import services as crowd
+
+    worker = Worker.objects.get(user__username="tier1")
+    given = []
+    while assignment := crowd.assignment_claim(worker=worker, tier=Tier.ONE):
+        given.append(assignment.hit.item_id)
+        crowd.assignment_return(assignment_id=assignment.pk, worker=worker)
+    assert sorted(given) == sorted(Segment.objects.values_list("item_id", flat=True))
+    assert given[-1] == GoldItem.objects.get().item_id
+
+
 def test_the_demo_admin_finds_a_gold_item(client, demo):
     gold = GoldItem.objects.get()
     assert gold.kind == HitType.Kind.DESCRIPTION and gold.retired_at is None
@@ -370,7 +382,7 @@ def test_the_demo_admin_finds_a_gold_item(client, demo):
     page = client.get(reverse("review:gold")).content.decode()
 
     assert 'id="gold-items"' in page
-    assert f"<td>{gold.source}</td>" in page
+    assert f"<td>{gold.source_label}</td>" in page
 
 
 # What a page says when it has nothing to show, for what the demo fills. Left empty on purpose

@@ -157,22 +157,67 @@ def test_rejected_work_cannot_become_gold():
     assert not GoldItem.objects.exists()
 
 
-def test_staff_make_gold_in_one_click_and_strangers_cannot(client):
+def test_staff_make_gold_after_a_page_says_what_it_does_and_strangers_cannot(client):
     segment = make_segment()
     description = make_description(segment, REFERENCES[0])
     url = reverse("review:gold_make")
     data = {"kind": "description", "work": description.pk, "next": "/review/descriptions/"}
     client.force_login(make_worker().user)
+    assert client.get(url, data).status_code == 403
     assert client.post(url, data).status_code == 403
     assert not GoldItem.objects.exists()
     client.force_login(make_staff())
+    confirm = client.get(url, data).content.decode()
+    assert not GoldItem.objects.exists()
+    assert f"Make description {description.pk} gold?" in confirm
+    assert "no longer handed out as ordinary work" in confirm
+    assert 'id="gold-rate-zero"' in confirm and "<strong>0%</strong>" in confirm
+    assert 'name="next" value="/review/descriptions/"' in confirm
     response = client.post(url, data)
     assert response.url == "/review/descriptions/"
     gold = GoldItem.objects.get()
     assert gold.source == f"description:{description.pk}"
     assert gold.answer["references"] == [{"text": REFERENCES[0], "language": "en"}]
     page = client.get(reverse("review:gold")).content.decode()
-    assert f"description:{description.pk}" in page
+    assert f"<td>description {description.pk}</td>" in page
+    assert f"description:{description.pk}" not in page
+    told = [str(m) for m in response.wsgi_request._messages]
+    assert told == [
+        f"Description {description.pk} is now gold item {gold.pk}: the segment it describes is "
+        "handed out as a check (0% of each worker's tasks, and to anyone with nothing else left)."
+    ]
+
+
+def test_the_confirmation_shows_the_rate_staff_set_and_no_warning(client):
+    _all_gold(HitType.Kind.DESCRIPTION)
+    description = make_description(make_segment(), REFERENCES[0])
+    client.force_login(make_staff())
+    page = client.get(
+        reverse("review:gold_make"), {"kind": "description", "work": description.pk}
+    ).content.decode()
+    assert "<strong>100%</strong>" in page and 'id="gold-rate-zero"' not in page
+
+
+def test_pasted_work_is_never_made_gold_nor_offered_the_button(client):
+    from collector.models import Paraphrase
+    from tests.factories import make_paraphrase, make_paraphrase_source
+
+    source = make_paraphrase_source("A man is slicing a tomato.")
+    typed = make_paraphrase(make_worker(), source, "Someone is cutting a tomato into slices.")
+    pasted = make_paraphrase(make_worker(), source, "A tomato is being sliced by a man.")
+    Paraphrase.objects.filter(pk=pasted.pk).update(typing_signals=["pasted"])
+    Paraphrase.objects.update(status=Paraphrase.Status.PENDING)
+    client.force_login(make_staff())
+    page = client.get(reverse("review_pages:paraphrases")).content.decode()
+    assert f"from paraphrase {typed.pk}<" in page
+    assert f"from paraphrase {pasted.pk}<" not in page
+    with pytest.raises(crowd.WorkRefused, match="flagged as not typed"):
+        gold_from_work(kind=HitType.Kind.PARAPHRASE, work_id=pasted.pk, created_by=None)
+    response = client.get(
+        reverse("review:gold_make"), {"kind": "paraphrase", "work": pasted.pk}, follow=True
+    )
+    assert "flagged as not typed on the page" in response.content.decode()
+    assert not GoldItem.objects.exists()
 
 
 def test_a_bad_work_number_says_so_and_changes_nothing(client):
