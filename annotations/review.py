@@ -10,6 +10,7 @@ after the HIT type's ``auto_accept_after``, as descriptions are.
 
 from dataclasses import dataclass, field
 
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -24,7 +25,8 @@ from .models import Alignment
 # Mean F1 against the pair's other annotations (identical words included) below which an
 # alignment is flagged: two careful annotators of a paraphrase pair rarely fall below it.
 FLAG_BELOW_F1 = 0.5
-QUEUE_SIZE = 50
+# Alignments on one page of the review (its rows are one line each, as descriptions' are).
+PAGE_SIZE = 50
 # Accepted alignments are the supervised pre-aligner's gold (annotations.prealigner).
 RETRAIN_ALIGNER = "annotations.tasks.retrain_aligner"
 
@@ -103,28 +105,31 @@ def _items(alignments, *, with_consensus: bool = False) -> list[ReviewItem]:
     return items
 
 
-def alignment_review_queue(*, size: int = QUEUE_SIZE) -> list[ReviewItem]:
-    """The oldest ``size`` alignments waiting for review, flagged ones first, each with its
-    pair's weighted consensus."""
+def alignment_review_page(*, number=1, size: int | None = None) -> tuple[Page, list[ReviewItem]]:
+    """Page ``number`` (any value Django's ``Paginator.get_page`` takes) of the alignments
+    waiting for review, oldest first in pages of ``size`` (``PAGE_SIZE``), flagged ones first
+    on each page, each with its pair's weighted consensus."""
     waiting = (
-        _waiting()
-        .select_related("pair", "worker__user", "assignment")
-        .order_by("created_at", "pk")[:size]
+        _waiting().select_related("pair", "worker__user", "assignment").order_by("created_at", "pk")
     )
-    return sorted(_items(waiting, with_consensus=True), key=lambda item: not item.flagged)
+    page = Paginator(waiting, size or PAGE_SIZE).get_page(number)
+    items = sorted(_items(page.object_list, with_consensus=True), key=lambda i: not i.flagged)
+    return page, items
 
 
-def alignments_review(*, alignment_ids: list[int], accept: bool, reviewer, reason: str) -> int:
+def alignments_review(
+    *, alignment_ids: list[int], accept: bool, reviewer, reason: str
+) -> crowd.ReviewOutcome:
     """Accept (pay) or reject alignments still waiting through the one review
     (``crowd.services.review``: a rejection needs a reason, which the worker's platform also
-    receives; an acceptance may go without). Alignments already decided are left alone.
-    Returns how many were decided now."""
+    receives; an acceptance may go without). Alignments already decided are left alone, as
+    is work a platform has not confirmed (the outcome says which)."""
     items = Alignment.objects.filter(pk__in=alignment_ids)
     decide = crowd.work_accept if accept else crowd.work_reject
-    decided = len(decide(items=items, reviewer=reviewer, reason=reason).changed)
-    if accept and decided:
+    outcome = decide(items=items, reviewer=reviewer, reason=reason)
+    if accept and outcome.changed:
         enqueue(RETRAIN_ALIGNER)  # the task itself decides whether enough gold is new
-    return decided
+    return outcome
 
 
 def alignments_auto_pay(*, now=None) -> int:
@@ -155,7 +160,7 @@ def worker_suggestions_kept(*, worker) -> dict:
 __all__ = [
     "FLAG_BELOW_F1",
     "ReviewItem",
-    "alignment_review_queue",
+    "alignment_review_page",
     "alignments_auto_pay",
     "alignments_review",
     "worker_suggestions_kept",

@@ -123,6 +123,8 @@ class GroupedBars:
     y_label: str = ""
     # No value at all: the template says so in words instead of drawing an empty box.
     empty: bool = False
+    # The y of value 0 when the axis goes below it, else None (zero is the baseline).
+    zero: float | None = None
     width: int = 600
     height: int = 200
     left: int = 56
@@ -142,35 +144,42 @@ def grouped_bars(
     value_format="{:.3f}",
     y_label="",
 ) -> GroupedBars:
-    """One group of bars per label, one bar per series (values 0..top; None draws nothing),
-    on a value axis with round ticks."""
+    """One group of bars per label, one bar per series (None draws nothing), on a value axis
+    of round ticks from 0 (or below it, down to the lowest value: a chance-corrected agreement
+    or a correlation can be negative) up to ``top``; each bar stands on zero, up or down, with
+    a line drawn at zero when the axis crosses it."""
     values = [v for column in series.values() for v in column if v is not None]
-    steps = nice_ticks(0, top, most=5)
-    top = steps[-1]
+    steps = nice_ticks(min([0.0, *values]), top, most=5)
+    low, top = steps[0], steps[-1]
     chart = GroupedBars(
         title=title, groups=[], series=list(series), ticks=[], y_label=y_label, empty=not values
     )
     plot_height = chart.baseline - PLOT_TOP
+
+    def y_of(value):
+        value = min(max(value, low), top)
+        return chart.baseline - plot_height * (value - low) / (top - low)
+
     for value in steps:
-        chart.ticks.append(
-            Tick(tick_label(value, steps), chart.baseline - plot_height * value / top)
-        )
+        chart.ticks.append(Tick(tick_label(value, steps), y_of(value)))
+    if low < 0:
+        chart = replace(chart, zero=y_of(0))
     group_width = (chart.width - chart.left) / max(len(labels), 1)
     bar_width = (group_width - 8) / max(len(series), 1)
     for g, label in enumerate(labels):
         bars = []
         for s, values in enumerate(series.values()):
             value = values[g]
-            height = 0 if value is None else plot_height * max(0.0, min(value, top)) / top
+            end = y_of(0) if value is None else y_of(value)
             bars.append(
                 Bar(
                     label=f"{label} {list(series)[s]}: "
                     + ("—" if value is None else value_format.format(value)),
                     count=0,
                     x=chart.left + g * group_width + 4 + s * bar_width,
-                    y=chart.baseline - height,
+                    y=min(end, y_of(0)),
                     width=bar_width - 1,
-                    height=height,
+                    height=abs(y_of(0) - end),
                 )
             )
         chart.groups.append((label, bars))

@@ -116,10 +116,9 @@ class DescriptionFilterForm(PeriodForm):
 
 
 class ReviewForm(forms.Form):
-    description = forms.TypedMultipleChoiceField(
-        coerce=int,
-        error_messages={"required": "Tick at least one description."},
-    )
+    """One decision with one reason for the ticked items of a review page (descriptions,
+    alignments): ``field`` names the POST field carrying their ids, ``noun`` the item."""
+
     decision = forms.ChoiceField(
         label="Decision",
         choices=[
@@ -139,10 +138,24 @@ class ReviewForm(forms.Form):
     # What a worker reads when work was accepted without a word.
     DEFAULT_ACCEPT_REASON = "Accepted."
 
-    def __init__(self, *args, ids=(), **kwargs):
+    def __init__(self, *args, ids=(), field="description", noun="description", **kwargs):
         super().__init__(*args, **kwargs)
+        self.field = field
         # Any id may be posted; the service decides what can change.
-        self.fields["description"].choices = [(i, i) for i in ids]
+        self.fields[field] = forms.TypedMultipleChoiceField(
+            coerce=int,
+            choices=[(i, i) for i in ids],
+            error_messages={"required": f"Tick at least one {noun}."},
+        )
+
+    @property
+    def ticked(self):
+        """The bound field of the ticked ids (its errors go above the list)."""
+        return self[self.field]
+
+    @property
+    def accept(self) -> bool:
+        return self.cleaned_data["decision"] == Description.Status.ACCEPTED
 
     def clean(self):
         data = super().clean()

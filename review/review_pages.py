@@ -21,11 +21,36 @@ from crowd import services as crowd
 from crowd.access import staff_required
 from research.models import Rating, RatingBatch
 
+from .forms import ReviewForm
+
 DECISIONS = {
     "accept": (crowd.work_accept, "accepted and paid"),
     "reject": (crowd.work_reject, "rejected"),
     "overturn": (crowd.work_overturn, "accepted and paid: its rejection is overturned"),
 }
+
+
+def decision_messages(request, outcome: crowd.ReviewOutcome, *, accepted: bool) -> None:
+    """What staff read after one decision on ticked items: how many changed, and why the
+    others did not."""
+    messages.success(request, f"{len(outcome.changed)} {'accepted' if accepted else 'rejected'}.")
+    if outcome.unchanged:
+        messages.info(
+            request, f"{len(outcome.unchanged)} left as they were (accepted work is final)."
+        )
+    if outcome.unverified:
+        messages.warning(
+            request,
+            f"{len(outcome.unverified)} not accepted: the crowd platform has not "
+            "confirmed that work yet. It can be accepted (and paid) once it has.",
+        )
+
+
+def query_without_page(request) -> str:
+    """The page's query string without its page number, for the links to other pages."""
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query.urlencode()
 
 
 @method_decorator(staff_required, name="dispatch")
@@ -115,22 +140,47 @@ class ParaphraseReview(ReviewPage):
 
 
 class AlignmentReview(ReviewPage):
-    """Workers' alignments waiting for review, flagged ones (low agreement with the pair's
-    other annotations) first; POST accepts (pays) or rejects one with a reason."""
+    """Workers' alignments waiting for review, a page of rows at a time, flagged ones (low
+    agreement with the pair's other annotations) first on each page; POST accepts (pays) or
+    rejects the ticked ones together, with one reason, as descriptions are reviewed."""
 
     model = Alignment
     field = "alignment"
     noun = "alignment"
     template = "review/alignments.html"
+    reasons = [
+        "Thank you: careful links.",
+        "Words that do not correspond are linked.",
+        "Words that correspond are left unlinked.",
+        "Punctuation linked to a word.",
+    ]
 
-    def context(self, request):
-        return {
-            "items": alignment_review.alignment_review_queue(),
+    def get(self, request, review_form=None):
+        page, items = alignment_review.alignment_review_page(number=request.GET.get("page"))
+        context = {
+            "page": page,
+            "items": items,
             "flag_below": alignment_review.FLAG_BELOW_F1,
+            "review_form": review_form or ReviewForm(field=self.field, noun=self.noun),
+            "reasons": self.reasons,
+            "query": query_without_page(request),
         }
+        return render(request, self.template, context, status=400 if review_form else 200)
 
-    def redirect_to(self):
-        return "review_pages:alignments"
+    def post(self, request):
+        form = ReviewForm(
+            request.POST, ids=request.POST.getlist(self.field), field=self.field, noun=self.noun
+        )
+        if not form.is_valid():
+            return self.get(request, review_form=form)
+        outcome = alignment_review.alignments_review(
+            alignment_ids=form.cleaned_data[self.field],
+            accept=form.accept,
+            reviewer=request.user,
+            reason=form.cleaned_data["reason"],
+        )
+        decision_messages(request, outcome, accepted=form.accept)
+        return redirect(request.get_full_path())
 
 
 class RatingReview(ReviewPage):

@@ -42,6 +42,7 @@ from .forms import (
     StandingForm,
 )
 from .models import OverviewReport
+from .review_pages import decision_messages, query_without_page
 from .services import overview_report_request
 from .worker_signals import SIGNALS
 
@@ -126,7 +127,7 @@ def queue(request):
         "form": form,
         "page": page,
         "signals": SIGNALS,
-        "query": _query_without_page(request),
+        "query": query_without_page(request),
     }
     return render(request, "review/queue.html", context)
 
@@ -262,19 +263,7 @@ def descriptions(request):
                 reviewed_by=request.user,
                 reason=review_form.cleaned_data["reason"],
             )
-            verb = dict(Description.Status.choices)[review_form.cleaned_data["decision"]].lower()
-            messages.success(request, f"{len(outcome.changed)} {verb}.")
-            if outcome.unchanged:
-                messages.info(
-                    request,
-                    f"{len(outcome.unchanged)} left as they were (accepted work is final).",
-                )
-            if outcome.unverified:
-                messages.warning(
-                    request,
-                    f"{len(outcome.unverified)} not accepted: the crowd platform has not "
-                    "confirmed that work yet. It can be accepted (and paid) once it has.",
-                )
+            decision_messages(request, outcome, accepted=review_form.accept)
             return redirect(request.get_full_path())
     filters = DescriptionFilterForm(request.GET or {"status": Description.Status.PENDING})
     found = Description.objects.select_related("worker__user", "segment", "score").order_by(
@@ -294,7 +283,7 @@ def descriptions(request):
         "page": page,
         "review_form": review_form or ReviewForm(),
         "reasons": REVIEW_REASONS,
-        "query": _query_without_page(request),
+        "query": query_without_page(request),
     }
     return render(request, "review/descriptions.html", context, status=400 if review_form else 200)
 
@@ -313,7 +302,7 @@ def ledger(request):
         "payout_form": PayoutForm(),
         "fee_percent": settings.PLATFORM_FEE_PERCENT,
         "fee_minimum": settings.PLATFORM_FEE_MINIMUM_CENTS,
-        "query": _query_without_page(request),
+        "query": query_without_page(request),
     }
     return render(request, "review/ledger.html", context)
 
@@ -382,7 +371,7 @@ def audit(request):
         "actions": AuditEntry.Action.choices,
         "action": action,
         "worker_id": worker_id,
-        "query": _query_without_page(request),
+        "query": query_without_page(request),
     }
     return render(request, "review/audit.html", context)
 
@@ -437,9 +426,3 @@ def _signal_rows(signals, examples):
         }
         for key, label in SIGNALS.items()
     ]
-
-
-def _query_without_page(request) -> str:
-    query = request.GET.copy()
-    query.pop("page", None)
-    return query.urlencode()

@@ -70,6 +70,10 @@ def test_staff_see_the_table_and_a_pair_side_by_side(client, admin_user):
     assert "Fleiss' κ over link items (Brockett 2007)" in page and "both agree" in page
     assert "By corpus" in page and '<th scope="row">test</th>' in page
     assert "P sure" in page and "R poss" in page
+    # Every table scrolls in its own box with its row names kept in sight (site.css).
+    assert page.count("<table") == page.count(
+        '<div class="table-scroll"><table class="sticky-first">'
+    )
     side = client.get(reverse("annotations:pair", args=[pair.pk])).content.decode()
     assert "Pre-alignment" in side and "&lt;b&gt;" in side and "<b>" not in side
     assert side.count("<h1") == 1

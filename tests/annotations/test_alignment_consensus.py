@@ -116,7 +116,7 @@ def test_the_review_shows_the_consensus_with_confidence_and_where_each_alignment
     client, outvoted
 ):
     good, bad = outvoted
-    queue = review.alignment_review_queue()
+    queue = review.alignment_review_page()[1]
     by_alignment = {item.alignment.pk: item for item in queue}
     row = next(r for r in by_alignment[bad[0].pk].consensus if r.link == "1-2")
     assert (row.verdict, row.marked, row.departs) == ("left out", "sure", True)
@@ -191,8 +191,8 @@ def test_the_review_page_takes_the_same_queries_however_many_pairs_it_shows(
         for _ in range(pairs):
             submit(worker, GOOD)
     client.force_login(make_staff())
-    # The user, the waiting alignments, every alignment of their pairs, the agreement table,
-    # the trial answers.
-    with django_assert_num_queries(5):
+    # The user, how many alignments wait (for the pages), the page of them, every alignment
+    # of their pairs, the agreement table, the trial answers.
+    with django_assert_num_queries(6):
         page = client.get(reverse("review_pages:alignments")).content.decode()
     assert page.count('class="consensus"') == 3 * pairs

@@ -63,7 +63,7 @@ def test_a_confirmed_empty_alignment_alone_waits_for_a_person(pair):
     later = timezone.now() + timedelta(days=4)
 
     assert review.alignments_auto_pay(now=later) == 0
-    (item,) = review.alignment_review_queue()
+    (item,) = review.alignment_review_page()[1]
     assert item.alignment == alone and item.flagged and item.unlinked_alone
     assert not LedgerEntry.objects.exists()
 
@@ -72,7 +72,7 @@ def test_two_annotators_leaving_the_pair_unlinked_are_paid_automatically(pair):
     first, second = submit_empty(), submit_empty()
     later = timezone.now() + timedelta(days=4)
 
-    assert not any(item.flagged for item in review.alignment_review_queue())
+    assert not any(item.flagged for item in review.alignment_review_page()[1])
     assert review.alignments_auto_pay(now=later) == 2
     assert {e.assignment for e in LedgerEntry.objects.all()} == {
         first.assignment,

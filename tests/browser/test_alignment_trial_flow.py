@@ -55,6 +55,8 @@ def test_trial_then_qualified_then_align_then_review(page, live_server):
 
     log_in_as(page, live_server, make_staff())
     page.goto("/align/review/")
-    page.get_by_role("button", name="Accept and pay").click()
-    expect(page.get_by_text(f"Alignment {submitted.pk} accepted and paid.")).to_be_visible()
+    page.get_by_label(f"Alignment {submitted.pk} by", exact=False).check()
+    page.get_by_role("radio", name="Accept").check()
+    page.get_by_role("button", name="Apply to the ticked alignments").click()
+    expect(page.get_by_text("1 accepted.")).to_be_visible()
     assert LedgerEntry.objects.get().assignment == submitted.assignment

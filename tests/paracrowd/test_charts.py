@@ -52,6 +52,19 @@ def test_grouped_bars_draw_a_value_axis():
     assert 'class="axis"' in svg and ">100</text>" in svg
 
 
+def test_grouped_bars_take_in_negative_values_below_a_line_at_zero():
+    chart = grouped_bars("Agreement by length", ["1–5", "6–10"], {"κ": [-0.5, 0.75]})
+    svg = render_to_string("charts/grouped_bars.html", {"chart": chart})
+
+    assert chart.ticks[0].label.startswith("-0.5") and chart.ticks[-1].label.startswith("1")
+    (negative,), (positive,) = (bars for _, bars in chart.groups)
+    # The negative bar hangs below zero, the positive one stands on it, each to its value.
+    assert negative.y == pytest.approx(chart.zero) and negative.height > 0
+    assert positive.y + positive.height == pytest.approx(chart.zero)
+    assert positive.height == pytest.approx(negative.height * 0.75 / 0.5)
+    assert 'class="zero"' in svg
+
+
 def test_a_chart_with_nothing_to_draw_says_so_in_words():
     bars = grouped_bars("Agreement by length", ["1–5"], {"observed": [None]})
     lines = line_chart("r by references", [1], {"BLEU": [(None, None)]})
