@@ -39,14 +39,16 @@ def free_port() -> int:
 
 
 class WebServer:
-    """gunicorn as deployed, on a free port. On the way out, whatever happens, it is stopped and
-    the Celery messages its workers queued (a scoring task per submission) are taken back out of
-    the bench's Redis database: no Celery worker must ever run them."""
+    """gunicorn as deployed, on ``port`` (a free one if 0). On the way out, whatever happens, it
+    is stopped and the Celery messages its workers queued (a scoring task per submission) are
+    taken back out of the bench's Redis database: no Celery worker must ever run them."""
 
-    def __init__(self, *, env: dict, workers: int, log_path: Path, options: tuple = ()):
+    def __init__(
+        self, *, env: dict, workers: int, log_path: Path, options: tuple = (), port: int = 0
+    ):
         self.env, self.workers, self.log_path = env, workers, log_path
         self.options = list(options)  # further gunicorn options (--worker-class, --threads)
-        self.port = free_port()
+        self.port = port or free_port()
         self.process = None
         self.messages_removed = 0
 

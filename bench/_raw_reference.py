@@ -12,6 +12,8 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg2
 
+from bench._levels import ReferenceFailed
+
 CLAIM = (
     "SELECT id, hit_id, accepted_at FROM crowd_assignment_claim("
     "%s, 'description', 1, %s, true, false, NULL, NULL, '', '', 5)"
@@ -42,7 +44,8 @@ CLOSE = (
 
 def raw_tasks_per_second(connect: dict, worker_ids: list[int], seconds: float) -> tuple:
     """Each worker id claims and submits over its own connection for ``seconds``; returns
-    (tasks per second, tasks submitted)."""
+    (tasks per second, tasks submitted). ReferenceFailed, after every thread has stopped,
+    names the first error a worker met (a connection refused, a transaction failed)."""
     done = [0] * len(worker_ids)
     clock = {}
 
@@ -50,15 +53,24 @@ def raw_tasks_per_second(connect: dict, worker_ids: list[int], seconds: float) -
         clock["deadline"] = time.perf_counter() + seconds
 
     barrier = threading.Barrier(len(worker_ids), action=start)
+    failures = []
 
     def run(index, worker_id):
-        connection = psycopg2.connect(**connect)
+        try:
+            connection = psycopg2.connect(**connect)
+        except psycopg2.Error as error:
+            # The others would wait at the barrier for ever (the server out of connections).
+            failures.append(error)
+            barrier.abort()
+            return
         try:
             barrier.wait()
             while time.perf_counter() < clock["deadline"]:
                 if not _one_task(connection, worker_id, index):
                     break
                 done[index] += 1
+        except (threading.BrokenBarrierError, psycopg2.Error) as error:
+            failures.append(error)
         finally:
             connection.close()
 
@@ -70,6 +82,12 @@ def raw_tasks_per_second(connect: dict, worker_ids: list[int], seconds: float) -
         thread.start()
     for thread in threads:
         thread.join()
+    failed = [error for error in failures if not isinstance(error, threading.BrokenBarrierError)]
+    if failed:
+        error = failed[0]
+        failure = ReferenceFailed(f"{type(error).__name__}: {str(error).strip()[:200]}")
+        failure.submitted = sum(done)  # written all the same: the run's check counts them
+        raise failure
     return sum(done) / (time.perf_counter() - started), sum(done)
 
 

@@ -43,6 +43,7 @@ import contextlib
 import math
 import re
 import runpy
+import socket
 import subprocess
 import tempfile
 from pathlib import Path
@@ -51,17 +52,24 @@ import psycopg2
 
 from bench._http_load import (
     ENDPOINTS,
-    Browser,
     Tally,
     WebServer,
     cpu_snapshot,
     cpu_used,
-    is_task_page,
     page_address,
     run_level,
 )
-from bench._open_loop import P99_LIMIT_MS, HttpActor, RawActor, Think
-from bench._open_loop import run_level as run_open_level
+from bench._levels import (
+    CONNECTION_HEADROOM,
+    ReferenceFailed,
+    clients_allowed,
+    connection_room,
+    figure_text,
+    level_load,
+    machine_busy_seconds,
+    reference_or_none,
+)
+from bench._open_view import browsers_for, open_loop, print_open_loop, print_table
 from bench._raw_reference import raw_tasks_per_second
 from bench._run import bench_run
 from bench._seed import (
@@ -129,7 +137,19 @@ def parse_args() -> argparse.Namespace:
         default=0.5,
         help="shape of the log-normal think time, sigma of its logarithm (0.5)",
     )
+    parser.add_argument(
+        "--refine",
+        type=int,
+        help="open loop: rates tried halfway between the highest that held and the lowest "
+        "that broke, once the climb stops (default 1; --quick: 0)",
+    )
     parser.add_argument("--closed-only", action="store_true", help="skip the open loop")
+    parser.add_argument(
+        "--port", type=int, default=0, help="the site's port (default: one the system finds free)"
+    )
+    parser.add_argument(
+        "--pgbench", default=PGBENCH, help=f"the pgbench program of the reference ({PGBENCH})"
+    )
     parser.add_argument(
         "--target", type=int, default=20, help="descriptions wanted per HIT in each tier (20)"
     )
@@ -158,6 +178,11 @@ def parse_args() -> argparse.Namespace:
     args.raw_rates = args.raw_rates or (
         [20, 40] if args.quick else [50, 100, 150, 200, 300, 400, 500, 600, 800, 1000]
     )
+    args.refine = (0 if args.quick else 1) if args.refine is None else args.refine
+    if args.refine < 0:
+        parser.error("--refine must be at least 0")
+    if args.port and not port_free(args.port):
+        parser.error(f"port {args.port} is in use: choose a free one, or leave --port out")
     # gunicorn as deployed (gunicorn.conf.py), but for what the command line sets.
     deployed = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
     args.web_workers = args.web_workers or deployed["workers"]
@@ -197,15 +222,34 @@ def queries_per_task(urls: dict) -> int:
     return len(queries.captured_queries)
 
 
-def pgbench_inserts_per_second(server: dict, clients: int, seconds: int, script: Path) -> float:
-    command = [PGBENCH, "-n", "-f", str(script), "-c", str(clients), "-j", str(min(clients, 2))]
+def port_free(port: int) -> bool:
+    """Nothing listens on ``port`` of 127.0.0.1: the bench must never measure somebody else's
+    server that happens to answer there."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def pgbench_inserts_per_second(
+    server: dict, clients: int, seconds: int, script: Path, *, program: str = PGBENCH
+) -> float:
+    """pgbench's transactions per second; ReferenceFailed (with pgbench's own words) when it
+    exits with an error or prints no figure, as it does when the server is out of connections."""
+    command = [program, "-n", "-f", str(script), "-c", str(clients), "-j", str(min(clients, 2))]
     command += ["-T", str(seconds), "-h", server["HOST"], "-p", server["PORT"]]
     command += ["-U", server["USER"], server["NAME"]]
     env = {**os.environ, "PGPASSWORD": server["PASSWORD"] or ""}
-    result = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    try:
+        result = subprocess.run(command, env=env, capture_output=True, text=True)
+    except OSError as error:
+        raise ReferenceFailed(f"pgbench could not start: {error}") from error
     found = re.search(r"^tps = ([\d.]+)", result.stdout, re.MULTILINE)
-    if found is None:
-        sys.exit(f"Could not read pgbench's tps from:\n{result.stdout}{result.stderr}")
+    if result.returncode or found is None:
+        said = (result.stderr.strip() or result.stdout.strip() or "nothing").splitlines()[-1]
+        raise ReferenceFailed(f"pgbench exited with {result.returncode}: {said[:200]}")
     return float(found.group(1))
 
 
@@ -247,13 +291,6 @@ def stored_data_problems(*, submitted: int, uncertain: int) -> list[str]:
     return problems
 
 
-def print_table(header: list[str], lines: list[list[str]]) -> None:
-    lines = [header, *lines]
-    widths = [max(len(line[column]) for line in lines) for column in range(len(header))]
-    for line in lines:
-        print("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)))
-
-
 # gunicorn's settings beside the run's own database and queue (bench._run).
 WEB_SETTINGS = {
     "DEBUG": "False",
@@ -265,94 +302,6 @@ WEB_SETTINGS = {
 }
 
 
-def browsers_for(port: int, keys: list[str]) -> list:
-    """A browser per session. Its CSRF cookie is set here rather than fetched from a page:
-    Django takes the unmasked secret as the form's token, so one cookie serves both."""
-    from django.conf import settings
-
-    return [
-        Browser(
-            port,
-            {settings.SESSION_COOKIE_NAME: key, settings.CSRF_COOKIE_NAME: f"{n:032d}"},
-            settings.CSRF_COOKIE_NAME,
-        )
-        for n, key in enumerate(keys)
-    ]
-
-
-def open_loop(args, web, urls: dict, connect: dict, log) -> dict:
-    """The open-loop view: the highest arrival rate that keeps every p99 under the limit, over
-    HTTP and for the raw-SQL reference, under the same schedule and rule."""
-    think = Think(median=args.think_median, sigma=args.think_sigma)
-    found, tallies = {}, {}
-    for side, rates in (("site", args.rates), ("raw", args.raw_rates)):
-        print(f"Open loop, {side}: rates {rates}", file=log, flush=True)
-        actor = HttpActor([], urls, is_task_page) if side == "site" else RawActor([], connect)
-        results = []
-        for number, rate in enumerate(rates):
-            # Workers and places for this level: the thinking population plus the arrivals.
-            needed = math.ceil(rate * (think.mean * 1.5 + args.open_seconds) + 50)
-            places_ensure(needed, target=args.target)
-            missing = needed - len(actor.free) - len(actor.holding)
-            if missing > 0:
-                prefix = f"bench-open-{side}-{number}"
-                if side == "site":
-                    keys = sessions_create(prefix, missing)
-                    actor.free += browsers_for(web.port, keys)
-                else:
-                    actor.free += raw_workers(prefix, missing)
-            print(f"  {rate:g} tasks/s for {args.open_seconds} s…", file=log, flush=True)
-            result = run_open_level(
-                actor, rate=rate, seconds=args.open_seconds, think=think, seed=number
-            )
-            results.append(result)
-            if not result.holds:
-                break
-        if side == "raw":
-            actor.close()
-        held = [result.rate for result in results if result.holds]
-        found[side] = max(held) if held else 0.0
-        tallies[side] = results
-    return {"think": think, "found": found, "levels": tallies}
-
-
-def print_open_loop(figures: dict) -> None:
-    think, found = figures["think"], figures["found"]
-    print(
-        f"\nOpen loop: tasks arriving as a Poisson process at each rate, think time "
-        f"{think.describe()}; a rate holds when next task (answered with its page) and submit keep "
-        f"p99 under {P99_LIMIT_MS:.0f} ms (from when each was due), with no error.\n"
-    )
-    rows = []
-    for side, results in figures["levels"].items():
-        for result in results:
-            rows.append(
-                [
-                    "site" if side == "site" else "raw SQL",
-                    f"{result.rate:g}",
-                    f"{round(result.rate * think.mean):,}",
-                    str(result.finished),
-                    f"{result.p99('next'):.1f}",
-                    f"{result.p99('submit'):.1f}",
-                    str(sum(result.errors.values()) + result.short_of_workers),
-                    "holds" if result.holds else "breaks",
-                ]
-            )
-    header = ["", "tasks/s", "workers", "submitted", "next task p99", "submit p99"]
-    print_table([*header, "errors", "rule"], rows)
-    for side, results in figures["levels"].items():
-        for result in results:
-            for error, count in result.errors.most_common(3):
-                print(f"Note: {side} at {result.rate:g} tasks/s: {count} × {error}")
-    site, raw = found["site"], found["raw"]
-    ratio = f"{site / raw:.3f}" if raw else "n/a (the reference held at no rate)"
-    print(
-        f"open loop: {site:.1f} tasks/s with every p99 under {P99_LIMIT_MS:.0f} ms "
-        f"({round(site * think.mean):,} workers at {think.median:g} s think time); "
-        f"raw SQL: {raw:.1f} tasks/s; ratio {ratio}"
-    )
-
-
 def closed_loop(args, web, urls, connect, server, monitor, scratch, total, log) -> tuple:
     """The closed-loop view: N workers with no pause between tasks, beside pgbench and the
     raw-SQL reference with as many clients; returns (table rows, CPU rows)."""
@@ -360,29 +309,57 @@ def closed_loop(args, web, urls, connect, server, monitor, scratch, total, log) 
     endpoints = ["next", "submit"] + (["dashboard"] if args.with_dashboard else [])
     script = Path(scratch, "insert.sql")
     script.write_text(PGBENCH_SCRIPT)
-    rows, cpu_rows = [], []
+    rows, cpu_rows, notes = [], [], []
     for level, workers in enumerate(args.concurrency):
         # Room for the fastest either side could go (each worker does each HIT at most once).
         places_ensure(args.seconds * CLOSED_TASKS_PER_SECOND_CEILING, target=args.target)
         keys = sessions_create(f"bench-{level}", workers)
         browsers = browsers_for(web.port, keys)
         print(f"{workers} workers: {args.seconds} s over HTTP…", file=log, flush=True)
-        before = cpu_snapshot(web, monitor)
+        before, machine = cpu_snapshot(web, monitor), machine_busy_seconds()
         tally, elapsed = run_level(browsers, args.seconds, **options)
         cpu = cpu_used(before, cpu_snapshot(web, monitor))
+        load = level_load(
+            elapsed=elapsed,
+            cores=os.cpu_count(),
+            machine=machine_busy_seconds() - machine,
+            own=cpu["web"] + cpu["database"],
+            bench=sum(cpu.values()),
+        )
         total.merge(tally)
-        print(f"{workers} clients: {args.seconds} s of pgbench…", file=log, flush=True)
-        inserts = pgbench_inserts_per_second(server, workers, args.seconds, script)
-        print(f"{workers} clients: {args.seconds} s of raw SQL…", file=log, flush=True)
-        raw_ids = raw_workers(f"bench-raw-{level}", workers)
-        raw, raw_submitted = raw_tasks_per_second(connect, raw_ids, args.seconds)
-        total.submitted += raw_submitted
+        clients = reference_clients(workers, connect, notes)
+        print(f"{clients} clients: {args.seconds} s of pgbench…", file=log, flush=True)
+        inserts, why = reference_or_none(
+            lambda clients=clients: pgbench_inserts_per_second(
+                server, clients, args.seconds, script, program=args.pgbench
+            )
+        )
+        if why:
+            notes.append(f"pgbench at {clients} clients gave no figure: {why}")
+        print(f"{clients} clients: {args.seconds} s of raw SQL…", file=log, flush=True)
+        raw_ids = raw_workers(f"bench-raw-{level}", clients)
+        raw_done = {}
+
+        def raw_step(raw_ids=raw_ids, raw_done=raw_done):
+            try:
+                tasks_per_second, raw_done["submitted"] = raw_tasks_per_second(
+                    connect, raw_ids, args.seconds
+                )
+            except ReferenceFailed as failure:
+                raw_done["submitted"] = failure.submitted
+                raise
+            return tasks_per_second
+
+        raw, why = reference_or_none(raw_step)
+        if why:
+            notes.append(f"raw SQL at {clients} clients gave no figure: {why}")
+        total.submitted += raw_done.get("submitted", 0)
         tasks = tally.tasks / elapsed
         line = [str(workers), f"{tasks:.1f}", f"{tally.requests / elapsed:.1f}"]
         for endpoint in endpoints:
             values = tally.latencies[endpoint]
             line.append(f"{percentile(values, 50):.1f} / {percentile(values, 99):.1f}")
-        line += [f"{inserts:.0f}", ratio_text(tasks, inserts, 4), f"{raw:.0f}"]
+        line += [figure_text(inserts, 0), ratio_text(tasks, inserts, 4), figure_text(raw, 0)]
         line.append(ratio_text(tasks, raw, 3))
         rows.append(line)
         per_task = {part: 1000 * seconds / max(tally.tasks, 1) for part, seconds in cpu.items()}
@@ -390,17 +367,37 @@ def closed_loop(args, web, urls, connect, server, monitor, scratch, total, log) 
         cpu_rows.append(
             [str(workers)]
             + [f"{per_task[part]:.1f}" for part in ("web", "database", "client")]
-            + [f"{busy:.2f} of {os.cpu_count()}"]
+            + [f"{busy:.2f} of {os.cpu_count()}", *load.cells()]
+            + ["starved" if load.starved else ""]
         )
-    return rows, cpu_rows
+    return rows, cpu_rows, notes
+
+
+def reference_clients(workers: int, connect: dict, notes: list) -> int:
+    """As many reference clients as workers, or fewer when the server is short of connections
+    (its max_connections less those open now and CONNECTION_HEADROOM): pgbench asked for more
+    than the server allows fails outright."""
+    try:
+        room = connection_room(connect)
+    except psycopg2.Error as error:
+        notes.append(f"could not read the server's connection limit: {error}")
+        return workers
+    clients = clients_allowed(workers, **room, headroom=CONNECTION_HEADROOM)
+    if clients < workers:
+        notes.append(
+            f"references at {workers} workers ran with {clients} clients: max_connections "
+            f"{room['max_connections']}, {room['reserved']} reserved, {room['in_use']} open, "
+            f"{CONNECTION_HEADROOM} kept free"
+        )
+    return clients
 
 
 # More tasks a second than either side of the closed loop reaches on any machine we know of.
 CLOSED_TASKS_PER_SECOND_CEILING = 2000
 
 
-def ratio_text(value: float, reference: float, places: int) -> str:
-    """value ÷ reference, or "n/a" when the reference measured nothing."""
+def ratio_text(value: float, reference: float | None, places: int) -> str:
+    """value ÷ reference, or "n/a" when the reference measured nothing or failed."""
     return f"{value / reference:.{places}f}" if reference else "n/a"
 
 
@@ -438,6 +435,7 @@ def measure(args, server: dict, env: dict, log, load_before: float) -> int:
             workers=args.web_workers,
             log_path=Path(scratch, "gunicorn.log"),
             options=["--worker-class", args.worker_class, "--threads", str(args.threads)],
+            port=args.port,
         ) as web,
     ):
         # Warm every gunicorn worker (imports, templates, database connection) before timing.
@@ -446,20 +444,21 @@ def measure(args, server: dict, env: dict, log, load_before: float) -> int:
         total.merge(warm_up)
         if not warm_up.tasks:
             sys.exit(f"Not one task completed while warming up: {dict(warm_up.errors)}.")
-        figures = None
         if not args.closed_only:
-            figures = open_loop(args, web, urls, connect, log)
-            for results in figures["levels"].values():
-                total.submitted += sum(result.finished for result in results)
-        rows, cpu_rows = closed_loop(args, web, urls, connect, server, monitor, scratch, total, log)
+            figures = open_loop(args, web, urls, connect, monitor, log)
+            for attempts in figures["levels"].values():
+                total.submitted += sum(attempt.result.finished for attempt in attempts)
+            # Printed now: whatever the closed loop meets, the headline line is out.
+            print_open_loop(figures)
+        rows, cpu_rows, reference_notes = closed_loop(
+            args, web, urls, connect, server, monitor, scratch, total, log
+        )
 
-    if figures:
-        print_open_loop(figures)
     print_closed_loop(args, queries, rows, cpu_rows)
     print(
         f"\nLoad average (1 min) before the run {load_before:.2f}, after {os.getloadavg()[0]:.2f}."
     )
-    notes = []
+    notes = reference_notes
     if total.refused:
         notes.append(f"{total.refused} submissions refused")
     if total.ran_out:
@@ -494,8 +493,13 @@ def print_closed_loop(args, queries: int, rows, cpu_rows) -> None:
     header += [f"{ENDPOINTS[e]} p50/p99 ms" for e in endpoints]
     header += ["pgbench inserts/s", "tasks/s ÷ inserts/s", "raw SQL tasks/s", "÷ raw SQL"]
     print_table(header, rows)
-    print("\nCPU per task (ms), from /proc: gunicorn, its PostgreSQL backends, this client.\n")
-    print_table(["workers", "gunicorn", "postgres", "client", "CPUs used"], cpu_rows)
+    print(
+        "\nCPU per task (ms), from /proc: gunicorn, its PostgreSQL backends, this client; the "
+        "load average (1 min) at the level's end; the share of all cores the site (gunicorn and "
+        "its backends) got, and every other process's; starved: other load crowded it out.\n"
+    )
+    header = ["workers", "gunicorn", "postgres", "client", "CPUs used", "load", "site CPU"]
+    print_table([*header, "other CPU", ""], cpu_rows)
 
 
 if __name__ == "__main__":
