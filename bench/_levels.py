@@ -18,8 +18,11 @@ import psycopg2
 # side out: on two cores, half a core.
 STARVED_OTHER_SHARE = 0.25
 # ...or this much other runnable work per core in the load average (the bench's own use taken
-# out): a request then waits for a core as often as not.
+# out): a request then waits for a core as often as not. The load average lags a minute and
+# counts the bench's own waiting threads (64 clients of the closed loop) as well, so it counts
+# only when other processes did take a share of the CPU too.
 STARVED_OTHER_LOAD_PER_CORE = 0.5
+STARVED_OTHER_SHARE_WITH_LOAD = 0.10
 # Connections left free on the server beside the bench's: the site's own, psql, autovacuum and
 # whatever else of other people's opens one meanwhile.
 CONNECTION_HEADROOM = 10
@@ -88,12 +91,13 @@ class LevelLoad:
 
 def level_starved(*, load: float, cores: int, bench_share: float, other_share: float) -> bool:
     """Whether other load crowded a level out: other processes took at least
-    STARVED_OTHER_SHARE of the machine's CPU while it ran, or the load average, less the cores
-    the bench itself kept busy, left at least STARVED_OTHER_LOAD_PER_CORE of other runnable
-    work per core."""
+    STARVED_OTHER_SHARE of the machine's CPU while it ran, or at least
+    STARVED_OTHER_SHARE_WITH_LOAD of it while the load average, less the cores the bench itself
+    kept busy, left at least STARVED_OTHER_LOAD_PER_CORE of other runnable work per core."""
     others_runnable = max(0.0, load - bench_share * cores)
-    return (
-        other_share >= STARVED_OTHER_SHARE or others_runnable / cores >= STARVED_OTHER_LOAD_PER_CORE
+    return other_share >= STARVED_OTHER_SHARE or (
+        other_share >= STARVED_OTHER_SHARE_WITH_LOAD
+        and others_runnable / cores >= STARVED_OTHER_LOAD_PER_CORE
     )
 
 

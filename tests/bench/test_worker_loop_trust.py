@@ -187,6 +187,11 @@ def test_a_level_with_other_runnable_work_in_the_load_average_is_starved():
     assert not level_starved(load=1.6, cores=2, bench_share=0.8, other_share=0.05)
 
 
+def test_a_high_load_average_of_the_benchs_own_waiting_threads_is_not_starvation():
+    # 64 closed-loop clients queue for two cores: load 12, yet nobody else took any CPU.
+    assert not level_starved(load=12.0, cores=2, bench_share=0.97, other_share=0.03)
+
+
 def test_a_levels_cpu_shares_come_from_the_machines_and_the_benchs_cpu_seconds():
     # 20 s on two cores: 40 CPU seconds; the machine busy for 30, the bench for 20 of them.
     load = level_load(elapsed=20, cores=2, machine=30, own=12, bench=20)
