@@ -226,6 +226,9 @@ def port_free(port: int) -> bool:
     """Nothing listens on ``port`` of 127.0.0.1: the bench must never measure somebody else's
     server that happens to answer there."""
     with socket.socket() as probe:
+        # As gunicorn binds: a port whose last connections are closing (TIME_WAIT, a run just
+        # before) is free; one somebody listens on is not.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
