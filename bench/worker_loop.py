@@ -8,7 +8,13 @@ task (with its page) and submit each keep their p99 under 150 ms. The highest ra
 is printed beside the same figure for the raw-SQL reference under the same schedule and rule,
 with the concurrent workers the rate means, in one line to compare run to run ("open loop:
 61.0 tasks/s with every p99 under 150 ms (1,220 workers at 20 s think time); raw SQL: 480.0
-tasks/s; ratio 0.127").
+tasks/s; ratio 0.127"). A rate that breaks is tried once more before the climb stops, each
+level shows the load average and the CPU shares of the measured side and of everything else,
+and one crowded out by other load is marked starved (bench/_levels.py, bench/_open_view.py).
+
+A reference that fails (pgbench exiting with an error, the raw-SQL transactions refused) gives
+"n/a" and a note, never the end of the run; before asking for many clients, the references read
+the server's max_connections and take no more than leaves room for others.
 
 Closed loop (a second view): N simulated workers, each with its own session and connection,
 repeat what a worker's browser does for one task: post the dashboard's "next task" form
