@@ -23,7 +23,7 @@ from review.services import (
     overview_report_request,
     worker_signals_refresh,
 )
-from tests.factories import make_submitted_description, make_worker
+from tests.factories import make_segment, make_submitted_description, make_worker
 
 pytestmark = pytest.mark.django_db
 # What a page costs in queries, the same at every size of corpus (an N+1 shows up as a change).
@@ -269,6 +269,7 @@ def test_the_dashboard_reads_earnings_from_the_ledger(client, paster, admin_user
 
 def test_a_promoted_worker_sees_the_promotion_on_the_dashboard(client, paster, admin_user):
     crowd.qualification_grant(worker=paster, tier=Tier.TWO, granted_by=admin_user, reason="Good.")
+    make_segment()  # one they have not described: a segment is described once per worker
     client.force_login(paster.user)
     page = client.get(reverse("collector:dashboard")).content.decode()
     assert 'id="promotion"' in page and "Describe a video · Tier 2 · $0.05 each" in page
