@@ -26,7 +26,8 @@ def test_a_worker_paraphrases_a_sentence_and_a_copy_is_refused_first(page):
     page.wait_for_function(
         "() => location.pathname.startsWith('/paraphrase/') && document.readyState === 'complete'"
     )
-    expect(page.locator("#source-sentence")).to_have_text(SENTENCE)
+    # What a person reads: the sentence (the canary's hidden line is no text to them).
+    expect(page.locator("#source-sentence")).to_contain_text(SENTENCE)
     box = page.get_by_label("The same meaning in your own words")
 
     # The browser says what is wrong before anything is sent.
