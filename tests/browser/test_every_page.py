@@ -50,7 +50,7 @@ NOT_WALKED = {
     "review:standing": "POST only",
     "review:bonus": "POST only",
     "review:payout": "POST only",
-    "review:gold_make": "asks which work to make gold of: opened from a review page (tests/review/test_gold.py)",
+    "review:gold_make": "names the work to make gold of: a review page opens it (test_gold.py)",
     "review:gold_retire": "POST only",
     "research:export_start": "POST only",
     "research:comparison_start": "POST only",
