@@ -12,7 +12,7 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, Sum
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -154,17 +154,22 @@ class CampaignEventInline(admin.TabularInline):
     model = CampaignEvent
     extra = 0
     can_delete = False
-    fields = ["at", "is_error", "message"]
+    fields = ["at", "problem", "message"]
     readonly_fields = fields
     ordering = ["-at"]
 
     def has_add_permission(self, request, obj=None):
         return False
 
+    # Not the admin's boolean icons: a red cross beside every ordinary event read as a failure.
+    @admin.display(description="Error")
+    def problem(self, event):
+        return "Error" if event.is_error else ""
+
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
-    list_display = ["name", "platform", "sandbox", "hit_type", "tier", "state", "synced_at"]
+    list_display = ["name", "platform", "test_copy", "hit_type", "tier", "state", "synced_at"]
     list_filter = ["platform", "state", "tier", "hit_type"]
     search_fields = ["name", "external_id"]
     list_select_related = ["hit_type"]
@@ -196,6 +201,19 @@ class CampaignAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    # Sandbox or live only means something where the platform has a sandbox.
+    @admin.display(description="Sandbox")
+    def test_copy(self, campaign):
+        if not platforms.get(campaign.platform).has_sandbox:
+            return ""
+        return "Sandbox" if campaign.sandbox else "Live"
+
+    def get_fields(self, request, obj=None):
+        return [name for name in super().get_fields(request, obj) if _shown(name, obj)]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [name for name in super().get_readonly_fields(request, obj) if _shown(name, obj)]
+
     def get_urls(self):
         own = [
             path(
@@ -207,6 +225,11 @@ class CampaignAdmin(admin.ModelAdmin):
                 "<int:pk>/prolific-<str:sheet>.csv",
                 self.admin_site.admin_view(self.sheet_view),
                 name="crowd_campaign_sheet",
+            ),
+            path(
+                "<int:pk>/state.json",
+                self.admin_site.admin_view(self.state_view),
+                name="crowd_campaign_state",
             ),
             path(
                 "<int:pk>/confirm/",
@@ -251,6 +274,9 @@ class CampaignAdmin(admin.ModelAdmin):
                 form.add_error(None, str(refusal))
             else:
                 messages.success(request, "The campaign is ready to publish; check its cost.")
+                shortfall = services.campaign_shortfall(campaign=campaign, asked=data["size"])
+                if shortfall:
+                    messages.warning(request, shortfall)
                 return redirect("admin:crowd_campaign_change", campaign.pk)
         context = {
             **self.admin_site.each_context(request),
@@ -272,6 +298,8 @@ class CampaignAdmin(admin.ModelAdmin):
                 services.campaign_publish_check(campaign=campaign)
                 enqueue("crowd.tasks.publish_campaign", campaign.pk)
                 messages.success(request, "Publishing in the background; this page shows how.")
+                change = reverse("admin:crowd_campaign_change", args=[campaign.pk])
+                return redirect(f"{change}?publishing=1")
             elif action == "sync":
                 services.campaign_sync(campaign=campaign)
                 messages.success(request, "Read back from the platform.")
@@ -387,7 +415,21 @@ class CampaignAdmin(admin.ModelAdmin):
                 name: reverse("admin:crowd_campaign_sheet", args=[campaign.pk, name])
                 for name in ("approvals", "bonuses")
             }
+            extra_context["sheet_wording"] = platform.sheet_wording
+        # While it is being published (or was just asked to be), the page follows it.
+        if campaign.state == Campaign.State.PUBLISHING or (
+            campaign.state == Campaign.State.DRAFT and "publishing" in request.GET
+        ):
+            extra_context["state_url"] = reverse("admin:crowd_campaign_state", args=[campaign.pk])
+            extra_context["state_now"] = campaign_state(campaign)
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def state_view(self, request, pk):
+        """The campaign's state and how many events it has, as JSON, for its page to notice
+        a change while it is published in the background. Staff who may view campaigns."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        return JsonResponse(campaign_state(get_object_or_404(Campaign, pk=pk)))
 
     def changelist_view(self, request, extra_context=None):
         extra_context = dict(extra_context or {})
@@ -395,6 +437,17 @@ class CampaignAdmin(admin.ModelAdmin):
         if Campaign.objects.filter(platform__in=archived).exists():
             extra_context["closure_notice"] = MTURK_CLOSED_NOTICE
         return super().changelist_view(request, extra_context)
+
+
+def campaign_state(campaign: Campaign) -> dict:
+    """What the page compares to notice that publishing moved on: the state and the events."""
+    return {"state": campaign.state, "events": campaign.events.count()}
+
+
+def _shown(field: str, campaign: Campaign | None) -> bool:
+    return field != "sandbox" or (
+        campaign is not None and platforms.get(campaign.platform).has_sandbox
+    )
 
 
 def _prolific_sheet(campaign: Campaign, sheet: str) -> str:
@@ -454,14 +507,31 @@ def campaign_summary(campaign: Campaign) -> dict:
     }
     actions = PlatformAction.objects.filter(campaign=campaign)
     reconciliation = campaign.reconciliation or {}
+    earned = ledger["rewards"] + ledger["bonuses"]
+    money = platforms.get(campaign.platform).money
     return {
+        # Every amount the page and the command show, in the platform's currency.
+        "amounts": {
+            name: money(cents)
+            for name, cents in {
+                "reward": campaign.reward_cents,
+                "fee": campaign.fee_cents,
+                "task": campaign.task_cents,
+                "bonus_per_place": campaign.bonus_cents_per_place,
+                "bonus_fee": campaign.bonus_fee_cents,
+                "committed": campaign.cost_cents,
+                "earned": earned,
+                "spent": sum(ledger.values()),
+                **ledger,
+            }.items()
+        },
         "campaign": campaign,
         "places": campaign.places,
         "pay": services.pay_summary(campaign=campaign),
         "platform_counts": campaign.platform_counts,
         "work": work,
         "committed_cents": campaign.cost_cents,
-        "earned_cents": ledger["rewards"] + ledger["bonuses"],
+        "earned_cents": earned,
         "ledger": ledger,
         # What the platform is paid for the workers' pay: rewards, bonuses and its fees.
         "spent_cents": sum(ledger.values()),

@@ -480,7 +480,7 @@ if "@" not in parseaddr(DEFAULT_FROM_EMAIL)[1]:
     )
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
-# Crowd-platform connectors (see the README's "Running a campaign"). Mechanical Turk takes its
+# Crowd-platform connectors (see docs/operators/crowd-platforms.md). Mechanical Turk takes its
 # credentials from the standard AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a profile or
 # an instance role); MTURK_SANDBOX chooses the sandbox, where nothing is paid.
 MTURK_ENABLED = env_bool("MTURK_ENABLED", False)

@@ -145,6 +145,7 @@ def make_site() -> Site:
         "research:release_file": {"number": 1, "name": "README.md"},
         "admin:crowd_campaign_change": {"object_id": campaign.pk},
         "admin:crowd_campaign_confirm": {"pk": campaign.pk},
+        "admin:crowd_campaign_state": {"pk": campaign.pk},
         "admin:crowd_campaign_sheet": {"pk": campaign.pk, "sheet": "participants"},
         "admin:crowd_campaign_action": {"pk": campaign.pk, "action": "publish"},
     }

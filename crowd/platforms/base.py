@@ -185,6 +185,10 @@ class Platform:
         """The platform's API client, built from the settings (``configured()`` is true)."""
         raise NotConfigured(f"{self.label} has no API connector.")
 
+    # Whether the platform has a test copy (a sandbox) work may be published to: only then do
+    # the campaign pages say which of the two a campaign is on.
+    has_sandbox = False
+
     def sandbox(self) -> bool:
         """Whether work is published to the platform's test copy, where nothing is paid."""
         return False
@@ -288,6 +292,9 @@ class Platform:
     # Whether the campaign's participants come through links printed here, which a person
     # pastes into the platform (and whose work is confirmed from the platform's export).
     prints_links = False
+    # How the campaign page introduces the approvals and bonuses files for the platform's own
+    # pages (None: it has none).
+    sheet_wording: ClassVar["SheetWording | None"] = None
 
     @property
     def has_api(self) -> bool:
@@ -379,6 +386,17 @@ class Listing:
     sessions_per_participant: int
     tier_group_id: str | None = None
     languages: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SheetWording:
+    """The campaign page's sentence on a platform's files: ``lead``, a link named
+    ``approvals``, "and", a link named ``bonuses``, then ``tail``."""
+
+    lead: str
+    approvals: str
+    bonuses: str
+    tail: str = ""
 
 
 def origin(url: str) -> str:

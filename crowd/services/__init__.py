@@ -21,6 +21,7 @@ from .allocation import (
     platform_arrival,
     worker_has_access,
 )
+from .campaign_work import campaign_shortfall
 from .campaigns import (
     campaign_create,
     campaign_expire,
@@ -179,6 +180,7 @@ __all__ = [
     "money",
     "pay_summary",
     "task_time",
+    "campaign_shortfall",
     "campaign_sync",
     "campaign_reconcile",
     "reconciliation_lines",

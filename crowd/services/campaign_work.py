@@ -37,6 +37,23 @@ def campaign_postings(*, hit_type: HitType, tier: int, size: int) -> list[Campai
     ]
 
 
+def campaign_shortfall(*, campaign: Campaign, asked: int) -> str:
+    """Why ``campaign`` offers fewer HITs than the ``asked`` its creator gave ("" when it
+    offers them all): only so many of its kind and tier wanted work outside other live
+    campaigns, and the campaign took those rather than refuse."""
+    if campaign.hit_type.kind == HitType.Kind.VIDEO_COLLECTION:
+        return ""
+    made = campaign.postings.count()
+    if made >= asked:
+        return ""
+    kind = campaign.hit_type.get_kind_display().lower()
+    wants = "HIT wants" if made == 1 else "HITs want"
+    return (
+        f"{asked} HITs were asked for, but only {made} {kind} {wants} work in tier "
+        f"{campaign.tier} outside other live campaigns, so the campaign offers {made}."
+    )
+
+
 def campaign_places_check(*, hit_type: HitType, tier: int, places: int) -> None:
     """Refuse (``WorkRefused``) a campaign that would offer more places than there are tasks
     left to do of its kind in its tier: every place must be able to do at least one."""

@@ -29,7 +29,7 @@ from ..platforms import PlatformError, Submission, entrance_url
 from ..platforms.base import Listing
 from ..platforms.studylink import links as studylink
 from .allocation import submissions_move
-from .campaign_work import campaign_places_check, campaign_postings
+from .campaign_work import campaign_places_check, campaign_postings, campaign_shortfall
 from .closures import platform_open_check
 from .errors import WorkRefused
 from .ledger import platform_approval_record
@@ -153,10 +153,13 @@ def campaign_create(
         for posting in postings:
             posting.campaign = campaign
         CampaignHit.objects.bulk_create(postings)
+        hits = "1 HIT" if len(postings) == 1 else f"{len(postings)} HITs"
+        shortfall = campaign_shortfall(campaign=campaign, asked=size)
         _event(
             campaign,
-            f"Created with {len(postings)} HITs wanting {campaign.tasks_wanted} tasks: "
-            f"{campaign.places} places of up to {tasks_per_session} tasks.",
+            f"Created with {hits} wanting {campaign.tasks_wanted} tasks: "
+            f"{campaign.places} places of up to {tasks_per_session} tasks."
+            + (f" {shortfall}" if shortfall else ""),
         )
         if created_by is not None:
             audit_record(

@@ -36,6 +36,7 @@ NOT_WALKED = {
     "research:rating_batch_consensus_csv": "a CSV download",
     "research:release_file": "a release's files, downloads",
     "admin:crowd_campaign_sheet": "a CSV download for Prolific",
+    "admin:crowd_campaign_state": "JSON for the campaign page's own script",
     # Where the admin sends whoever it will not serve: the campaign pages' refusals walk it,
     # and staff it sends on to Django's own admin index.
     "admin_log_in": "a redirect, or the refusal page",

@@ -46,7 +46,8 @@ def test_staff_create_a_draft_campaign_from_the_form(staff_client):
     page = staff_client.get(answer.url).content.decode()
     assert "&lt;b&gt;Batch&lt;/b&gt;" in page and "<b>Batch</b>" not in page
     # Three descriptions wanted, one session of three at 10¢ a task (Prolific's fee 11¢).
-    assert "1 at 30¢ + 11¢ fee: sessions of up to 3 tasks" in page and "41¢ committed" in page
+    assert "1 at $0.30 + $0.11 fee: sessions of up to 3 tasks" in page
+    assert "$0.41 committed" in page
     assert "$9.00 an hour at 40 seconds a task" in page and "minimum is $8.00" in page
     assert (campaign.platform, campaign.languages) == ("prolific", ["es", "fr"])
 
@@ -130,7 +131,7 @@ def test_the_command_creates_a_prolific_campaign_by_default_and_shows_it(capsys)
     assert campaign.platform == "prolific"
     assert f"Created campaign {campaign.pk}" in out
     # One segment wants three descriptions: one session of three, at 9¢ a task.
-    assert "1 places at 27¢ + 10¢ fee, sessions of up to 3 tasks" in out
+    assert "1 place at $0.27 + $0.10 fee, sessions of up to 3 tasks" in out
     assert "hourly rate: $8.10 at 40 seconds a task" in out
     with pytest.raises(CommandError, match="No connector is configured for prolific"):
         call_command("campaign", "publish", str(campaign.pk))

@@ -234,3 +234,16 @@ def test_staff_set_a_campaigns_consent_text_in_the_admin(client):
     assert saved.status_code == 302
     campaign.refresh_from_db()
     assert campaign.consent_text == "We keep no names."
+
+
+def test_the_session_end_page_counts_once_and_offers_to_copy_the_code(client, demo):
+    demo.PLATFORM_DEMO_SESSION_TASKS = 2
+    make_segment()
+    make_segment()
+    page = arrive(client)
+    page = client.get(describe(client, page, "A girl is singing.")["Location"])
+    done = describe(client, page, "A man is rowing a boat.").content.decode()
+    # What it did, said once: not "Task 2 of 2 · 1 done" above "You did 2 tasks".
+    assert "You did 2 tasks" in done
+    assert 'id="session-progress"' not in done and "Skip this task" not in done
+    assert 'data-copy="completion-code"' in done and "js/copy-code.js" in done

@@ -18,6 +18,7 @@ import json
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
+from django.template.defaultfilters import pluralize
 
 from crowd import platforms, services
 from crowd.campaign_admin import MTURK_NOT_OFFERED, ConfirmForm, campaign_summary
@@ -218,6 +219,9 @@ class Command(BaseCommand):
                     confirm_hours=options["confirm_hours"],
                 )
                 self.stdout.write(f"Created campaign {campaign.pk}.")
+                shortfall = services.campaign_shortfall(campaign=campaign, asked=options["size"])
+                if shortfall:
+                    self.stdout.write(shortfall)
                 self._show(campaign)
                 return
             if action == "plan":
@@ -327,13 +331,17 @@ class Command(BaseCommand):
         summary = campaign_summary(campaign)
         counts = campaign.platform_counts or {}
         work = summary["work"]
-        where = campaign.get_platform_display() + (" sandbox" if campaign.sandbox else "")
+        amounts = summary["amounts"]
+        sandbox = campaign.sandbox and platforms.get(campaign.platform).has_sandbox
+        where = campaign.get_platform_display() + (" sandbox" if sandbox else "")
+        places = summary["places"]
         lines = [
             f"{campaign.pk}: {campaign.name} — {where}, {campaign.get_state_display().lower()}",
-            f"  {campaign.hit_type.title}, tier {campaign.tier}: {summary['places']} places at "
-            f"{campaign.reward_cents}¢ + {campaign.fee_cents}¢ fee, sessions of up to "
+            f"  {campaign.hit_type.title}, tier {campaign.tier}: "
+            f"{places} place{pluralize(places)} at {amounts['reward']} + {amounts['fee']} fee, "
+            "sessions of up to "
             f"{campaign.tasks_per_session} tasks (finish after {campaign.tasks_minimum}), "
-            f"{campaign.task_cents}¢ a task",
+            f"{amounts['task']} a task",
             f"  hourly rate: {summary['pay']['hourly']} at {summary['pay']['time']} "
             f"(minimum {summary['pay']['minimum']})",
             f"  platform id: {campaign.external_id or '-'}"
@@ -342,10 +350,9 @@ class Command(BaseCommand):
             + (", ".join(f"{key.replace('_', ' ')} {n}" for key, n in counts.items()) or "-"),
             f"  here: {work['arrived']} arrived, {work['submitted']} submitted, "
             f"{work['verified']} verified, {work['unverified']} unverified",
-            f"  money: {summary['committed_cents']}¢ committed, {summary['earned_cents']}¢ "
-            f"earned, {summary['spent_cents']}¢ paid through the platform (rewards "
-            f"{summary['ledger']['rewards']}¢, bonuses {summary['ledger']['bonuses']}¢, fees "
-            f"{summary['ledger']['fees']}¢)",
+            f"  money: {amounts['committed']} committed, {amounts['earned']} earned, "
+            f"{amounts['spent']} paid through the platform (rewards {amounts['rewards']}, "
+            f"bonuses {amounts['bonuses']}, fees {amounts['fees']})",
         ]
         if campaign.reconciled_at:
             lines.append(f"  reconciled {campaign.reconciled_at:%Y-%m-%d %H:%M}:")

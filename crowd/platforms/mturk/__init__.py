@@ -29,6 +29,8 @@ class MechanicalTurkPlatform(Platform):
     def make_connector(self):
         return client.MechanicalTurk(sandbox=settings.MTURK_SANDBOX)
 
+    has_sandbox = True
+
     def sandbox(self) -> bool:
         return settings.MTURK_SANDBOX
 

@@ -14,6 +14,7 @@ from ..base import (
     Listing,
     Platform,
     PlatformError,
+    SheetWording,
     Submission,
     origin,
     platform_id,
@@ -25,6 +26,12 @@ class ProlificPlatform(Platform):
     name = "prolific"
     label = "Prolific"
     return_advice = "Nothing was saved. Please return this study on Prolific."
+    # What the outbox could not send, for Prolific's bulk approve and bulk bonus pages.
+    sheet_wording = SheetWording(
+        lead="For Prolific's own pages (bulk approve, bulk bonus):",
+        approvals="approvals still to send",
+        bonuses="bonuses the outbox gave up on",
+    )
     done_advice = "Go back to Prolific to finish the study."
     verifies_arrivals = True
     bonus_in_two_steps = True

@@ -6,7 +6,16 @@ import secrets
 
 from django.conf import settings
 
-from ..base import PLATFORM_ID, ArrivalIds, ArrivalInvalid, Completion, Listing, Platform, origin
+from ..base import (
+    PLATFORM_ID,
+    ArrivalIds,
+    ArrivalInvalid,
+    Completion,
+    Listing,
+    Platform,
+    SheetWording,
+    origin,
+)
 from . import links
 
 
@@ -83,6 +92,13 @@ class StudyLinkPlatform(Platform):
     # ---- A campaign's life there ----
     # The researcher pastes the campaign's link into the platform; its export confirms work.
     prints_links = True
+    # The platform has no API: these files are how its participants are paid.
+    sheet_wording = SheetWording(
+        lead="For the platform's own pages:",
+        approvals="approvals",
+        bonuses="bonuses",
+        tail="of every session with paid work.",
+    )
 
     def listing_create(self, listing: Listing) -> str:
         # The study id the printed link carries; nothing is sent anywhere.
