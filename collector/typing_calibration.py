@@ -19,24 +19,44 @@ Honest (goal: each signal flags at most 1% of their texts)
 - *phone*: tapping at 1.5–3.5 characters a second, 0–30% of the words taken from the
   suggestion bar (input method), up to 5% of those missed by the page.
   Every honest writer pastes a short word (a name, 3–12 characters) into 3% of their texts,
-  and leaves the page mid-writing in 5% of them (for a lognormal time, median 4 s).
+  and leaves the page mid-writing in 5% of them (for a lognormal time, median 4 s). In 2% of
+  texts they copy a few words of the task's text (a word to look up, a name to keep): in half
+  of those they leave the page right after the copy (a dictionary in another tab), in a
+  quarter they paste what they copied. In 0.5% of texts words come in without a key (autofill,
+  a text expander, a keyboard's phrase suggestion). No honest writer's browser reports
+  automation (``webdriver`` 0) or makes events by script (``untrusted_events`` 0: a grammar
+  extension that does is not simulated), and none writes the canary's marker: the texts are
+  placeholder words, so their canary figure is 0 by construction; what it rests on is that the
+  marker is a made-up ten-letter word (about 30 bits) no one writes by chance.
 
 Dishonest (goal: at least 95% of their texts flagged by the signals meant for them)
 - *paster*: pastes text from elsewhere (one or two pastes, 85–100% of the text), edits it with
   0–8 keys;
-- *copy-prompt-paste*: types a few words, leaves the page for 10–90 s (copies the prompt into
-  a chatbot), pastes the answer (the whole text, or all but the words typed);
-- *automation*: a program writes the text: 40% set it with a script (no key, one change), 40%
-  drive the browser's keys at machine speed (1–20 ms a character), 20% drive them at a human
-  pace (5–9 characters a second, jittered);
-- *canary-follower*: follows an instruction hidden from people in the prompt (a canary);
-  typed at a person's pace, so only a canary signal can catch it.
+- *copy-prompt-paste*: copies the task's text, types a few words, leaves the page for 10–90 s
+  (pastes the prompt into a chatbot), pastes the answer (the whole text, or all but the words
+  typed): a copy then a paste always; the page left with the copy as the last act in 90% (the
+  rest click into the box first). The chatbot reads the canary line that the copy carries and
+  follows it as often as a canary-follower's model does (below);
+- *automation*, one way per worker: 30% a script in the page (a userscript, an extension) sets
+  the text and dispatches the events a page listens for (no key; untrusted events); 20% a
+  driven browser fills the box through the driver (Playwright ``fill``, CDP ``insertText``:
+  words inserted without a key); 30% a driven browser presses keys at machine speed (1–20 ms a
+  character); 20% at a human pace (5–9 characters a second, jittered). Of the driven browsers
+  (Selenium, Playwright, Puppeteer), 70% say so (``navigator.webdriver``); 30% hide it (a
+  stealth plugin, a flag); a script in a person's browser never says so;
+- *canary-follower*: a language model read the task's text with its hidden line (60% copied
+  through the clipboard, the page left right after the copy; 40% read by an assistant in the
+  browser, nothing copied) and the worker types its answer at a person's pace. The model
+  includes the marker in ``canary_follows`` of its answers, 50% unless told: **an assumption**,
+  not a measurement (models and chat products differ; some strip tag characters). When the
+  marker is there the flag is certain; the canary's figure is that share, by construction.
 
 Text lengths (descriptions, paraphrases) are lognormal around 55 characters (12–200).
 A population whose signals do not exist yet (``provenance.SIGNALS``) is reported as not yet
 measured. A new signal is one entry in ``SIGNAL_THRESHOLDS`` (and its key in the ``catches``
 of the populations it is meant for); a new population is one ``Population``.
-Plain Python (no Django), deterministic for a seed.
+Plain Python and deterministic for a seed; the canary's marker is the site's
+(``canary.canary_marker``, from ``SECRET_KEY``), so it runs with Django's settings.
 """
 
 import math
@@ -45,11 +65,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import provenance
+from .canary import canary_found, canary_marker
 from .provenance import TypingRecord, typing_signals
 
 HONEST_GOAL = 0.01  # at most this share of honest texts flagged, per signal
 DISHONEST_GOAL = 0.95  # at least this share of dishonest texts flagged by their signals
 NOT_MEASURED = "not yet measured"
+CANARY_FOLLOWS = 0.5  # assumed share of a model's answers holding the marker (see above)
 
 
 def _threshold_texts() -> dict[str, str]:
@@ -65,6 +87,12 @@ def _threshold_texts() -> dict[str, str]:
             f"page left ≥ {p.BACKGROUND_SHARE:.0%} of the writing time and "
             f"≥ {p.BACKGROUND_MINIMUM_MS / 1000:g} s"
         ),
+        "copy_then_paste": "a copy of the task's text, then a paste into the box",
+        "inserted_no_keys": "words inserted with no key, paste or input method",
+        "synthetic_events": "an input event made by a script (`isTrusted` false)",
+        "webdriver": "`navigator.webdriver` true",
+        "left_after_copy": "page left with a copy of the task's text the last act",
+        "canary": "the text holds the canary's marker (certain when present)",
     }
 
 
@@ -87,13 +115,25 @@ def _typed_ms(characters: int, rate: float) -> int:
 
 
 def _honest_extras(rng: random.Random, values: dict, length: int) -> dict:
-    """A pasted name now and then, and the page left for a moment now and then."""
+    """A pasted name now and then, the page left for a moment now and then, a word of the
+    task's text copied (to look up, or to paste), words inserted without a key."""
     if rng.random() < 0.03:
         values["pastes"] += 1
         values["pasted_characters"] += min(rng.randint(3, 12), length)
     if rng.random() < 0.05 and values["writing_ms"]:
         values["focus_losses"] += 1
         values["background_ms"] += round(rng.lognormvariate(math.log(4000), 0.8))
+    if rng.random() < 0.02:
+        values["prompt_copies"] += 1
+        after = rng.random()
+        if after < 0.5:
+            values["left_after_copy"] += 1
+        elif after < 0.75:
+            values["pastes"] += 1
+            values["pastes_after_copy"] += 1
+            values["pasted_characters"] += min(rng.randint(3, 12), length)
+    if rng.random() < 0.005:
+        values["inserted_without_keys"] += 1
     return values
 
 
@@ -101,6 +141,15 @@ def _record(**values: int) -> dict:
     base = dict.fromkeys(TypingRecord.field_names(), 0)
     base.update(values)
     return base
+
+
+def _with_marker(text: str, marker: str) -> str:
+    """``text`` with the canary's marker as its last word, the length kept where it can be."""
+    return text[: max(len(text) - len(marker) - 2, 0)] + " " + marker + "."
+
+
+def _model_follows(rng: random.Random, text: str, follows: float, marker: str) -> str:
+    return _with_marker(text, marker) if rng.random() < follows else text
 
 
 def _keyboard(rate_range, keys_range, pauses, pause_range):
@@ -186,7 +235,7 @@ def _paster(rng: random.Random):
     return text
 
 
-def _copy_prompt_paste(rng: random.Random):
+def _copy_prompt_paste(rng: random.Random, follows: float, marker: str):
     def text(rng: random.Random) -> tuple[dict, str]:
         length = _length(rng)
         typed = rng.choice([0, rng.randint(3, 12)])
@@ -199,19 +248,30 @@ def _copy_prompt_paste(rng: random.Random):
             writing_ms=_typed_ms(typed, 5) + away + rng.randint(200, 3000),
             focus_losses=1 if typed else 0,
             background_ms=away if typed else 0,
+            prompt_copies=1,
+            pastes_after_copy=1,
+            left_after_copy=int(rng.random() < 0.9),
         )
-        return values, _text(length)
+        return values, _model_follows(rng, _text(length), follows, marker)
 
     return text
 
 
 def _automation(rng: random.Random):
-    how = rng.choices(["script", "machine keys", "human-paced keys"], weights=[4, 4, 2])[0]
+    how = rng.choices(
+        ["script events", "driver fill", "machine keys", "human-paced keys"], weights=[3, 2, 3, 2]
+    )[0]
+    # A driven browser says so unless hidden; a script in a person's browser never does.
+    webdriver = int(how != "script events" and rng.random() < 0.7)
 
     def text(rng: random.Random) -> tuple[dict, str]:
         length = _length(rng)
-        if how == "script":
-            values = _record(first_key_ms=rng.randint(100, 5000))
+        if how == "script events":
+            values = _record(
+                first_key_ms=rng.randint(100, 5000), untrusted_events=rng.randint(1, 3)
+            )
+        elif how == "driver fill":
+            values = _record(first_key_ms=rng.randint(100, 5000), inserted_without_keys=1)
         else:
             machine = how == "machine keys"
             per_character = rng.uniform(1, 20) if machine else 1000 / rng.uniform(5, 9)
@@ -220,7 +280,24 @@ def _automation(rng: random.Random):
                 first_key_ms=rng.randint(100, 5000),
                 writing_ms=round((length - 1) * per_character * rng.uniform(0.9, 1.1)),
             )
+        values["webdriver"] = webdriver
         return values, _text(length)
+
+    return text
+
+
+def _canary_follower(rng: random.Random, follows: float, marker: str):
+    """A model's answer typed at a person's pace; the task's text reached the model through a
+    copy (the page left right after it) or an assistant reading the page."""
+    typist = _keyboard((3, 7), (1.02, 1.25), 2, (500, 3000))(rng)
+    copied = rng.random() < 0.6
+
+    def text(rng: random.Random) -> tuple[dict, str]:
+        values, written = typist(rng)
+        if copied:
+            values["prompt_copies"] += 1
+            values["left_after_copy"] += 1
+        return values, _model_follows(rng, written, follows, marker)
 
     return text
 
@@ -228,7 +305,8 @@ def _automation(rng: random.Random):
 @dataclass(frozen=True)
 class Population:
     """Writers of one kind: ``worker(rng)`` draws one worker's habits and returns their
-    ``text(rng)``, which makes one (record figures, text). An honest population's texts
+    ``text(rng)``, which makes one (record figures, text); a worker whose texts go through a
+    language model (``model``) takes ``worker(rng, follows, marker)``. An honest population's texts
     should raise no signal; a dishonest one's should raise one of ``catches``, and counts
     toward the goal of ``goal`` (paste, automation, canary)."""
 
@@ -237,6 +315,7 @@ class Population:
     worker: Callable
     goal: str = ""
     catches: tuple[str, ...] = ()
+    model: bool = False
 
 
 POPULATIONS = (
@@ -253,23 +332,18 @@ POPULATIONS = (
         False,
         _copy_prompt_paste,
         goal="paste",
-        catches=("pasted", "prompt_copied"),
+        catches=("pasted", "copy_then_paste", "left_after_copy", "canary"),
+        model=True,
     ),
     Population(
         "automation",
         False,
         _automation,
         goal="automation",
-        catches=("too_fast", "untrusted_events", "webdriver"),
+        catches=("too_fast", "synthetic_events", "inserted_no_keys", "webdriver"),
     ),
-    # Typed at a person's pace: only a canary signal can tell.
-    Population(
-        "canary-follower",
-        False,
-        _keyboard((3, 7), (1.02, 1.25), 2, (500, 3000)),
-        goal="canary",
-        catches=("canary",),
-    ),
+    # Typed at a person's pace: only the canary is meant to tell.
+    Population("canary-follower", False, _canary_follower, "canary", ("canary",), model=True),
 )
 
 
@@ -278,34 +352,48 @@ class Calibration:
     seed: int
     workers: int
     texts: int
+    canary_follows: float
     flagged: dict[str, dict[str, int]]  # population -> signal -> texts flagged
     caught: dict[str, int | None]  # dishonest population -> texts its signals flagged
+    any_signal: dict[str, int]  # population -> texts any signal flagged
     totals: dict[str, int]  # population -> texts
 
 
-def calibrate(*, seed: int, workers: int, texts: int) -> Calibration:
+def calibrate(
+    *, seed: int, workers: int, texts: int, canary_follows: float = CANARY_FOLLOWS
+) -> Calibration:
     """Run every population (``workers`` writers of ``texts`` texts each) through the site's
-    signals, seeded: the same arguments give the same counts."""
+    signals (``typing_signals``, with ``canary_found`` on each text), seeded: the same
+    arguments give the same counts. ``canary_follows`` is the assumed share of a language
+    model's answers that hold the canary's marker."""
     rng = random.Random(seed)
-    flagged, caught, totals = {}, {}, {}
+    marker = canary_marker()
+    flagged, caught, any_signal, totals = {}, {}, {}, {}
     for population in POPULATIONS:
         counts = dict.fromkeys(SIGNAL_THRESHOLDS, 0)
         measured = [key for key in population.catches if key in provenance.SIGNALS]
-        hits = 0
+        hits = anything = 0
         for _ in range(workers):
-            text = population.worker(rng)
+            if population.model:
+                text = population.worker(rng, canary_follows, marker)
+            else:
+                text = population.worker(rng)
             for _ in range(texts):
                 values, written = text(rng)
-                signals = typing_signals(TypingRecord.bounded(**values), written)
+                signals = typing_signals(
+                    TypingRecord.bounded(**values), written, canary=canary_found(written)
+                )
                 for signal in signals:
                     if signal in counts:
                         counts[signal] += 1
                 hits += any(signal in measured for signal in signals)
+                anything += bool(signals)
         flagged[population.name] = counts
+        any_signal[population.name] = anything
         totals[population.name] = workers * texts
         if not population.honest:
             caught[population.name] = hits if measured else None
-    return Calibration(seed, workers, texts, flagged, caught, totals)
+    return Calibration(seed, workers, texts, canary_follows, flagged, caught, any_signal, totals)
 
 
 def _share(count: int, total: int) -> str:
@@ -314,13 +402,16 @@ def _share(count: int, total: int) -> str:
 
 def calibration_table(result: Calibration) -> str:
     """The figures as Markdown: per signal (threshold, honest texts flagged, worst honest
-    population), per goal (dishonest texts flagged), and per population."""
+    population), per dishonest population (texts flagged by the signals meant for it, and by
+    any signal), and per population and signal."""
     honest = [p for p in POPULATIONS if p.honest]
     dishonest = [p for p in POPULATIONS if not p.honest]
     honest_total = sum(result.totals[p.name] for p in honest)
+    honest_any = sum(result.any_signal[p.name] for p in honest)
     lines = [
         f"Seed {result.seed}; {result.workers} workers a population, {result.texts} texts each; "
-        "shares of texts.",
+        f"shares of texts. Assumed: a language model includes the canary's marker in "
+        f"{result.canary_follows:.0%} of its answers.",
         "",
         "| signal | raised when | honest texts flagged (goal ≤ 1%) | worst honest population |",
         "|---|---|---|---|",
@@ -329,21 +420,25 @@ def calibration_table(result: Calibration) -> str:
         count = sum(result.flagged[p.name][signal] for p in honest)
         worst = max(honest, key=lambda p: result.flagged[p.name][signal])
         worst_share = _share(result.flagged[worst.name][signal], result.totals[worst.name])
-        lines.append(
-            f"| `{signal}` | {threshold} | {_share(count, honest_total)} | "
-            f"{worst.name} {worst_share} |"
-        )
+        worst_text = f"{worst.name} {worst_share}" if count else "–"
+        lines.append(f"| `{signal}` | {threshold} | {_share(count, honest_total)} | {worst_text} |")
     lines += [
+        f"| any signal | | {_share(honest_any, honest_total)} | |",
         "",
-        "| dishonest work | population | caught by (on main) | texts flagged (goal ≥ 95%) |",
-        "|---|---|---|---|",
+        "| dishonest work | population | caught by | texts flagged by them (goal ≥ 95%) "
+        "| by any signal |",
+        "|---|---|---|---|---|",
     ]
     for population in dishonest:
         measured = [key for key in population.catches if key in provenance.SIGNALS]
         count = result.caught[population.name]
-        figure = NOT_MEASURED if count is None else _share(count, result.totals[population.name])
+        total = result.totals[population.name]
+        figure = NOT_MEASURED if count is None else _share(count, total)
         by = ", ".join(f"`{key}`" for key in measured) or "–"
-        lines.append(f"| {population.goal} | {population.name} | {by} | {figure} |")
+        lines.append(
+            f"| {population.goal} | {population.name} | {by} | {figure} | "
+            f"{_share(result.any_signal[population.name], total)} |"
+        )
     lines += [
         "",
         "| population | " + " | ".join(f"`{signal}`" for signal in SIGNAL_THRESHOLDS) + " |",

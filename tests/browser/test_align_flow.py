@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from annotations.models import Alignment, SentencePair
 from crowd.services import hits_open
 from paracrowd_metrics.alignment import parse_pharaoh
-from tests.factories import make_worker
+from tests.factories import make_staff, make_worker
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -43,10 +43,11 @@ def open_pair(tokens_a, tokens_b, pre_alignment):
     return pair
 
 
-def log_in(page, live_server):
-    """Sign a new worker in by giving the browser the session cookie of a logged-in client."""
+def log_in(page, live_server, user=None):
+    """Sign a new worker (or ``user``) in by giving the browser the session cookie of a
+    logged-in client."""
     client = Client()
-    client.force_login(make_worker().user)
+    client.force_login(user or make_worker().user)
     session = client.cookies[settings.SESSION_COOKIE_NAME].value
     page.context.add_cookies(
         [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
@@ -112,7 +113,31 @@ def test_a_worker_corrects_the_pre_alignment_with_mouse_and_keys(page, live_serv
     expect(page.get_by_text("Thank you! Your alignment was saved.")).to_be_visible()
     alignment = Alignment.objects.get()
     assert parse_pharaoh(alignment.links) == parse_pharaoh("0-0 1-1 2p2 5-4 6-5")
-    assert alignment.changed_cells == 2
+    assert (alignment.changed_cells, alignment.unchanged_suggestion) == (2, False)
+
+
+def test_a_pre_alignment_sent_back_as_shown_is_flagged_unchanged_suggestion(page, live_server):
+    open_pair(A, B, "0-0 5-4 6-5")
+    log_in(page, live_server)
+    open_task_from_the_dashboard(page)
+    expect(page.locator("#align-count")).to_contain_text("3 links (3 sure, 0 possible)")
+
+    # A change taken back leaves the suggestion as it was shown.
+    cell(page, "man ↔ guy: none").click()
+    page.get_by_role("button", name="Undo").click()
+    expect(page.locator("#links")).to_have_value("0-0 5-4 6-5")
+    page.get_by_role("button", name="Submit and next").click()
+    expect(page.get_by_text("Thank you! Your alignment was saved.")).to_be_visible()
+    alignment = Alignment.objects.get()
+    assert (alignment.changed_cells, alignment.unchanged_suggestion) == (0, True)
+
+    # The reviewer sees the flag beside it.
+    page.context.clear_cookies()
+    log_in(page, live_server, make_staff())
+    page.goto("/align/review/")
+    expect(page.locator(f"#unchanged-{alignment.pk}")).to_contain_text(
+        "Unchanged suggestion (0 cells changed)"
+    )
 
 
 def test_a_drag_marks_a_block_that_one_undo_takes_back(page, live_server):

@@ -21,13 +21,43 @@ def test_the_same_seed_prints_the_same_table():
     first = table("--seed", "3", "--workers", "4", "--texts", "3")
 
     assert table("--seed", "3", "--workers", "4", "--texts", "3") == first
+    for signal in ("copy_then_paste", "synthetic_events", "webdriver", "canary"):
+        assert f"| `{signal}` | " in first  # the new signals' rows are in what is compared
+
+
+def test_the_canary_figures_do_not_depend_on_the_secret_marker(settings):
+    first = table("--seed", "3", "--workers", "4", "--texts", "3")
+    settings.SECRET_KEY = "another secret, so another marker"
+
+    assert table("--seed", "3", "--workers", "4", "--texts", "3") == first
+
+
+def test_the_canary_catches_the_answers_that_hold_the_marker_through_the_sites_check():
+    # The share of answers holding the marker is an assumption; the flag is certain.
+    always = table("--workers", "3", "--texts", "4", "--canary-follows", "1")
+    never = table("--workers", "3", "--texts", "4", "--canary-follows", "0")
+
+    assert "| canary | canary-follower | `canary` | 100.0% |" in always
+    assert "| canary | canary-follower | `canary` | 0.0% |" in never
+    assert "includes the canary's marker in 100% of its answers" in always
 
 
 def test_the_table_has_a_row_per_signal_and_per_population():
     text = table("--seed", "0", "--workers", "3", "--texts", "2")
 
     assert text.startswith("Seed 0; 3 workers a population, 2 texts each; shares of texts.")
-    assert list(SIGNAL_THRESHOLDS) == ["pasted", "too_fast", "background"]
+    assert list(SIGNAL_THRESHOLDS) == [
+        "pasted",
+        "too_fast",
+        "background",
+        "copy_then_paste",
+        "inserted_no_keys",
+        "synthetic_events",
+        "webdriver",
+        "left_after_copy",
+        "canary",
+    ]
+    assert set(SIGNAL_THRESHOLDS) == set(provenance.SIGNALS) - {provenance.UNKNOWN}
     for signal, threshold in SIGNAL_THRESHOLDS.items():
         assert f"| `{signal}` | {threshold} | " in text
     assert "pasted characters > 50% of the text" in text  # the bound the code uses
@@ -39,6 +69,23 @@ def test_the_table_has_a_row_per_signal_and_per_population():
     assert {"paster", "copy-prompt-paste", "automation", "canary-follower"} <= names
     for goal in ("paste", "automation", "canary"):
         assert f"| {goal} | " in text
+    assert "| any signal | | " in text
+    for population in POPULATIONS:  # every signal a population is meant to raise exists
+        assert set(population.catches) <= set(SIGNAL_THRESHOLDS)
+
+
+def test_honest_writers_never_report_automation_or_script_events():
+    text = table("--workers", "5", "--texts", "4")
+
+    for population in POPULATIONS:
+        if population.honest:
+            row = next(
+                line for line in text.splitlines() if line.startswith(f"| {population.name} (")
+            )
+            cells = row.split(" | ")
+            signals = list(SIGNAL_THRESHOLDS)
+            for signal in ("synthetic_events", "webdriver", "canary"):
+                assert cells[1 + signals.index(signal)].rstrip(" |") == "0.0%", (population, signal)
 
 
 @pytest.mark.skipif("canary" in provenance.SIGNALS, reason="the canary signal exists")
@@ -51,3 +98,8 @@ def test_a_signal_that_does_not_exist_yet_is_not_yet_measured():
 def test_it_refuses_an_empty_population():
     with pytest.raises(CommandError, match="at least 1"):
         table("--workers", "0")
+
+
+def test_it_refuses_a_canary_share_outside_0_to_1():
+    with pytest.raises(CommandError, match="between 0 and 1"):
+        table("--canary-follows", "1.5")

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from collector.typing_calibration import calibrate, calibration_table
+from collector.typing_calibration import CANARY_FOLLOWS, calibrate, calibration_table
 
 
 class Command(BaseCommand):
@@ -25,9 +25,20 @@ class Command(BaseCommand):
         parser.add_argument(
             "--texts", type=int, default=10, help="texts each worker writes (default %(default)s)"
         )
+        parser.add_argument(
+            "--canary-follows",
+            type=float,
+            default=CANARY_FOLLOWS,
+            help=(
+                "assumed share of a language model's answers that include the canary's marker, "
+                "0 to 1 (default %(default)s): an assumption, not a measurement"
+            ),
+        )
 
-    def handle(self, *args, seed, workers, texts, **options):
+    def handle(self, *args, seed, workers, texts, canary_follows, **options):
         if workers < 1 or texts < 1:
             raise CommandError("--workers and --texts must be at least 1")
-        result = calibrate(seed=seed, workers=workers, texts=texts)
+        if not 0 <= canary_follows <= 1:
+            raise CommandError("--canary-follows must be between 0 and 1")
+        result = calibrate(seed=seed, workers=workers, texts=texts, canary_follows=canary_follows)
         self.stdout.write(calibration_table(result))
