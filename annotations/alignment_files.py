@@ -67,14 +67,20 @@ def read_annotator_file(path: Path, format: str, source=None, target=None) -> li
     if format == "multimwa":
         return read_multimwa(path)
     if format == "edinburgh":
-        partner = edinburgh_partner(path)
-        files = {
-            path.name.endswith(".sure.json"): path,
-            partner.name.endswith(".sure.json"): partner,
-        }
+        path, partner = Path(path), edinburgh_partner(path)
+        if path.name.endswith(".sure+poss.json"):
+            sure, every = partner, path
+            jacana = path.with_name(path.name.removesuffix(".sure+poss.json") + ".json")
+            if not sure.exists() and jacana.exists():
+                sure = jacana
+        else:
+            sure, every = path, partner
+        if not every.exists() and not sure.name.endswith(".sure.json"):
+            # A lone jacana-style x.json carries both sureAlign and possibleAlign.
+            sure, every = None, sure
         return read_edinburgh(
-            files[True] if files[True].exists() else None,
-            files[False] if files[False].exists() else None,
+            sure if sure is not None and sure.exists() else None,
+            every if every.exists() else None,
         )
     if not (source and target):
         raise ValueError(f"--format {format} needs --source and --target token files")
