@@ -51,9 +51,7 @@ def test_the_supervised_aligners_gold_leaves_out_test_sets_unless_asked():
         return {" ".join(pair.source) for pair in [*gold.learn, *gold.held_out]}
 
     assert sentences(prealigner.site_gold()) == {a for a, _ in TRAIN}
-    assert sentences(prealigner.site_gold(include_test_sets=True)) == {
-        a for a, _ in TRAIN + TEST
-    }
+    assert sentences(prealigner.site_gold(include_test_sets=True)) == {a for a, _ in TRAIN + TEST}
 
 
 def test_train_aligner_leaves_out_test_sets_unless_asked():
