@@ -187,19 +187,20 @@ def format_rows(rows: dict) -> str:
     lines += [
         "",
         "Fleiss' κ over non-identical links, NULL on both sides (three or more annotators): "
-        + ("—" if kappa is None else f"{kappa:.3f}"),
+        + ("—" if kappa is None else f"{kappa:.5f}"),
         f"Chance agreement π̂₀ from {rows['samples']} Monte Carlo samples per annotator and pair.",
     ]
     return "\n".join(lines)
 
 
 def format_brockett(brockett: dict | None) -> list[str]:
-    """Brockett's κ section of the printed table, each figure with the labelling it uses."""
+    """Brockett's κ section of the printed table, each figure with the labelling it uses; κ to
+    five decimals, as the published figures are given."""
     if brockett is None:
         return []
     lines = [
         "",
-        f"Brockett's Fleiss' κ over link items (Brockett 2007): {brockett['kappa']:.3f}",
+        f"Brockett's Fleiss' κ over link items (Brockett 2007): {brockett['kappa']:.5f}",
         "  labelled sure, possible or none: a link to NULL counts as no link, as in the "
         "published κ",
         f"  {brockett['items']} items in the {brockett['sentence_pairs']} sentence pairs aligned "
@@ -209,9 +210,9 @@ def format_brockett(brockett: dict | None) -> list[str]:
     lines += [f"  {row['label']:<16}{row['items']:>8}" for row in brockett["agreeing"]]
     null_apart = brockett.get("kappa_null_apart")
     if null_apart is not None:
-        lines.append(f"  Fleiss' κ with NULL kept apart (four categories): {null_apart:.3f}")
+        lines.append(f"  Fleiss' κ with NULL kept apart (four categories): {null_apart:.5f}")
     lines.append("  Cohen's κ on the same items (sure, possible or none):")
-    lines += [f"  {row['label']:<16}{row['kappa']:>8.3f}" for row in brockett["pairwise"]]
+    lines += [f"  {row['label']:<16}{row['kappa']:>8.5f}" for row in brockett["pairwise"]]
     return lines
 
 

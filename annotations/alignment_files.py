@@ -67,14 +67,20 @@ def read_annotator_file(path: Path, format: str, source=None, target=None) -> li
     if format == "multimwa":
         return read_multimwa(path)
     if format == "edinburgh":
-        partner = edinburgh_partner(path)
-        files = {
-            path.name.endswith(".sure.json"): path,
-            partner.name.endswith(".sure.json"): partner,
-        }
+        path, partner = Path(path), edinburgh_partner(path)
+        if path.name.endswith(".sure+poss.json"):
+            sure, every = partner, path
+            jacana = path.with_name(path.name.removesuffix(".sure+poss.json") + ".json")
+            if not sure.exists() and jacana.exists():
+                sure = jacana
+        else:
+            sure, every = path, partner
+        if not every.exists() and not sure.name.endswith(".sure.json"):
+            # A lone jacana-style x.json carries both sureAlign and possibleAlign.
+            sure, every = None, sure
         return read_edinburgh(
-            files[True] if files[True].exists() else None,
-            files[False] if files[False].exists() else None,
+            sure if sure is not None and sure.exists() else None,
+            every if every.exists() else None,
         )
     if not (source and target):
         raise ValueError(f"--format {format} needs --source and --target token files")
@@ -200,6 +206,7 @@ def alignments_export(
     names += ["consensus-confidence.txt", "annotator-weights.tsv"]
     weights = AnnotatorWeights.read()
     annotators = {}
+    exported_ids: set[str] = set()
     written = 0
     with ExitStack() as stack:
         files = {name: stack.enter_context(open_file(name)) for name in names}
@@ -211,6 +218,7 @@ def alignments_export(
             files["source.txt"].write(_line(" ".join(pair.tokens_a)))
             files["target.txt"].write(_line(" ".join(pair.tokens_b)))
             files["pairs.txt"].write(_line(str(pair.pk)))
+            pair_id = unique_pair_id(pair.import_key or str(pair.pk), exported_ids)
             for k in range(slots):
                 annotation = pair.selected[k] if k < len(pair.selected) else None
                 files[f"annotators-{k + 1}.txt"].write(
@@ -219,9 +227,9 @@ def alignments_export(
                 unchanged = annotation is not None and annotation.unchanged_suggestion
                 files[f"suggestions-{k + 1}.txt"].write(_line(UNCHANGED if unchanged else ""))
                 links = parse_pharaoh(annotation.links if annotation else "")
-                _write_links(files, f"alignment-{k + 1}", format, written, pair, links)
+                _write_links(files, f"alignment-{k + 1}", format, written, pair, pair_id, links)
             consensus = weights.consensus(pair.selected)
-            _write_links(files, "consensus", format, written, pair, consensus.alignment)
+            _write_links(files, "consensus", format, written, pair, pair_id, consensus.alignment)
             files["consensus-confidence.txt"].write(_line(confidence_line(consensus)))
             annotators.update((annotator_name(a), a) for a in pair.selected)
         files["annotator-weights.tsv"].write("annotator\tweight\tagreement_f1\ttrial_f1\n")
@@ -245,17 +253,32 @@ EXPORT_SUFFIXES = {
 }
 
 
-def _write_links(files, stem: str, format: str, number: int, pair: SentencePair, links) -> None:
+def unique_pair_id(pair_id: str, exported: set[str]) -> str:
+    """``pair_id``, or when an earlier pair of this export had it, ``pair_id#2`` (``#3``, …):
+    a corpus that uses one id for several pairs (MultiMWA's arXiv file) is stored as several
+    pairs, and an export read back by id must tell them apart. Pairs are written in key
+    order, so the same pair gets the same suffix in every export. Adds the id to
+    ``exported``."""
+    unique, n = pair_id, 1
+    while unique in exported:
+        n += 1
+        unique = f"{pair_id}#{n}"
+    exported.add(unique)
+    return unique
+
+
+def _write_links(
+    files, stem: str, format: str, number: int, pair: SentencePair, pair_id: str, links
+) -> None:
     """One pair's links in ``format``, to the file(s) named ``stem`` ("alignment-k",
     "consensus"); Edinburgh++ and MultiMWA carry the tokens and the pair's id (its import key,
-    corpus:id, or its own key) on every record."""
+    corpus:id, or its own key, made unique by ``unique_pair_id``) on every record."""
     if format == "naacl":
         files[f"{stem}.naacl"].write(write_naacl({number: links}))
         return
     if format == "pharaoh":
         files[f"{stem}.pharaoh"].write(_line(format_pharaoh(links)))
         return
-    pair_id = pair.import_key or str(pair.pk)
     aligned = AlignedPair(pair_id, tuple(pair.tokens_a), tuple(pair.tokens_b), links)
     if format == "multimwa":
         files[f"{stem}.tsv"].write(multimwa_line(aligned))

@@ -60,6 +60,17 @@ class AlignerModel(models.Model):
         )
 
 
+# An imported corpus whose name has the word "test" (gold.test, RTE2_test, arxiv-test) is a
+# benchmark's test set: aligners are measured on it, so they learn from it only when asked.
+# The name is the import key's part before its last colon (corpus:id).
+BENCHMARK_TEST_KEY = r"^(.*[^a-z0-9])?test([^a-z0-9].*)?:[^:]*$"
+
+
+def benchmark_test_pairs() -> Q:
+    """The imported pairs of benchmark test sets (see BENCHMARK_TEST_KEY)."""
+    return Q(origin="import", import_key__iregex=BENCHMARK_TEST_KEY)
+
+
 def pair_content(tokens_a, tokens_b) -> str:
     """What tells an imported pair's sentences apart from another's under the same id."""
     sentences = json.dumps([list(tokens_a), list(tokens_b)], ensure_ascii=False)

@@ -37,7 +37,7 @@ from paracrowd_metrics.alignment.supervised import SupervisedAligner, train_supe
 from paracrowd_metrics.alignment.wordnet import WordNet
 from paracrowd_metrics.meteor.table import ParaphraseTable, TableFormatError
 
-from .models import AlignerModel, Alignment, SentencePair
+from .models import AlignerModel, Alignment, SentencePair, benchmark_test_pairs
 
 logger = logging.getLogger(__name__)
 # pg_try_advisory_lock key: one supervised training at a time across every worker.
@@ -146,14 +146,18 @@ class SiteGold:
     trained_on: dict
 
 
-def site_gold() -> SiteGold:
+def site_gold(*, include_test_sets: bool = False) -> SiteGold:
     """The site's human alignments, newest first up to ALIGNER_MAX_GOLD_ALIGNMENTS: every
     accepted alignment (a pair aligned by three annotators gives three), then the trial
-    pairs' gold; each pair's on the side ``is_held_out`` puts it."""
+    pairs' gold; each pair's on the side ``is_held_out`` puts it. The alignments of imported
+    benchmark test sets (``benchmark_test_pairs``) are left out unless
+    ``include_test_sets``: an aligner measured on a benchmark must not have learnt from it."""
     budget = settings.ALIGNER_MAX_GOLD_ALIGNMENTS
+    accepted = Alignment.objects.accepted()
+    if not include_test_sets:
+        accepted = accepted.exclude(pair__in=SentencePair.objects.filter(benchmark_test_pairs()))
     accepted = list(
-        Alignment.objects.accepted()
-        .select_related("pair")
+        accepted.select_related("pair")
         .only("links", "worker_id", "pair__tokens_a", "pair__tokens_b")
         .order_by("-pk")[:budget]
     )
@@ -324,12 +328,13 @@ def unsupervised_or_identical_choose(*, gold: SiteGold | None = None) -> Aligner
 
 
 def supervised_aligner_train(
-    *, force: bool = False, min_gold: int | None = None
+    *, force: bool = False, min_gold: int | None = None, include_test_sets: bool = False
 ) -> AlignerModel | None:
     """Train the supervised aligner on the site's gold when due (or ``force``d, above the
     minimum: ``min_gold`` alignments, ALIGNER_MIN_GOLD_ALIGNMENTS unless given; the demo
-    trains on its own handful), record what it learnt from and how it was judged, and, if it
-    took over (``judgement``), pre-align the pairs nobody has annotated.
+    trains on its own handful; ``include_test_sets``: see ``site_gold``), record what it
+    learnt from and how it was judged, and, if it took over (``judgement``), pre-align the
+    pairs nobody has annotated.
     One training at a time: a call while another runs returns None, as does one with
     nothing to do."""
     with connection.cursor() as cursor:
@@ -337,13 +342,17 @@ def supervised_aligner_train(
         if not cursor.fetchone()[0]:
             return None  # another worker is training
         try:
-            return _train_if_due(force=force, min_gold=min_gold)
+            return _train_if_due(
+                force=force, min_gold=min_gold, include_test_sets=include_test_sets
+            )
         finally:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [TRAINING_LOCK])
 
 
-def _train_if_due(*, force: bool, min_gold: int | None) -> AlignerModel | None:
-    gold = site_gold()
+def _train_if_due(
+    *, force: bool, min_gold: int | None, include_test_sets: bool
+) -> AlignerModel | None:
+    gold = site_gold(include_test_sets=include_test_sets)
     last = _newest(AlignerModel.Kind.SUPERVISED)
     if not retraining_due(gold.trained_on, None if force else last, min_gold=min_gold):
         return None

@@ -20,7 +20,7 @@ from paracrowd_metrics import default_tokenize, pinc
 from paracrowd_metrics.alignment import format_pharaoh, parse_pharaoh, train_aligner
 from paracrowd_metrics.tokens import sentence_units
 
-from .models import AlignerModel, Alignment, SentencePair, pair_content
+from .models import AlignerModel, Alignment, SentencePair, benchmark_test_pairs, pair_content
 from .prealigner import aligner_usable, format_prealignment, prealigner
 
 # A pair of near-copies teaches nothing about paraphrase: below this PINC both ways, skip it.
@@ -200,10 +200,18 @@ def _near_identical(a: str, b: str) -> bool:
     return pinc(a, b) < NEAR_IDENTICAL_PINC and pinc(b, a) < NEAR_IDENTICAL_PINC
 
 
-def aligner_train(*, max_pairs: int = 200_000, seed: int = 0, iterations: int = 5) -> AlignerModel:
+def aligner_train(
+    *,
+    max_pairs: int = 200_000,
+    seed: int = 0,
+    iterations: int = 5,
+    include_test_sets: bool = False,
+) -> AlignerModel:
     """Train the automatic aligner on pairings of descriptions within clusters and on the
     stored sentence pairs, with every word allowed to align to itself, as the original study
-    did with GIZA++. At most ``max_pairs`` cluster pairings, sampled evenly and seeded."""
+    did with GIZA++. At most ``max_pairs`` cluster pairings, sampled evenly and seeded. The
+    pairs of imported benchmark test sets (``benchmark_test_pairs``) are left out unless
+    ``include_test_sets``."""
     rng = random.Random(seed)
     segments = sorted(set(Description.objects.values_list("segment_id", flat=True)))
     clusters = [
@@ -217,9 +225,11 @@ def aligner_train(*, max_pairs: int = 200_000, seed: int = 0, iterations: int = 
         pairings = list(combinations(members, 2))
         for (_, a), (_, b) in rng.sample(pairings, min(budget, len(pairings))):
             training.append((tokens_of(a, language), tokens_of(b, language)))
+    stored = SentencePair.objects.all()
+    if not include_test_sets:
+        stored = stored.exclude(benchmark_test_pairs())
     training += [
-        (pair.tokens_a, pair.tokens_b)
-        for pair in SentencePair.objects.only("tokens_a", "tokens_b").iterator()
+        (pair.tokens_a, pair.tokens_b) for pair in stored.only("tokens_a", "tokens_b").iterator()
     ]
     aligner = train_aligner(training, iterations=iterations)
     return AlignerModel.objects.create(parameters=aligner.to_dict(), training_pairs=len(training))

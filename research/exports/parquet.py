@@ -151,12 +151,39 @@ FIELD_NOTES = {
 }
 
 
+class _CountingFile:
+    """A binary file that counts the bytes written to it: the card's ``num_bytes``, known
+    without asking the destination (a local folder or S3) for the file's size."""
+
+    def __init__(self, file):
+        self.file = file
+        self.bytes = 0
+
+    def write(self, data) -> int:
+        self.bytes += len(data)
+        return self.file.write(data)
+
+    def flush(self) -> None:
+        self.file.flush()
+
+    def tell(self) -> int:
+        return self.bytes
+
+    @property
+    def closed(self) -> bool:
+        return self.file.closed
+
+    def close(self) -> None:
+        pass  # the destination closes the file it opened
+
+
 class _SplitWriter:
     """One split's Parquet file, fed record batches and written a row group at a time; counts
     its rows, and their languages in cluster order, for the dataset card."""
 
     def __init__(self, file):
-        self.writer = pq.ParquetWriter(file, SCHEMA, use_dictionary=DICTIONARY_COLUMNS)
+        self.file = _CountingFile(file)
+        self.writer = pq.ParquetWriter(self.file, SCHEMA, use_dictionary=DICTIONARY_COLUMNS)
         self.buffered = []
         self.buffered_rows = 0
         self.rows = 0
@@ -234,7 +261,11 @@ def write_parquet(destination, options, report, progress: Progress) -> None:
     for side, name in names.items():
         report.files[destination.path(name)] = splits[side].rows
     with destination.open("README.md") as card:
-        card.write(dataset_card(options, names, splits))
+        card.write(
+            dataset_card(
+                options, names, splits, sizes={side: splits[side].file.bytes for side in names}
+            )
+        )
     report.files[destination.path("README.md")] = 1
 
 
@@ -354,10 +385,14 @@ def _csv_batches(pipe):
         )
 
 
-def dataset_card(options, names: dict[str, str], splits: dict, *, metadata=(), sections=()) -> str:
+def dataset_card(
+    options, names: dict[str, str], splits: dict, *, sizes: dict[str, int], metadata=(), sections=()
+) -> str:
     """The Hugging Face dataset card: YAML metadata (configs, features, splits), then prose.
-    ``splits``: each split's ``rows`` and ``languages`` (a Counter); ``metadata``: more YAML
-    lines, ``sections``: more prose lines (a release adds its licence, citation, changes)."""
+    ``splits``: each split's ``rows`` and ``languages`` (a Counter); ``sizes``: each split
+    file's bytes (the datasets library warns on every load of a split without ``num_bytes``);
+    ``metadata``: more YAML lines, ``sections``: more prose lines (a release adds its licence,
+    citation, changes)."""
     total = sum(writer.rows for writer in splits.values())
     languages = Counter()
     for writer in splits.values():
@@ -384,7 +419,11 @@ def dataset_card(options, names: dict[str, str], splits: dict, *, metadata=(), s
         lines += [f"  - name: {column.name}", f"    dtype: {q(FEATURE_TYPES[column.type])}"]
     lines.append("  splits:")
     for split in names:
-        lines += [f"  - name: {split}", f"    num_examples: {splits[split].rows}"]
+        lines += [
+            f"  - name: {split}",
+            f"    num_bytes: {sizes[split]}",
+            f"    num_examples: {splits[split].rows}",
+        ]
     lines += ["---", ""]
     lines += [
         "# ParaCrowd video descriptions",

@@ -119,6 +119,10 @@ def release_write(*, release, destination: RecordingDestination, previous) -> di
                 options.export("parquet"),
                 parquet_names,
                 {side: sides.get(side, SplitCount()) for side in parquet_names},
+                sizes={
+                    side: destination.written[destination.path(name)][0]
+                    for side, name in parquet_names.items()
+                },
                 metadata=[f"license: {json.dumps(settings.RELEASE_LICENSE)}"],
                 sections=_card_sections(release, options, previous, changes),
             )

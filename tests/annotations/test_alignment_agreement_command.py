@@ -1,5 +1,6 @@
 """alignment_agreement prints the agreement table for files, without the database."""
 
+import re
 from io import StringIO
 from pathlib import Path
 
@@ -126,7 +127,7 @@ def test_on_the_rte2_test_files_it_prints_the_reports_items_and_agreement_counts
         "3326",
         "23",
     )
-    assert "Brockett's Fleiss' κ over link items (Brockett 2007): 0.729" in text
+    assert "Brockett's Fleiss' κ over link items (Brockett 2007): 0.72887" in text
 
 
 def test_a_pair_id_used_twice_in_a_file_is_two_pairs_not_one_overwritten(tmp_path):
@@ -140,3 +141,12 @@ def test_a_pair_id_used_twice_in_a_file_is_two_pairs_not_one_overwritten(tmp_pat
     out = run(*(str(tmp_path / f"reused_{name}.align.txt") for name in "AB"))
 
     assert "2 sentence pairs, 2 annotators" in out
+
+
+def test_it_prints_kappas_to_five_decimals_as_the_published_figures_are():
+    text = run(*MSR_FILES)
+
+    brockett = next(line for line in text.splitlines() if line.startswith("Brockett's"))
+    assert re.search(r": -?\d\.\d{5}$", brockett)
+    pairwise = text.split("Cohen's κ on the same items (sure, possible or none):\n")[1]
+    assert re.fullmatch(r"  A – B\s+-?\d\.\d{5}", pairwise.splitlines()[0])

@@ -1,5 +1,6 @@
 """Alignment corpora in and out: imported once, exported and re-imported with the same links."""
 
+import json
 import threading
 from io import StringIO
 from pathlib import Path
@@ -216,3 +217,26 @@ def test_two_imports_of_one_file_at_once_store_each_pair_and_alignment_once(tmp_
     assert errors == []
     assert sorted("4 new" in output for output in outputs) == [False, True]
     assert SentencePair.objects.count() == 4 and Alignment.objects.count() == 4
+
+
+def test_an_edinburgh_export_of_reused_ids_reimports_every_pair(tmp_path):
+    command(
+        "import_alignments",
+        write_multimwa(tmp_path / "arxiv.tsv", REUSED_IDS),
+        "--format",
+        "multimwa",
+        "--corpus",
+        "arxiv",
+    )
+    before = set(stored_links().values())
+    out = tmp_path / "export"
+
+    command("export_alignments", str(out), "--format", "edinburgh")
+    records = json.loads((out / "alignment-1.sure.json").read_text(encoding="utf-8"))
+    Alignment.objects.all().delete()
+    SentencePair.objects.all().delete()
+    text = command("import_alignments", str(out / "alignment-1.sure.json"), "--format", "edinburgh")
+
+    assert [record["id"] for record in records] == ["arxiv:1", "arxiv:2", "arxiv:1#2", "arxiv:2#2"]
+    assert "4 sentence pairs; alignments: 4 new, 0 already present." in text
+    assert set(stored_links().values()) == before

@@ -10,7 +10,9 @@ from django.core.management import CommandError, call_command
 from annotations import prealigner
 from annotations.alignment_files import read_annotator_file
 from annotations.models import AlignerModel, Alignment, SentencePair
-from paracrowd_metrics.alignment import write_edinburgh, write_multimwa, write_naacl
+from paracrowd_metrics.alignment import Aligner, write_edinburgh, write_multimwa, write_naacl
+from paracrowd_metrics.alignment.evaluation import evaluate_prealigner
+from paracrowd_metrics.alignment.supervised import SupervisedAligner
 
 DATA = Path(__file__).parents[1] / "data" / "alignments"
 VIDEO_GOLD = DATA / "video_gold"
@@ -171,3 +173,64 @@ def test_bad_gold_gets_a_clear_message(files, tmp_path):
         evaluate(broken, "--format", "pharaoh", "--train", files["train"])
     with pytest.raises(CommandError, match="GOLD2 is only for --format edinburgh"):
         evaluate(broken, broken, "--format", "pharaoh", "--train", files["train"])
+
+
+@pytest.mark.django_db
+def test_it_reads_jacanas_mt_reference_files_by_their_names(files, tmp_path):
+    # jacana names them mt-reference.{dev,test}.json (sureAlign and possibleAlign) and
+    # mt-reference.{dev,test}.sure+poss.json; these are the video gold under those names.
+    pairs = video_pairs()
+    jacana = tmp_path / "mt-reference"
+    jacana.mkdir()
+    for name, part in (("dev", pairs[:TRAINED]), ("test", pairs[TRAINED:])):
+        # x.json: sure links in sureAlign, the possible ones in possibleAlign.
+        sure, every = (json.loads(text) for text in write_edinburgh(part))
+        records = [
+            {**sure_record, "possibleAlign": every_record["possibleAlign"]}
+            for sure_record, every_record in zip(sure, every, strict=True)
+        ]
+        (jacana / f"mt-reference.{name}.json").write_text(json.dumps(records))
+    (jacana / "mt-reference.test.sure+poss.json").write_text(write_edinburgh(pairs[TRAINED:])[1])
+    train = ("--train", files["train"], "--train-format", "pharaoh")
+    expected = evaluate(files["test"] / "gold.sure.json", "--format", "edinburgh", *train)[1]
+
+    _, report = evaluate(
+        jacana / "mt-reference.test.json",
+        "--format",
+        "edinburgh",
+        "--train",
+        jacana / "mt-reference.dev.json",
+    )
+
+    assert report == expected
+
+
+@pytest.mark.django_db
+def test_it_saves_the_aligner_it_trained(files, tmp_path):
+    saved = tmp_path / "aligner.json"
+    text, report = evaluate(
+        files["test"] / "gold.pharaoh",
+        *("--format", "pharaoh", "--train", files["train"], "--save", saved),
+    )
+
+    record = json.loads(saved.read_text())
+    aligner = SupervisedAligner.from_dict(
+        record["parameters"],
+        lexicon=prealigner.site_lexicon(),
+        base=Aligner.from_dict(record["base"]),
+    )
+    gold = read_annotator_file(
+        files["test"] / "gold.pharaoh",
+        "pharaoh",
+        files["test"] / "source.txt",
+        files["test"] / "target.txt",
+    )
+    assert f"Aligner saved to {saved}." in text
+    assert record["training_pairs"] == TRAINED
+    assert json.loads(json.dumps(evaluate_prealigner(aligner.prealign, gold))) == report
+
+
+@pytest.mark.django_db
+def test_it_refuses_to_save_without_training(files, tmp_path):
+    with pytest.raises(CommandError, match="--save writes the aligner --train trains"):
+        evaluate(files["test"] / "gold.pharaoh", "--format", "pharaoh", "--save", tmp_path / "a")

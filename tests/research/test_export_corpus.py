@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+import yaml
 from django.core.management import CommandError, call_command
 
 from annotations.models import Alignment, SentencePair
@@ -341,6 +342,23 @@ def test_parquet_loads_with_the_datasets_library_from_its_dataset_card(
     assert tomato["time_spent"] == pytest.approx(12.345678)
     train_segments = {row["segment_id"] for row in loaded["train"]}
     assert train_segments.isdisjoint(row["segment_id"] for row in loaded["test"])
+
+
+def test_the_dataset_card_gives_each_split_files_size_in_bytes(tmp_path, corpus):
+    # num_bytes missing from a split makes the datasets library warn on every load.
+    segments = list(Segment.objects.all())
+    seed = next(
+        s for s in range(1000) if len({in_test(s, segment, 0.5) for segment in segments}) > 1
+    )
+
+    export(tmp_path / "parquet", "parquet", "--test-fraction", "0.5", "--seed", str(seed))
+
+    card = (tmp_path / "parquet" / "README.md").read_text(encoding="utf-8")
+    splits = yaml.safe_load(card.split("---\n")[1])["dataset_info"]["splits"]
+    assert {split["name"]: split["num_bytes"] for split in splits} == {
+        side: (tmp_path / "parquet" / "data" / f"{side}-00000.parquet").stat().st_size
+        for side in ("train", "test")
+    }
 
 
 def test_a_parquet_export_without_test_segments_loads_as_a_train_split(

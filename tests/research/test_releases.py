@@ -7,6 +7,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+import yaml
 from django.core.management import CommandError, call_command
 
 from collector.models import Description
@@ -149,6 +150,21 @@ def test_the_dataset_card_declares_the_sites_licence_citation_and_changes(tmp_pa
     assert "## Release 2" in card and "### Changes since release 1" in card
     assert "| train | 1 | 0 |" in card
     assert f"```bibtex\n{BIBTEX}\n```" in card
+
+
+def test_the_release_card_gives_each_split_files_size_in_bytes(tmp_path, corpus):
+    release("--output", str(tmp_path / "one"))
+
+    card = (tmp_path / "one" / "README.md").read_text(encoding="utf-8")
+    splits = yaml.safe_load(card.split("---\n")[1])["dataset_info"]["splits"]
+    files = {item["path"]: item["bytes"] for item in manifest_of(tmp_path / "one")["files"]}
+    assert splits and {split["name"]: split["num_bytes"] for split in splits} == {
+        split["name"]: (tmp_path / "one" / f"data/{split['name']}-00000.parquet").stat().st_size
+        for split in splits
+    }
+    assert all(
+        files[f"data/{split['name']}-00000.parquet"] == split["num_bytes"] for split in splits
+    )
 
 
 def test_the_manifest_names_the_signature_and_tokenisation_of_every_score(tmp_path, corpus):

@@ -1,6 +1,7 @@
 """Scoring a researcher's paraphrase system on the test split: BLEU against the source's cluster,
 PINC against the source, PINC × sigmoid(BLEU); as a command and as an API call."""
 
+import json
 from io import StringIO
 
 import pytest
@@ -9,6 +10,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 import paracrowd_metrics as metrics
+from paracrowd_metrics.meteor import ParaphraseTable
 from research.splits import SplitOptions
 from tests.factories import make_description, make_researcher, make_segment
 from tests.research.system_jobs import only_system, post_and_run
@@ -180,3 +182,42 @@ def test_the_command_has_no_work_limit(tmp_path, corpus, settings):
     out = StringIO()
     call_command("score_system", str(pairs), "--seed", str(SEED), stdout=out)
     assert "scored: 1" in out.getvalue()
+
+
+def test_paraphrase_carries_the_segment_of_test_jsonl_sources_so_every_one_is_scored(
+    tmp_path, corpus
+):
+    test, _ = corpus
+    for segment in test[:2]:
+        make_description(segment, "A common sentence.")
+    # Lines as the split export's test.jsonl writes them: the same text in two test clusters.
+    (tmp_path / "test.jsonl").write_text(
+        "".join(
+            json.dumps({"segment_id": segment.pk, "language": "en", "source": "A common sentence."})
+            + "\n"
+            for segment in test[:2]
+        ),
+        encoding="utf-8",
+    )
+    table = ParaphraseTable()
+    table.add("common", "usual", 0.5)
+    table.save(tmp_path / "table.gz")
+    outputs = StringIO()
+    call_command(
+        "paraphrase",
+        "--sources",
+        str(tmp_path / "test.jsonl"),
+        "--table",
+        str(tmp_path / "table.gz"),
+        "--from-db",
+        "--seed",
+        str(SEED),
+        stdout=outputs,
+    )
+    (tmp_path / "outputs.tsv").write_text(outputs.getvalue(), encoding="utf-8")
+    out = StringIO()
+
+    call_command("score_system", tmp_path / "outputs.tsv", "--seed", str(SEED), stdout=out)
+
+    assert "source\toutput\tsegment_id" in outputs.getvalue().splitlines()
+    assert "Pairs: 2, scored: 2" in out.getvalue()

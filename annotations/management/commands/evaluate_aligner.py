@@ -69,8 +69,19 @@ class Command(BaseCommand):
         parser.add_argument(
             "--json", action="store_true", help="end with one line of JSON (fractions 0–1)"
         )
+        parser.add_argument(
+            "--save",
+            type=Path,
+            metavar="FILE",
+            help="with --train: write the trained aligner to FILE as JSON (its supervised "
+            "parameters and the unsupervised model behind its features)",
+        )
 
-    def handle(self, *args, gold, gold2, format, train, train_format, source, target, **options):
+    def handle(
+        self, *args, gold, gold2, format, train, train_format, source, target, save, **options
+    ):
+        if save and not train:
+            raise CommandError("--save writes the aligner --train trains; give --train gold.")
         try:
             pairs = read_gold(gold, format, gold2, source, target)
             training = [
@@ -82,6 +93,8 @@ class Command(BaseCommand):
             raise CommandError(f"{gold}: no sentence pairs")
         if training:
             aligner, description = self._trained(training, pairs)
+            if save:
+                self._save(aligner, save, training)
         else:
             model = aligner_usable()
             if model is None:
@@ -100,6 +113,19 @@ class Command(BaseCommand):
             self.stdout.write(line)
         if options["json"]:
             self.stdout.write(json.dumps(report))
+
+    def _save(self, aligner, path: Path, training) -> None:
+        record = {
+            "kind": "supervised",
+            "training_pairs": len(training),
+            "parameters": aligner.to_dict(),
+            "base": aligner.base.to_dict() if aligner.base is not None else None,
+        }
+        try:
+            path.write_text(json.dumps(record), encoding="utf-8")
+        except OSError as error:
+            raise CommandError(f"Cannot write {path}: {error}") from None
+        self.stdout.write(f"Aligner saved to {path}.")
 
     def _warn_seen(self, seen, pairs, where: str) -> None:
         shared = sum((pair.source, pair.target) in seen for pair in pairs)

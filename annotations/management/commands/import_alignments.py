@@ -24,11 +24,12 @@ def line_annotators(path: Path, default: str, count: int) -> list[str]:
 
 
 def edinburgh_files(files: list[Path]) -> list[Path]:
-    """One file per Edinburgh++ pair: ``x.sure.json`` and ``x.sure+poss.json`` are one
-    annotator, named by the ``x`` part."""
+    """One file per Edinburgh++ pair: ``x.sure.json`` (or jacana's ``x.json``) and
+    ``x.sure+poss.json`` are one annotator, named by the ``x`` part."""
     kept = {}
     for path in files:
-        stem = path.name.removesuffix(".sure+poss.json").removesuffix(".sure.json")
+        name = path.name.removesuffix(".sure+poss.json").removesuffix(".sure.json")
+        stem = name.removesuffix(".json")
         kept.setdefault(path.with_name(stem), path)
     return list(kept.values())
 

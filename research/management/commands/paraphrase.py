@@ -1,10 +1,14 @@
 """A baseline paraphrase system: rewrite sentences with a paraphrase table, fluent under a
-trigram model of the corpus. Prints ``source<TAB>output`` lines that ``score_system`` reads,
+trigram model of the corpus. Prints ``source<TAB>output`` lines that ``score_system`` reads
+(``source<TAB>output<TAB>segment_id`` when the sources carry their segment, as the split
+export's ``test.jsonl`` does: a source whose text is in several test clusters is scored only
+when its segment is named),
 after one ``# learned-from:`` line each for the table and the model (research.learning): the
 model learns from the sides ``--splits`` names only (train by default), and the table's own
 record is read from its gzip header.
 """
 
+import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -28,6 +32,38 @@ def tsv_field(text: str) -> str:
     return " ".join(text.split())
 
 
+def read_sources(path: Path) -> list[tuple[str, int | None]]:
+    """(sentence, segment id or None) per line of ``path``: the split export's ``test.jsonl``
+    (its ``source`` and ``segment_id``), or text, one sentence a line, optionally followed by
+    a tab and its segment id."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandError(f"Cannot read {path}: {error}") from None
+    sources = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if path.suffix == ".jsonl":
+            try:
+                record = json.loads(line)
+                sources.append((record["source"], record.get("segment_id")))
+            except (ValueError, KeyError, TypeError):
+                raise CommandError(
+                    f"{path}:{number}: expected a test.jsonl record with a source"
+                ) from None
+            continue
+        sentence, tab, segment = line.partition("\t")
+        if not tab:
+            sources.append((sentence, None))
+            continue
+        try:
+            sources.append((sentence, int(segment)))
+        except ValueError:
+            raise CommandError(f"{path}:{number}: {segment!r} is not a segment id") from None
+    return sources
+
+
 class Command(BaseCommand):
     help = (
         "Paraphrase sentences by substituting paraphrase-table phrases, ranked by the table's "
@@ -36,7 +72,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("sentences", nargs="*", help="sentences to paraphrase")
-        parser.add_argument("--sources", type=Path, help="a file of sentences, one a line")
+        parser.add_argument(
+            "--sources",
+            type=Path,
+            help="a file of sentences, one a line (optionally <TAB>segment_id), or the split "
+            "export's test.jsonl; their segment ids are carried to the output",
+        )
         parser.add_argument("--table", type=Path, required=True, help="a paraphrase table")
         parser.add_argument("--corpus", type=Path, help="a jsonl cluster export for the model")
         parser.add_argument("--from-db", action="store_true", help="model the stored corpus")
@@ -60,12 +101,10 @@ class Command(BaseCommand):
             language = primary_language(target_language)
         except ValueError as error:
             raise CommandError(str(error)) from None
+        sentences = [(sentence, None) for sentence in sentences]
         if sources is not None:
-            try:
-                sentences = [*sentences, *sources.read_text(encoding="utf-8").splitlines()]
-            except (OSError, UnicodeDecodeError) as error:
-                raise CommandError(f"Cannot read {sources}: {error}") from None
-        sentences = [sentence for sentence in sentences if sentence.strip()]
+            sentences.extend(read_sources(sources))
+        sentences = [(sentence, segment) for sentence, segment in sentences if sentence.strip()]
         if not sentences:
             raise CommandError("Nothing to paraphrase: give sentences or --sources FILE.")
         try:
@@ -92,12 +131,16 @@ class Command(BaseCommand):
         )
         self.stdout.write(declaration_line(table_record))
         self.stdout.write(declaration_line(learning.learned_from("language model")))
-        self.stdout.write("source\toutput")
-        for sentence in sentences:
+        with_segments = any(segment is not None for _, segment in sentences)
+        self.stdout.write("source\toutput\tsegment_id" if with_segments else "source\toutput")
+        for sentence, segment in sentences:
             rewrites = paraphrase(
                 meteor_tokens(sentence, language), table=paraphrases, model=model, count=count
             )
             if not rewrites:
                 self.stderr.write(f"No paraphrase in the table for: {sentence[:80]}")
+            # A sentence without a segment keeps an empty column: score_system then finds it
+            # by its text, as it does in a two-column file.
+            suffix = f"\t{'' if segment is None else segment}" if with_segments else ""
             for rewrite in rewrites:
-                self.stdout.write(f"{tsv_field(sentence)}\t{rewrite.text}")
+                self.stdout.write(f"{tsv_field(sentence)}\t{rewrite.text}{suffix}")

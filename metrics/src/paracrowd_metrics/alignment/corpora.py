@@ -59,13 +59,17 @@ def _records(path: PathLike) -> dict[str, dict]:
 
 
 def edinburgh_partner(path: PathLike) -> Path:
-    """The other file of an Edinburgh++ pair: ``x.sure.json`` ↔ ``x.sure+poss.json``."""
+    """The other file of an Edinburgh++ pair: ``x.sure.json`` ↔ ``x.sure+poss.json``; jacana's
+    MT-reference files are ``x.json`` (sure links, possible ones beside them) and
+    ``x.sure+poss.json``, so a plain ``x.json`` is paired with ``x.sure+poss.json``."""
     path = Path(path)
     if path.name.endswith(".sure+poss.json"):
         return path.with_name(path.name.removesuffix(".sure+poss.json") + ".sure.json")
     if path.name.endswith(".sure.json"):
         return path.with_name(path.name.removesuffix(".sure.json") + ".sure+poss.json")
-    raise ValueError(f"{path}: an Edinburgh++ file ends in .sure.json or .sure+poss.json")
+    if path.name.endswith(".json"):
+        return path.with_name(path.name.removesuffix(".json") + ".sure+poss.json")
+    raise ValueError(f"{path}: an Edinburgh++ file ends in .sure.json, .sure+poss.json or .json")
 
 
 def read_edinburgh(
