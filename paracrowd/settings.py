@@ -115,6 +115,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "research.permissions.researcher_links",
             ],
+            # One rule for the sample size every statistic is shown with (paracrowd.sample_size).
+            "libraries": {"sample_size": "paracrowd.sample_size"},
         },
     },
 ]

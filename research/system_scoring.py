@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 import paracrowd_metrics as metrics
+from paracrowd import sample_size
 from paracrowd_metrics.meteor import Meteor
 from scoring.services import MeteorConfiguration, meteor_configuration
 
@@ -51,7 +52,7 @@ class ScoringTooLarge(ValueError):
 # 3 pairs), so a p-value of 0.001 from 1,000 of them says how the resampling ran, not how
 # likely the difference is by chance. Koehn (2004), whose test this is, worked with hundreds
 # of sentences.
-FEW_PAIRS = 30
+FEW_PAIRS = sample_size.MINIMUM
 
 
 def few_pairs_warning(pairs: int) -> str | None:
