@@ -30,27 +30,13 @@ from .models import (
     PlatformAction,
     Tier,
 )
-from .platforms.mturk import client as mturk
-from .platforms.prolific import client as prolific
 from .platforms.studylink import links as studylink
 
-
-def _day(day) -> str:
-    return f"{day.day} {day:%B %Y}"
-
-
-# Mechanical Turk's campaigns stay readable, but it takes no new work (see mturk.CLOSURE_MESSAGE).
-MTURK_NOT_OFFERED = (
-    f"Mechanical Turk is not offered: it closed to new HITs on {_day(mturk.LAST_HIT_DAY)}, "
-    f"approvals and bonuses ended on {_day(mturk.LAST_PAYMENT_DAY)}, and its transaction "
-    f"history can be downloaded until {_day(mturk.LAST_HISTORY_DAY)}."
-)
-MTURK_CLOSED_NOTICE = (
-    f"Mechanical Turk closed on {_day(mturk.LAST_HIT_DAY)}: its campaigns can be read back and "
-    "looked at here, but not published or extended; approvals and bonuses ended on "
-    f"{_day(mturk.LAST_PAYMENT_DAY)}, and its transaction history can be downloaded until "
-    f"{_day(mturk.LAST_HISTORY_DAY)}."
-)
+# What staff read of platforms that only keep their history (Mechanical Turk's campaigns stay
+# readable, but it takes no new work).
+_ARCHIVED = [platform for platform in platforms.REGISTRY.values() if platform.archived]
+NOT_OFFERED = " ".join(platform.not_offered for platform in _ARCHIVED)
+CLOSED_NOTICE = " ".join(platform.closure_notice for platform in _ARCHIVED)
 
 
 class CampaignCreateForm(forms.Form):
@@ -63,7 +49,7 @@ class CampaignCreateForm(forms.Form):
             if value in platforms.REGISTRY and platforms.get(value).takes_new_work()
         ],
         initial=next(iter(platforms.REGISTRY)),
-        error_messages={"invalid_choice": f"Choose a platform listed. {MTURK_NOT_OFFERED}"},
+        error_messages={"invalid_choice": f"Choose a platform listed. {NOT_OFFERED}"},
     )
     kind = forms.ChoiceField(choices=HitType.Kind.choices, label="Task")
     tier = forms.TypedChoiceField(choices=Tier.choices, coerce=int)
@@ -283,7 +269,7 @@ class CampaignAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
             "form": form,
             "title": "New campaign",
-            "mturk_not_offered": MTURK_NOT_OFFERED,
+            "mturk_not_offered": NOT_OFFERED,
         }
         return TemplateResponse(request, "admin/crowd/campaign/create.html", context)
 
@@ -346,7 +332,7 @@ class CampaignAdmin(admin.ModelAdmin):
                 messages.error(request, str(refusal))
                 return redirect("admin:crowd_campaign_change", campaign.pk)
         else:
-            text = _prolific_sheet(campaign, sheet)
+            text = _platform_sheet(campaign, sheet)
         response = HttpResponse(text, content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = (
             f'attachment; filename="campaign-{campaign.pk}-{campaign.platform}-{sheet}.csv"'
@@ -396,7 +382,7 @@ class CampaignAdmin(admin.ModelAdmin):
         }
         platform = platforms.get(campaign.platform)
         if platform.archived:
-            extra_context["closure_notice"] = MTURK_CLOSED_NOTICE
+            extra_context["closure_notice"] = platform.closure_notice
         if platform.prints_links and campaign.external_id:
             extra_context["study_links"] = _study_links(campaign)
             extra_context["confirm_url"] = reverse(
@@ -435,7 +421,7 @@ class CampaignAdmin(admin.ModelAdmin):
         extra_context = dict(extra_context or {})
         archived = [name for name, p in platforms.REGISTRY.items() if p.archived]
         if Campaign.objects.filter(platform__in=archived).exists():
-            extra_context["closure_notice"] = MTURK_CLOSED_NOTICE
+            extra_context["closure_notice"] = CLOSED_NOTICE
         return super().changelist_view(request, extra_context)
 
 
@@ -450,14 +436,16 @@ def _shown(field: str, campaign: Campaign | None) -> bool:
     )
 
 
-def _prolific_sheet(campaign: Campaign, sheet: str) -> str:
+def _platform_sheet(campaign: Campaign, sheet: str) -> str:
+    """What the outbox has not done, as the file the campaign's platform takes."""
+    platform = platforms.get(campaign.platform)
     unsent = PlatformAction.objects.filter(campaign=campaign).select_related("worker")
     if sheet == "approvals":
         waiting = unsent.filter(
             kind=PlatformAction.Kind.APPROVE,
             state__in=[PlatformAction.State.PENDING, PlatformAction.State.FAILED],
         ).order_by("pk")
-        return prolific.approvals_csv(action.worker.external_id for action in waiting)
+        return platform.approvals_sheet(action.worker.external_id for action in waiting)
     owed = {}
     # Only bonuses the platform confirmed unpaid (see ``platform_bonuses_check``): one whose
     # answer was lost may have been paid, and listing it would invite a second payment.
@@ -469,7 +457,7 @@ def _prolific_sheet(campaign: Campaign, sheet: str) -> str:
         owed[action.worker.external_id] = (
             owed.get(action.worker.external_id, 0) + action.details["cents"]
         )
-    return prolific.bonuses_csv(owed.items())
+    return platform.bonuses_sheet(owed.items())
 
 
 def _study_links(campaign: Campaign) -> list[tuple[str, str]]:

@@ -4,6 +4,7 @@ silently meaning something else (paracrowd.settings reads everything through the
 
 import math
 import os
+from email.utils import parseaddr
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -136,5 +137,29 @@ def env_https_url(name: str, default: str, *, placeholders: tuple[str, ...] = ()
     if parts.scheme != "https" and not (parts.scheme == "http" and local):
         raise ImproperlyConfigured(
             f"{name} must start with https:// (http:// only for localhost), not {value!r}"
+        )
+    return value
+
+
+MAIL_BACKENDS = {
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+}
+
+
+def env_mail_backend(name: str, default: str) -> str:
+    """Django's mail back-end for ``smtp`` or ``console``."""
+    value = env(name, default)
+    if value not in MAIL_BACKENDS:
+        raise ImproperlyConfigured(f"{name} must be smtp or console, not {value!r}")
+    return MAIL_BACKENDS[value]
+
+
+def env_mail_address(name: str, default: str) -> str:
+    """An address mail is sent from, with or without a name ("ParaCrowd <noreply@…>")."""
+    value = env(name, default)
+    if "@" not in parseaddr(value)[1]:
+        raise ImproperlyConfigured(
+            f"{name} must be an e-mail address (ParaCrowd <noreply@example.org>), not {value!r}"
         )
     return value

@@ -11,12 +11,24 @@ same data. Nothing here imports Django: settings.py uses it while it is being re
 """
 
 import os
+import re
 import sys
+
+from django.core.exceptions import ImproperlyConfigured
 
 
 def queue_name(prefix: str, kind: str) -> str:
     """The name in the broker of the queue of ``kind`` under ``prefix``."""
     return f"{prefix}.{kind}"
+
+
+def queue_prefix(prefix: str) -> str:
+    """``prefix`` if it can start a queue's name; else ImproperlyConfigured."""
+    if not re.fullmatch(r"[A-Za-z0-9_.:-]+", prefix):
+        raise ImproperlyConfigured(
+            f"CELERY_QUEUE_PREFIX may hold letters, digits and _ . : - only, not {prefix!r}"
+        )
+    return prefix
 
 
 def celery_queue_settings(*, prefix: str, kinds: tuple[str, ...], routes: dict) -> dict:

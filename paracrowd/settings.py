@@ -4,9 +4,7 @@ A value that cannot be parsed raises ImproperlyConfigured naming the variable, s
 production fails at start-up instead of silently meaning something else.
 """
 
-import re
 from datetime import timedelta
-from email.utils import parseaddr
 from pathlib import Path
 
 import dj_database_url
@@ -21,16 +19,19 @@ from .environment import (
     env_int,
     env_licence,
     env_list,
+    env_mail_address,
+    env_mail_backend,
     env_rate,
     env_url_parameter,
 )
-from .queues import celery_queue_settings
+from .queues import celery_queue_settings, queue_prefix
 from .scaling import (
     broker_transport_options,
     cache_backend,
     database_behind_pooler,
     redis_location,
 )
+from .schedule import BEAT_SCHEDULE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -267,13 +268,9 @@ CELERY_QUEUE_ROUTES = {
 # beside a site) sharing one Redis database never take each other's tasks: by default the
 # database's name, which every process of one site shares (`make run` sets one per checkout,
 # the tests one per run). CELERY_QUEUE is its name before the queues were split.
-CELERY_QUEUE_PREFIX = env("CELERY_QUEUE_PREFIX", "") or env("CELERY_QUEUE", "")
-CELERY_QUEUE_PREFIX = CELERY_QUEUE_PREFIX or DATABASES["default"]["NAME"]
-if not re.fullmatch(r"[A-Za-z0-9_.:-]+", CELERY_QUEUE_PREFIX):
-    raise ImproperlyConfigured(
-        "CELERY_QUEUE_PREFIX may hold letters, digits and _ . : - only, "
-        f"not {CELERY_QUEUE_PREFIX!r}"
-    )
+CELERY_QUEUE_PREFIX = queue_prefix(
+    env("CELERY_QUEUE_PREFIX", "") or env("CELERY_QUEUE", "") or DATABASES["default"]["NAME"]
+)
 _queues = celery_queue_settings(
     prefix=CELERY_QUEUE_PREFIX, kinds=CELERY_QUEUE_KINDS, routes=CELERY_QUEUE_ROUTES
 )
@@ -302,84 +299,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_TRANSPORT_OPTIONS.update(broker_transport_options(_redis))
 CELERY_TASK_PUBLISH_RETRY = False
-CELERY_BEAT_SCHEDULE = {
-    "expire-assignments": {
-        "task": "crowd.tasks.expire_assignments",
-        "schedule": timedelta(minutes=1),
-    },
-    "retrain-aligner": {
-        "task": "annotations.tasks.retrain_aligner",
-        "schedule": timedelta(hours=1),
-    },
-    "refresh-agreement": {
-        "task": "annotations.tasks.refresh_agreement",
-        "schedule": timedelta(minutes=10),
-    },
-    "recompute-agreement": {
-        "task": "annotations.tasks.recompute_agreement",
-        "schedule": timedelta(days=1),
-    },
-    "score-unscored": {
-        "task": "scoring.tasks.sweep_unscored",
-        "schedule": timedelta(minutes=2),
-    },
-    "queue-stalled-exports": {
-        "task": "research.tasks.sweep_export_jobs",
-        "schedule": timedelta(minutes=5),
-    },
-    "queue-stalled-releases": {
-        "task": "research.tasks.sweep_releases",
-        "schedule": timedelta(minutes=5),
-    },
-    "queue-stalled-system-scores": {
-        "task": "research.tasks.sweep_system_score_jobs",
-        "schedule": timedelta(minutes=5),
-    },
-    "queue-stalled-correlation-reports": {
-        "task": "research.tasks.sweep_correlation_reports",
-        "schedule": timedelta(minutes=5),
-    },
-    "auto-accept-descriptions": {
-        "task": "collector.tasks.auto_accept_descriptions",
-        "schedule": timedelta(minutes=10),
-    },
-    "auto-accept-paraphrases": {
-        "task": "collector.tasks.auto_accept_paraphrases",
-        "schedule": timedelta(minutes=10),
-    },
-    "forget-past-arrival-counts": {
-        "task": "crowd.tasks.forget_arrival_counts",
-        "schedule": timedelta(hours=1),
-    },
-    "pay-unreviewed-work": {
-        "task": "annotations.tasks.pay_alignments",
-        "schedule": timedelta(minutes=10),
-    },
-    "pay-unreviewed-ratings": {
-        "task": "research.tasks.pay_ratings",
-        "schedule": timedelta(minutes=10),
-    },
-    "check-unchecked-gold": {
-        "task": "review.tasks.sweep_unchecked_gold",
-        "schedule": timedelta(minutes=10),
-    },
-    "refresh-stale-signals": {
-        "task": "review.tasks.sweep_stale_signals",
-        "schedule": timedelta(minutes=10),
-    },
-    "refresh-overview": {
-        "task": "review.tasks.refresh_overview",
-        "schedule": timedelta(minutes=10),
-    },
-    "sync-campaigns": {
-        "task": "crowd.tasks.sync_campaigns",
-        "schedule": timedelta(minutes=5),
-    },
-    "send-platform-actions": {
-        "task": "crowd.tasks.send_platform_actions",
-        "schedule": timedelta(minutes=2),
-    },
-}
+CELERY_BEAT_SCHEDULE = BEAT_SCHEDULE
 
 # Description HITs. Pay, targets and assignment duration live on each HIT type (admin-editable).
 # At most collector.corpus_formats.LONGEST_DESCRIPTION, the longest any import accepts.
@@ -454,14 +374,7 @@ PASSWORD_RESETS_PER_EMAIL_PER_HOUR = env_int("PASSWORD_RESETS_PER_EMAIL_PER_HOUR
 
 # E-mail (password-reset links), sent by a Celery worker. Under DEBUG it is printed on the
 # console; otherwise it goes to the SMTP server named here (docs/operators/production.md).
-_EMAIL_BACKENDS = {
-    "console": "django.core.mail.backends.console.EmailBackend",
-    "smtp": "django.core.mail.backends.smtp.EmailBackend",
-}
-_email_backend = env("EMAIL_BACKEND", "console" if DEBUG else "smtp")
-if _email_backend not in _EMAIL_BACKENDS:
-    raise ImproperlyConfigured(f"EMAIL_BACKEND must be smtp or console, not {_email_backend!r}")
-EMAIL_BACKEND = _EMAIL_BACKENDS[_email_backend]
+EMAIL_BACKEND = env_mail_backend("EMAIL_BACKEND", "console" if DEBUG else "smtp")
 EMAIL_HOST = env("EMAIL_HOST", "localhost")
 EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1, maximum=65535)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", "")
@@ -474,12 +387,7 @@ if EMAIL_USE_TLS and EMAIL_USE_SSL:
     raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be True")
 # Seconds an SMTP server may take to answer: a hung server must not hold a worker for good.
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
-DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "ParaCrowd <noreply@localhost>")
-if "@" not in parseaddr(DEFAULT_FROM_EMAIL)[1]:
-    raise ImproperlyConfigured(
-        "DEFAULT_FROM_EMAIL must be an e-mail address (ParaCrowd <noreply@example.org>), "
-        f"not {DEFAULT_FROM_EMAIL!r}"
-    )
+DEFAULT_FROM_EMAIL = env_mail_address("DEFAULT_FROM_EMAIL", "ParaCrowd <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 # Crowd-platform connectors (see docs/operators/crowd-platforms.md). Mechanical Turk takes its

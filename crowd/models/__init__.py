@@ -2,6 +2,7 @@
 (``campaigns``)."""
 
 from .campaigns import Campaign, CampaignEvent, CampaignHit, PlatformAction, PlatformQualification
+from .ledger import LedgerEntry, Payout
 from .platform_events import EVENT_BODY_MAX_BYTES, PlatformEvent, PlatformHookSecret
 from .quality import GoldItem, QualityCheck, QualityRule
 from .review import Reviewed, ReviewedQuerySet, ReviewStatus
@@ -15,9 +16,7 @@ from .work import (
     HitType,
     HitTypeQuerySet,
     Item,
-    LedgerEntry,
     Offered,
-    Payout,
     Qualification,
     QualificationQuerySet,
     Tier,

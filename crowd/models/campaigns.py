@@ -19,7 +19,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from .work import Assignment, Hit, HitType, LedgerEntry, Tier, Worker
+from .ledger import LedgerEntry
+from .work import Assignment, Hit, HitType, Tier, Worker
 
 
 def new_code() -> str:

@@ -240,6 +240,10 @@ class Platform:
 
     # What a participant who finished a task alone should do next ("" for nothing).
     done_advice = ""
+    # For an archived platform: why it is not offered for new campaigns, and what its
+    # campaigns' pages say (empty for a platform that takes new work).
+    not_offered = ""
+    closure_notice = ""
     # Whether a bonus is set up and then paid in a second call that cannot be repeated safely
     # (the outbox stores the set-up's id before paying); else one call with an idempotency
     # token.
@@ -277,6 +281,14 @@ class Platform:
     def completion(self, *, code: str, worker_id: str, session_id: str, config=None):
         """How a participant goes back with ``code`` at the end of a session or task."""
         return Completion(code=code)
+
+    def approvals_sheet(self, participant_ids) -> str:
+        """The file the platform's own pages take to approve these participants' work."""
+        raise PlatformError(f"{self.label} takes no approvals file.")
+
+    def bonuses_sheet(self, rows) -> str:
+        """The file the platform's own pages take to pay (participant id, cents) bonuses."""
+        raise PlatformError(f"{self.label} takes no bonuses file.")
 
     def money(self, cents: int) -> str:
         """``cents`` minor units in the platform's currency, as a participant reads them."""

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from crowd import platforms
 from crowd import services as crowd
-from crowd.campaign_admin import MTURK_CLOSED_NOTICE, MTURK_NOT_OFFERED
+from crowd.campaign_admin import CLOSED_NOTICE, NOT_OFFERED
 from crowd.models import Campaign, HitType, WorkSession
 from crowd.platforms.mturk.client import CLOSURE_MESSAGE
 from tests.crowd.test_campaigns import campaign_of
@@ -56,7 +56,7 @@ def test_the_form_offers_prolific_by_default_and_not_mechanical_turk(staff_clien
     page = staff_client.get(reverse("admin:crowd_campaign_create")).content.decode()
     assert '<option value="prolific" selected>Prolific</option>' in page
     assert 'value="mturk"' not in page
-    assert MTURK_NOT_OFFERED in page.replace("&#x27;", "'")
+    assert NOT_OFFERED in page.replace("&#x27;", "'")
 
 
 def test_a_mechanical_turk_campaign_posted_to_the_form_is_refused(staff_client):
@@ -107,10 +107,10 @@ def test_an_old_mechanical_turk_campaign_still_has_its_pages_with_the_closure(st
     campaign = make_mturk_campaign()
     listing = staff_client.get(reverse("admin:crowd_campaign_changelist"))
     assert listing.status_code == 200 and campaign.name in listing.content.decode()
-    assert MTURK_CLOSED_NOTICE in listing.content.decode()
+    assert CLOSED_NOTICE in listing.content.decode()
     page = staff_client.get(reverse("admin:crowd_campaign_change", args=[campaign.pk]))
     text = page.content.decode()
-    assert page.status_code == 200 and MTURK_CLOSED_NOTICE in text
+    assert page.status_code == 200 and CLOSED_NOTICE in text
     assert "Read back now" in text and "Extend" not in text
 
 
@@ -118,9 +118,9 @@ def test_a_prolific_campaign_page_has_no_closure_notice(staff_client):
     campaign = campaign_of(1)
     page = staff_client.get(reverse("admin:crowd_campaign_change", args=[campaign.pk]))
     assert "Publish" in page.content.decode()
-    assert MTURK_CLOSED_NOTICE not in page.content.decode()
+    assert CLOSED_NOTICE not in page.content.decode()
     listing = staff_client.get(reverse("admin:crowd_campaign_changelist")).content.decode()
-    assert MTURK_CLOSED_NOTICE not in listing
+    assert CLOSED_NOTICE not in listing
 
 
 def test_the_command_creates_a_prolific_campaign_by_default_and_shows_it(capsys):

@@ -21,7 +21,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.template.defaultfilters import pluralize
 
 from crowd import platforms, services
-from crowd.campaign_admin import MTURK_NOT_OFFERED, ConfirmForm, campaign_summary
+from crowd.campaign_admin import NOT_OFFERED, ConfirmForm, campaign_summary
 from crowd.models import Campaign, HitType, Tier
 from crowd.platforms.studylink.links import PRESETS
 
@@ -43,7 +43,7 @@ class Command(BaseCommand):
             "--platform",
             choices=list(platforms.REGISTRY),
             default=OPEN_PLATFORMS[0],
-            help=f"where to publish (default: prolific). {MTURK_NOT_OFFERED} Asking for mturk "
+            help=f"where to publish (default: prolific). {NOT_OFFERED} Asking for mturk "
             "fails with the reason.",
         )
         create.add_argument(

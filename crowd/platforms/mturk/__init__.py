@@ -8,6 +8,10 @@ from ..base import ArrivalIds, ArrivalInvalid, Platform, PlatformError, Submissi
 from . import client
 
 
+def _day(day) -> str:
+    return f"{day.day} {day:%B %Y}"
+
+
 class MechanicalTurkPlatform(Platform):
     name = "mturk"
     label = "Mechanical Turk"
@@ -102,3 +106,16 @@ class MechanicalTurkPlatform(Platform):
             for key in total:
                 total[key] += counts.get(key, 0)
         return total
+
+    # What staff read of the archive: why it is not offered, and what its campaigns still allow.
+    not_offered = (
+        f"Mechanical Turk is not offered: it closed to new HITs on {_day(client.LAST_HIT_DAY)}, "
+        f"approvals and bonuses ended on {_day(client.LAST_PAYMENT_DAY)}, and its transaction "
+        f"history can be downloaded until {_day(client.LAST_HISTORY_DAY)}."
+    )
+    closure_notice = (
+        f"Mechanical Turk closed on {_day(client.LAST_HIT_DAY)}: its campaigns can be read back "
+        "and looked at here, but not published or extended; approvals and bonuses ended on "
+        f"{_day(client.LAST_PAYMENT_DAY)}, and its transaction history can be downloaded until "
+        f"{_day(client.LAST_HISTORY_DAY)}."
+    )

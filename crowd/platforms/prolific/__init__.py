@@ -186,6 +186,14 @@ class ProlificPlatform(Platform):
         account = connector(self.name)
         return _summed(account.study_counts(listing_id) for listing_id in listing_ids)
 
+    # The bulk approve and bulk bonus boxes of Prolific's own pages.
+
+    def approvals_sheet(self, participant_ids) -> str:
+        return client.approvals_csv(participant_ids)
+
+    def bonuses_sheet(self, rows) -> str:
+        return client.bonuses_csv(rows)
+
 
 def _language_names(codes) -> list[str]:
     """The English names Prolific lists languages under ("es" → "Spanish")."""
