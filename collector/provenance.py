@@ -41,6 +41,12 @@ CHARACTERS_PER_KEY = 3.0
 BACKGROUND_SHARE = 0.5
 BACKGROUND_MINIMUM_MS = 5_000
 
+# The page left right after a copy of the task's text counts when it stays away this long: a
+# round trip through a chatbot (paste the prompt, wait for the answer, copy it) takes longer,
+# a word looked up in a dictionary tab mostly less. The page's script reads it from the form
+# (``data-minimum-ms`` on the field) and counts only such absences; see typing_calibration.
+LEFT_AFTER_COPY_MINIMUM_MS = 15_000
+
 # Bounds on each recorded figure. A record from the page never comes near them; a larger
 # (forged or absurd) value is clamped to the bound rather than stored.
 MAX_COUNT = 100_000  # key presses, pastes, characters, focus losses
@@ -58,7 +64,7 @@ SIGNALS = {
     "inserted_no_keys": "Text was inserted without key presses (drop, autofill, extension)",
     "synthetic_events": "Input events made by a script, not by the browser",
     "webdriver": "The browser said it was driven by automation (navigator.webdriver)",
-    "left_after_copy": "The page was left right after the task's text was copied",
+    "left_after_copy": "The page was left for a while right after the task's text was copied",
     # Certain: the text holds the invisible marker of the task's instructions (collector.canary).
     "canary": "Holds the invisible marker of the task's text: written by a language model",
 }

@@ -36,7 +36,7 @@ Dishonest (goal: at least 95% of their texts flagged by the signals meant for th
   (pastes the prompt into a chatbot), pastes the answer (the whole text, or all but the words
   typed): a copy then a paste always; the page left with the copy as the last act in 90% (the
   rest click into the box first). The chatbot reads the canary line that the copy carries and
-  follows it as often as a canary-follower's model does (below);
+  follows it as often as the *model answer* population's model does (below);
 - *automation*, one way per worker: 30% a script in the page (a userscript, an extension) sets
   the text and dispatches the events a page listens for (no key; untrusted events); 20% a
   driven browser fills the box through the driver (Playwright ``fill``, CDP ``insertText``:
@@ -44,17 +44,22 @@ Dishonest (goal: at least 95% of their texts flagged by the signals meant for th
   character); 20% at a human pace (5–9 characters a second, jittered). Of the driven browsers
   (Selenium, Playwright, Puppeteer), 70% say so (``navigator.webdriver``); 30% hide it (a
   stealth plugin, a flag); a script in a person's browser never says so;
-- *canary-follower*: a language model read the task's text with its hidden line (60% copied
-  through the clipboard, the page left right after the copy; 40% read by an assistant in the
-  browser, nothing copied) and the worker types its answer at a person's pace. The model
-  includes the marker in ``canary_follows`` of its answers, 50% unless told: **an assumption**,
-  not a measurement (models and chat products differ; some strip tag characters). When the
-  marker is there the flag is certain; the canary's figure is that share, by construction.
+- *canary-follower*: a language model followed the hidden line, and the worker hands in its
+  answer, pasted (half) or typed at a person's pace (half). The marker comes as a model writes
+  a word it was asked to include: mid-sentence, capitalised at the start, in quotes, with a
+  plural or possessive ending, or, in a pasted answer that echoes the prompt raw, in tag
+  characters. What is measured
+  is that the site's check (``canary.canary_found``) finds every such form;
+- *model answer*: a language model read the task's text with its hidden line (60% copied
+  through the clipboard, the page left right after the copy for a chatbot's round trip; 40%
+  read by an assistant in the browser, nothing copied) and the worker types its answer at a
+  person's pace. The model includes the marker in ``canary_follows`` of its answers, 50% unless
+  told: **an assumption**, not a measurement (models and chat products differ; some strip tag
+  characters). No goal: its figures say how much the canary adds where the model may ignore it.
 
 Text lengths (descriptions, paraphrases) are lognormal around 55 characters (12–200).
-A population whose signals do not exist yet (``provenance.SIGNALS``) is reported as not yet
-measured. A new signal is one entry in ``SIGNAL_THRESHOLDS`` (and its key in the ``catches``
-of the populations it is meant for); a new population is one ``Population``.
+A new signal is one entry in ``SIGNAL_THRESHOLDS`` (and its key in the ``catches`` of the
+populations it is meant for); a new population is one ``Population``.
 Plain Python and deterministic for a seed; the canary's marker is the site's
 (``canary.canary_marker``, from ``SECRET_KEY``), so it runs with Django's settings.
 """
@@ -65,12 +70,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import provenance
-from .canary import canary_found, canary_marker
+from .canary import TAG_BASE, canary_found, canary_instruction, canary_marker
 from .provenance import TypingRecord, typing_signals
 
 HONEST_GOAL = 0.01  # at most this share of honest texts flagged, per signal
 DISHONEST_GOAL = 0.95  # at least this share of dishonest texts flagged by their signals
-NOT_MEASURED = "not yet measured"
 CANARY_FOLLOWS = 0.5  # assumed share of a model's answers holding the marker (see above)
 
 
@@ -91,7 +95,10 @@ def _threshold_texts() -> dict[str, str]:
         "inserted_no_keys": "words inserted with no key, paste or input method",
         "synthetic_events": "an input event made by a script (`isTrusted` false)",
         "webdriver": "`navigator.webdriver` true",
-        "left_after_copy": "page left with a copy of the task's text the last act",
+        "left_after_copy": (
+            f"page left ≥ {p.LEFT_AFTER_COPY_MINIMUM_MS / 1000:g} s with a copy of the task's "
+            "text the last act"
+        ),
         "canary": "the text holds the canary's marker (certain when present)",
     }
 
@@ -127,7 +134,7 @@ def _honest_extras(rng: random.Random, values: dict, length: int) -> dict:
         values["prompt_copies"] += 1
         after = rng.random()
         if after < 0.5:
-            values["left_after_copy"] += 1
+            values["left_after_copy"] += _left_after_copy(_lookup_ms(rng))
         elif after < 0.75:
             values["pastes"] += 1
             values["pastes_after_copy"] += 1
@@ -135,6 +142,22 @@ def _honest_extras(rng: random.Random, values: dict, length: int) -> dict:
     if rng.random() < 0.005:
         values["inserted_without_keys"] += 1
     return values
+
+
+def _lookup_ms(rng: random.Random) -> int:
+    """How long an honest writer stays in another tab after copying a word of the task's text
+    (a dictionary, a translator): lognormal, median 6 s."""
+    return round(rng.lognormvariate(math.log(6000), 0.7))
+
+
+def _chatbot_ms(rng: random.Random) -> int:
+    """A round trip through a chatbot: paste the prompt, wait for the answer, copy it."""
+    return rng.randint(10000, 90000)
+
+
+def _left_after_copy(away_ms: int) -> int:
+    """What the page counts for leaving ``away_ms`` right after a copy of the task's text."""
+    return int(away_ms >= provenance.LEFT_AFTER_COPY_MINIMUM_MS)
 
 
 def _record(**values: int) -> dict:
@@ -150,6 +173,22 @@ def _with_marker(text: str, marker: str) -> str:
 
 def _model_follows(rng: random.Random, text: str, follows: float, marker: str) -> str:
     return _with_marker(text, marker) if rng.random() < follows else text
+
+
+def _marker_as_written(rng: random.Random, text: str, marker: str, *, pasted: bool) -> str:
+    """``text`` holding ``marker`` as a model writes a word it was told to include; only a
+    paste carries tag characters (no one types them)."""
+    form = rng.choice(["middle", "start", "quoted", "ending"] + (["tags"] if pasted else []))
+    if form == "start":
+        return marker.capitalize() + " " + text[len(marker) + 1 :]
+    if form == "quoted":
+        return _with_marker(text, f'"{marker}"')
+    if form == "ending":
+        return _with_marker(text, marker + rng.choice(["s", "'s", "-like"]))
+    if form == "tags":  # the instructions' line pasted back raw
+        return text + "".join(chr(TAG_BASE + ord(c)) for c in canary_instruction(marker))
+    middle = len(text) // 2
+    return f"{text[:middle]} {marker} {text[middle:]}"
 
 
 def _keyboard(rate_range, keys_range, pauses, pause_range):
@@ -239,7 +278,7 @@ def _copy_prompt_paste(rng: random.Random, follows: float, marker: str):
     def text(rng: random.Random) -> tuple[dict, str]:
         length = _length(rng)
         typed = rng.choice([0, rng.randint(3, 12)])
-        away = rng.randint(10000, 90000)
+        away = _chatbot_ms(rng)
         values = _record(
             pastes=1,
             pasted_characters=length - typed,
@@ -250,7 +289,7 @@ def _copy_prompt_paste(rng: random.Random, follows: float, marker: str):
             background_ms=away if typed else 0,
             prompt_copies=1,
             pastes_after_copy=1,
-            left_after_copy=int(rng.random() < 0.9),
+            left_after_copy=_left_after_copy(away) if rng.random() < 0.9 else 0,
         )
         return values, _model_follows(rng, _text(length), follows, marker)
 
@@ -287,6 +326,18 @@ def _automation(rng: random.Random):
 
 
 def _canary_follower(rng: random.Random, follows: float, marker: str):
+    """An answer of a model that followed the line, pasted or typed."""
+    typist = _keyboard((3, 7), (1.02, 1.25), 2, (500, 3000))(rng)
+    pasted = rng.random() < 0.5
+
+    def text(rng: random.Random) -> tuple[dict, str]:
+        values, written = _paster(rng)(rng) if pasted else typist(rng)
+        return values, _marker_as_written(rng, written, marker, pasted=pasted)
+
+    return text
+
+
+def _model_answer(rng: random.Random, follows: float, marker: str):
     """A model's answer typed at a person's pace; the task's text reached the model through a
     copy (the page left right after it) or an assistant reading the page."""
     typist = _keyboard((3, 7), (1.02, 1.25), 2, (500, 3000))(rng)
@@ -296,7 +347,7 @@ def _canary_follower(rng: random.Random, follows: float, marker: str):
         values, written = typist(rng)
         if copied:
             values["prompt_copies"] += 1
-            values["left_after_copy"] += 1
+            values["left_after_copy"] += _left_after_copy(_chatbot_ms(rng))
         return values, _model_follows(rng, written, follows, marker)
 
     return text
@@ -342,8 +393,9 @@ POPULATIONS = (
         goal="automation",
         catches=("too_fast", "synthetic_events", "inserted_no_keys", "webdriver"),
     ),
-    # Typed at a person's pace: only the canary is meant to tell.
     Population("canary-follower", False, _canary_follower, "canary", ("canary",), model=True),
+    # Typed at a person's pace, the marker there only as often as assumed: no goal.
+    Population("model answer", False, _model_answer, catches=("canary",), model=True),
 )
 
 
@@ -354,7 +406,7 @@ class Calibration:
     texts: int
     canary_follows: float
     flagged: dict[str, dict[str, int]]  # population -> signal -> texts flagged
-    caught: dict[str, int | None]  # dishonest population -> texts its signals flagged
+    caught: dict[str, int]  # dishonest population -> texts its signals flagged
     any_signal: dict[str, int]  # population -> texts any signal flagged
     totals: dict[str, int]  # population -> texts
 
@@ -371,7 +423,6 @@ def calibrate(
     flagged, caught, any_signal, totals = {}, {}, {}, {}
     for population in POPULATIONS:
         counts = dict.fromkeys(SIGNAL_THRESHOLDS, 0)
-        measured = [key for key in population.catches if key in provenance.SIGNALS]
         hits = anything = 0
         for _ in range(workers):
             if population.model:
@@ -386,13 +437,13 @@ def calibrate(
                 for signal in signals:
                     if signal in counts:
                         counts[signal] += 1
-                hits += any(signal in measured for signal in signals)
+                hits += any(signal in population.catches for signal in signals)
                 anything += bool(signals)
         flagged[population.name] = counts
         any_signal[population.name] = anything
         totals[population.name] = workers * texts
         if not population.honest:
-            caught[population.name] = hits if measured else None
+            caught[population.name] = hits
     return Calibration(seed, workers, texts, canary_follows, flagged, caught, any_signal, totals)
 
 
@@ -430,13 +481,11 @@ def calibration_table(result: Calibration) -> str:
         "|---|---|---|---|---|",
     ]
     for population in dishonest:
-        measured = [key for key in population.catches if key in provenance.SIGNALS]
-        count = result.caught[population.name]
         total = result.totals[population.name]
-        figure = NOT_MEASURED if count is None else _share(count, total)
-        by = ", ".join(f"`{key}`" for key in measured) or "–"
+        figure = _share(result.caught[population.name], total)
+        by = ", ".join(f"`{key}`" for key in population.catches)
         lines.append(
-            f"| {population.goal} | {population.name} | {by} | {figure} | "
+            f"| {population.goal or '– (no goal)'} | {population.name} | {by} | {figure} | "
             f"{_share(result.any_signal[population.name], total)} |"
         )
     lines += [

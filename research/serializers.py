@@ -159,7 +159,7 @@ class DescriptionTypingSerializer(serializers.Serializer):
     )
     webdriver = serializers.IntegerField(allow_null=True, help_text="1: navigator.webdriver true")
     left_after_copy = serializers.IntegerField(
-        allow_null=True, help_text="page left right after a copy of the task's text"
+        allow_null=True, help_text="page left for 15 s or more right after a copy of the task's text"
     )
 
 

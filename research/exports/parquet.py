@@ -147,7 +147,7 @@ FIELD_NOTES = {
     "autofill, an extension",
     "typing_untrusted_events": "input events in the text box made by a script (isTrusted false)",
     "typing_webdriver": "1 when the browser reported automation (navigator.webdriver), else 0",
-    "typing_left_after_copy": "times the page was left right after a copy of the task's text",
+    "typing_left_after_copy": "times the page was left for 15 s or more right after a copy of the task's text",
 }
 
 

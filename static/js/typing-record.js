@@ -9,8 +9,10 @@
 // And, as flags for a reviewer only (each has an honest explanation: docs/staff/reviewing.md):
 // copies of the task's own text (selected on the page, outside the box) and pastes after one;
 // words inserted with no key press (a drop, autofill, an extension, a script setting the box);
-// input events a script made (isTrusted false); navigator.webdriver; the page left with a copy
-// of the task's text as the last thing done. Counts again, never the copied text.
+// input events a script made (isTrusted false); navigator.webdriver; the page left, for at least
+// the field's data-minimum-ms, with a copy of the task's text as the last thing done (a round
+// trip through a chatbot; a word looked up in a dictionary is quicker). Counts again, never the
+// copied text.
 (function () {
   "use strict";
   var form = document.getElementById("description-form");
@@ -37,6 +39,9 @@
   var started = resumed;  // a first key (or change) has been seen
   var firstChange = null, lastChange = null;
   var awaySince = null, awayPending = 0, lossesPending = 0;
+  var leftAfterCopySince = null;  // when the page was left with a copy the last thing done
+  var leftAfterCopyMs = field("left_after_copy") ?
+    parseInt(field("left_after_copy").dataset.minimumMs, 10) || 0 : 0;
   var pasteForbidden = form.dataset.paste === "forbidden";
 
   function write() {
@@ -72,13 +77,19 @@
   function left() {
     if (copiedLast) {
       copiedLast = false;
-      counts.left_after_copy += 1;
-      write();
+      leftAfterCopySince = performance.now();
     }
     if (firstChange !== null && awaySince === null) awaySince = performance.now();
   }
 
   function back() {
+    if (leftAfterCopySince !== null) {
+      if (performance.now() - leftAfterCopySince >= leftAfterCopyMs) {
+        counts.left_after_copy += 1;
+        write();
+      }
+      leftAfterCopySince = null;
+    }
     if (awaySince === null) return;
     awayPending += performance.now() - awaySince;
     lossesPending += 1;

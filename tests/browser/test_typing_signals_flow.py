@@ -3,15 +3,16 @@ then a paste, a sentence inserted with no key, a script's events, navigator.webd
 invisible line of the instructions (in the clipboard after a copy, absent from the
 accessibility tree, zero width on screen).
 
-A drop is tested as a script makes it (a DragEvent with a DataTransfer: untrusted, so counted as
-a synthetic event): headless Chromium does not carry out a mouse drag of selected text into a
-text box, so a person's trusted drop (inputType insertFromDrop) is not driven here."""
+A drop is tested both ways: as the browser delivers a person's (Chromium's own drag pipeline,
+driven through CDP: trusted, inputType insertFromDrop) and as a script makes one (a DragEvent
+with a DataTransfer: untrusted, so counted as a synthetic event)."""
 
 import pytest
 from playwright.sync_api import expect
 
 from collector.canary import canary_line, canary_marker
 from collector.models import Description
+from collector.provenance import LEFT_AFTER_COPY_MINIMUM_MS
 from crowd.models import QualityCheck
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.browser.test_typing_provenance_flow import (
@@ -113,6 +114,23 @@ def test_leaving_the_page_right_after_copying_the_sentence_is_noted(page, hosted
     assert description.typing_signals == ["left_after_copy"]
 
 
+def test_a_word_looked_up_for_a_moment_after_a_copy_is_not_noted(page, hosted_segment):  # noqa: F811
+    # Under LEFT_AFTER_COPY_MINIMUM_MS away: a dictionary, not a chatbot's round trip.
+    make_worker(username="lou")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.clock.install()
+    log_in(page, "lou")
+    box = open_task(page)
+    copy_instructions(page)
+    leave_for_another_tab(page, away_ms=LEFT_AFTER_COPY_MINIMUM_MS - 5_000)
+    box.click()
+    page.keyboard.type(TYPED, delay=KEY_DELAY_MS)
+    submit(page)
+    description = Description.objects.get()
+    assert (description.typing_prompt_copies, description.typing_left_after_copy) == (1, 0)
+    assert description.typing_signals == []
+
+
 def test_words_inserted_with_no_key_press_are_counted(page, hosted_segment):  # noqa: F811
     make_worker(username="ines")
     log_in(page, "ines")
@@ -127,6 +145,29 @@ def test_words_inserted_with_no_key_press_are_counted(page, hosted_segment):  # 
     assert description.typing_inserted_without_keys == 1
     assert description.typing_untrusted_events == 0
     assert "inserted_no_keys" in description.typing_signals
+
+
+def test_text_dropped_in_by_the_browser_is_counted_as_inserted_without_keys(page, hosted_segment):  # noqa: F811
+    # A person's drop, as the browser delivers it: the drag goes through Chromium's input
+    # pipeline (CDP Input.dispatchDragEvent), so the drop and its input event are trusted.
+    make_worker(username="dora")
+    log_in(page, "dora")
+    box = open_task(page)
+    where = box.bounding_box()
+    x, y = where["x"] + where["width"] / 2, where["y"] + where["height"] / 2
+    data = {"items": [{"mimeType": "text/plain", "data": TYPED}], "dragOperationsMask": 1}
+    cdp = page.context.new_cdp_session(page)
+    for kind in ("dragEnter", "dragOver", "drop"):
+        cdp.send("Input.dispatchDragEvent", {"type": kind, "x": x, "y": y, "data": data})
+    expect(box).to_have_value(TYPED)
+    submit(page)
+    description = Description.objects.get()
+    assert description.text == TYPED
+    assert (description.typing_pastes, description.typing_pasted_characters) == (1, len(TYPED))
+    assert description.typing_inserted_without_keys == 1
+    assert description.typing_untrusted_events == 0
+    assert {"pasted", "inserted_no_keys"} <= set(description.typing_signals)
+    assert "synthetic_events" not in description.typing_signals
 
 
 def test_a_scripts_made_up_events_are_counted_as_synthetic(page, hosted_segment):  # noqa: F811

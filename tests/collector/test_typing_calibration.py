@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from collector import provenance
-from collector.typing_calibration import NOT_MEASURED, POPULATIONS, SIGNAL_THRESHOLDS
+from collector.typing_calibration import POPULATIONS, SIGNAL_THRESHOLDS
 
 
 def table(*options) -> str:
@@ -37,9 +37,21 @@ def test_the_canary_catches_the_answers_that_hold_the_marker_through_the_sites_c
     always = table("--workers", "3", "--texts", "4", "--canary-follows", "1")
     never = table("--workers", "3", "--texts", "4", "--canary-follows", "0")
 
-    assert "| canary | canary-follower | `canary` | 100.0% |" in always
-    assert "| canary | canary-follower | `canary` | 0.0% |" in never
+    assert "| – (no goal) | model answer | `canary` | 100.0% |" in always
+    assert "| – (no goal) | model answer | `canary` | 0.0% |" in never
     assert "includes the canary's marker in 100% of its answers" in always
+
+
+def test_every_form_a_model_writes_the_marker_in_is_found(settings):
+    # Capitalised, quoted, inflected, in tag characters: the site's check finds them all,
+    # whatever the assumption about how often a model follows the line.
+    for secret in ("one secret", "another secret"):
+        settings.SECRET_KEY = secret
+        for follows in ("0", "1"):
+            text = table(
+                "--seed", "5", "--workers", "20", "--texts", "5", "--canary-follows", follows
+            )
+            assert "| canary | canary-follower | `canary` | 100.0% |" in text
 
 
 def test_the_table_has_a_row_per_signal_and_per_population():
@@ -66,7 +78,7 @@ def test_the_table_has_a_row_per_signal_and_per_population():
         assert f"| {population.name} ({kind}) | " in text
     names = {population.name for population in POPULATIONS}
     assert {"fast typist", "slow typist", "IME", "swipe", "phone"} <= names
-    assert {"paster", "copy-prompt-paste", "automation", "canary-follower"} <= names
+    assert {"paster", "copy-prompt-paste", "automation", "canary-follower", "model answer"} <= names
     for goal in ("paste", "automation", "canary"):
         assert f"| {goal} | " in text
     assert "| any signal | | " in text
@@ -86,13 +98,6 @@ def test_honest_writers_never_report_automation_or_script_events():
             signals = list(SIGNAL_THRESHOLDS)
             for signal in ("synthetic_events", "webdriver", "canary"):
                 assert cells[1 + signals.index(signal)].rstrip(" |") == "0.0%", (population, signal)
-
-
-@pytest.mark.skipif("canary" in provenance.SIGNALS, reason="the canary signal exists")
-def test_a_signal_that_does_not_exist_yet_is_not_yet_measured():
-    text = table("--workers", "1", "--texts", "1")
-
-    assert f"| canary | canary-follower | – | {NOT_MEASURED} |" in text
 
 
 def test_it_refuses_an_empty_population():
