@@ -7,7 +7,7 @@ from django.core.validators import MaxLengthValidator
 from django.template.loader import get_template
 
 from .models import SegmentProposal
-from .provenance import LEFT_AFTER_COPY_MINIMUM_MS, TypingRecord
+from .provenance import KEY_PAUSE_MS, LEFT_AFTER_COPY_MINIMUM_MS, TypingRecord
 from .services.paraphrase_sources import MAX_SENTENCES
 from .services.typing import PasteForbidden
 from .spans import LengthRule, parse_time
@@ -108,9 +108,11 @@ class DescriptionForm(forms.Form):
         # empty when scripts are off. Checked in clean(), where an error can be shown.
         for name in self.TYPING_FIELDS:
             self.fields[name] = forms.CharField(required=False, widget=forms.HiddenInput)
+        # The page's script takes its bounds from here, so the server and the page agree.
         self.fields["typing_left_after_copy"].widget.attrs["data-minimum-ms"] = (
             LEFT_AFTER_COPY_MINIMUM_MS
         )
+        self.fields["typing_key_intervals"].widget.attrs["data-pause-ms"] = KEY_PAUSE_MS
         # Read per form, not at import, so the limit follows settings (and tests can change it).
         # No maxlength attribute: the browser would cut a pasted text silently and the worker
         # would never read why. The page counts characters instead, and the server says.

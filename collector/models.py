@@ -37,6 +37,8 @@ class TypedText(models.Model):
     typing_untrusted_events = models.PositiveIntegerField(null=True, blank=True)
     typing_webdriver = models.PositiveIntegerField(null=True, blank=True)
     typing_left_after_copy = models.PositiveIntegerField(null=True, blank=True)
+    typing_key_intervals = models.PositiveIntegerField(null=True, blank=True)
+    typing_key_interval_variation = models.PositiveIntegerField(null=True, blank=True)
     # Keys of provenance.SIGNALS; empty: nothing looked wrong; ["unknown"]: no record.
     typing_signals = ArrayField(models.CharField(max_length=20), default=unknown_typing)
 

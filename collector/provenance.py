@@ -39,13 +39,23 @@ CHARACTERS_PER_KEY = 3.0
 # this share of the time from the first change of the text to the last, and at least this long
 # (a glance at another tab is not writing elsewhere).
 BACKGROUND_SHARE = 0.5
-BACKGROUND_MINIMUM_MS = 5_000
+BACKGROUND_MINIMUM_MS = 10_000
 
 # The page left right after a copy of the task's text counts when it stays away this long: a
 # round trip through a chatbot (paste the prompt, wait for the answer, copy it) takes longer,
 # a word looked up in a dictionary tab mostly less. The page's script reads it from the form
 # (``data-minimum-ms`` on the field) and counts only such absences; see typing_calibration.
 LEFT_AFTER_COPY_MINIMUM_MS = 15_000
+
+# Keys pressed at an even rhythm: the spread of the times between key presses (their standard
+# deviation over their mean, the coefficient of variation), over at least EVEN_KEYS_MINIMUM
+# intervals, is below EVEN_KEYS_VARIATION. People's intervals vary with the letters, words and
+# thought between them (a spread of 0.35 or more); a driven browser pressing keys with a fixed
+# delay varies only by the event loop's jitter. Gaps of KEY_PAUSE_MS or more are pauses, not
+# rhythm, and a held key's repeats are not key presses. The page sends the spread in thousandths.
+EVEN_KEYS_MINIMUM = 20
+EVEN_KEYS_VARIATION = 0.15
+KEY_PAUSE_MS = 2_000
 
 # Bounds on each recorded figure. A record from the page never comes near them; a larger
 # (forged or absurd) value is clamped to the bound rather than stored.
@@ -65,6 +75,7 @@ SIGNALS = {
     "synthetic_events": "Input events made by a script, not by the browser",
     "webdriver": "The browser said it was driven by automation (navigator.webdriver)",
     "left_after_copy": "The page was left for a while right after the task's text was copied",
+    "even_keys": "Keys pressed at an even, machine-like rhythm",
     # Certain: the text holds the invisible marker of the task's instructions (collector.canary).
     "canary": "Holds the invisible marker of the task's text: written by a language model",
 }
@@ -94,6 +105,8 @@ class TypingRecord:
     untrusted_events: int | None = None  # input events a script made (isTrusted false)
     webdriver: int | None = None  # 1 when navigator.webdriver was true, else 0
     left_after_copy: int | None = None  # page left with a copy of the task's text the last act
+    key_intervals: int | None = None  # times between key presses counted in the rhythm
+    key_interval_variation: int | None = None  # their coefficient of variation, in thousandths
 
     MILLISECONDS = ("first_key_ms", "writing_ms", "background_ms")
     OPTIONAL = ("input_method_characters",)
@@ -104,6 +117,8 @@ class TypingRecord:
         "untrusted_events",
         "webdriver",
         "left_after_copy",
+        "key_intervals",
+        "key_interval_variation",
     )
     BOUNDS = {"webdriver": 1}
 
@@ -160,6 +175,8 @@ def typing_signals(record: TypingRecord | None, text: str, *, canary: bool = Fal
     - ``"copy_then_paste"``, ``"inserted_no_keys"``, ``"synthetic_events"``, ``"webdriver"``,
       ``"left_after_copy"``: the page counted at least one such event (an unknown count
       raises nothing);
+    - ``"even_keys"``: at least ``EVEN_KEYS_MINIMUM`` intervals between key presses, spread
+      less than ``EVEN_KEYS_VARIATION`` (a driven browser's fixed delay);
     - ``"canary"`` (with or without a record): ``canary`` is true, the text holds the marker
       of the task's instructions (``collector.canary``).
 
@@ -192,6 +209,12 @@ def typing_signals(record: TypingRecord | None, text: str, *, canary: bool = Fal
         "left_after_copy": record.left_after_copy,
     }
     signals.extend(signal for signal, count in events.items() if count)
+    if (
+        (record.key_intervals or 0) >= EVEN_KEYS_MINIMUM
+        and record.key_interval_variation is not None
+        and record.key_interval_variation < EVEN_KEYS_VARIATION * 1000
+    ):
+        signals.append("even_keys")
     if canary:
         signals.append("canary")
     return signals

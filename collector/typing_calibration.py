@@ -7,6 +7,10 @@ that kind of writer (the same fields, bounded by ``TypingRecord.bounded`` as the
 them), with each worker's habits drawn once and each text's figures drawn around them:
 
 Honest (goal: each signal flags at most 1% of their texts)
+- every person's keys come at an uneven rhythm: the times between them spread 0.35–0.9 of
+  their mean (per worker, ±15% per text); on a phone and through an IME too (their keys are
+  taps and romanisation). Switch access and other scanning keyboards, whose keys come at a
+  fixed scan rate, are not simulated: *even keys* is a flag for review only;
 - *fast typist*: 7–11 characters a second (the fastest groups of Dhakal et al., CHI 2018,
   type about 10), each text within 0.8–1.15 of the worker's rate, 1.02–1.25 key presses a
   character (corrections, shift), 0–3 pauses of 0.5–4 s;
@@ -41,7 +45,9 @@ Dishonest (goal: at least 95% of their texts flagged by the signals meant for th
   the text and dispatches the events a page listens for (no key; untrusted events); 20% a
   driven browser fills the box through the driver (Playwright ``fill``, CDP ``insertText``:
   words inserted without a key); 30% a driven browser presses keys at machine speed (1–20 ms a
-  character); 20% at a human pace (5–9 characters a second, jittered). Of the driven browsers
+  character); 20% at a human pace (5–9 characters a second), half with the driver's fixed
+  delay (an even rhythm: the times between keys spread 0.005–0.06 of their mean), half with a
+  delay drawn at random between two bounds (0.15–0.35). Of the driven browsers
   (Selenium, Playwright, Puppeteer), 70% say so (``navigator.webdriver``); 30% hide it (a
   stealth plugin, a flag); a script in a person's browser never says so;
 - *canary-follower*: a language model followed the hidden line, and the worker hands in its
@@ -98,6 +104,10 @@ def _threshold_texts() -> dict[str, str]:
         "left_after_copy": (
             f"page left ≥ {p.LEFT_AFTER_COPY_MINIMUM_MS / 1000:g} s with a copy of the task's "
             "text the last act"
+        ),
+        "even_keys": (
+            f"≥ {p.EVEN_KEYS_MINIMUM} times between keys (pauses under "
+            f"{p.KEY_PAUSE_MS / 1000:g} s) spread < {p.EVEN_KEYS_VARIATION:g} of their mean"
         ),
         "canary": "the text holds the canary's marker (certain when present)",
     }
@@ -191,20 +201,36 @@ def _marker_as_written(rng: random.Random, text: str, marker: str, *, pasted: bo
     return f"{text[:middle]} {marker} {text[middle:]}"
 
 
+def _person_rhythm(rng: random.Random) -> Callable[[random.Random, int], dict]:
+    """A person's spread of the times between keys, drawn once per worker (0.35–0.9 of the
+    mean: letters, words and thought between them) and varying a little per text."""
+    spread = rng.uniform(350, 900)
+
+    def rhythm(rng: random.Random, intervals: int) -> dict:
+        variation = round(spread * rng.uniform(0.85, 1.15))
+        return {"key_intervals": max(intervals, 0), "key_interval_variation": variation}
+
+    return rhythm
+
+
 def _keyboard(rate_range, keys_range, pauses, pause_range):
     """A typist at a keyboard; their rate is drawn once per worker."""
 
     def worker(rng: random.Random) -> Callable[[random.Random], tuple[dict, str]]:
         rate = rng.uniform(*rate_range)
+        rhythm = _person_rhythm(rng)
 
         def text(rng: random.Random) -> tuple[dict, str]:
             length = _length(rng)
             writing = _typed_ms(length, rate * rng.uniform(0.8, 1.15))
-            writing += sum(round(rng.uniform(*pause_range)) for _ in range(rng.randint(0, pauses)))
+            paused = rng.randint(0, pauses)
+            writing += sum(round(rng.uniform(*pause_range)) for _ in range(paused))
+            keys = round(length * rng.uniform(*keys_range))
             values = _record(
-                key_presses=round(length * rng.uniform(*keys_range)),
+                key_presses=keys,
                 first_key_ms=rng.randint(2000, 30000),
                 writing_ms=writing,
+                **rhythm(rng, keys - 1 - paused),
             )
             return _honest_extras(rng, values, length), _text(length)
 
@@ -215,12 +241,15 @@ def _keyboard(rate_range, keys_range, pauses, pause_range):
 
 def _ime(rng: random.Random):
     rate = rng.uniform(0.8, 2.5)
+    rhythm = _person_rhythm(rng)
 
     def text(rng: random.Random) -> tuple[dict, str]:
         length = rng.randint(8, 40)
         typed = rng.randint(0, 2)  # punctuation, typed directly
+        keys = round((length - typed) * rng.uniform(2, 4)) + typed
         values = _record(
-            key_presses=round((length - typed) * rng.uniform(2, 4)) + typed,
+            **rhythm(rng, keys - 1),
+            key_presses=keys,
             first_key_ms=rng.randint(2000, 30000),
             writing_ms=_typed_ms(length, rate),
             input_method_characters=length - typed,
@@ -238,6 +267,7 @@ def _phone(*, swiped_share, rate_range, missed_share):
     def worker(rng: random.Random):
         rate = rng.uniform(*rate_range)
         android = rng.random() < 0.7
+        rhythm = _person_rhythm(rng)
 
         def text(rng: random.Random) -> tuple[dict, str]:
             length = _length(rng)
@@ -246,8 +276,10 @@ def _phone(*, swiped_share, rate_range, missed_share):
             method_characters = min(length, by_method * 6)
             missed = round(method_characters * rng.uniform(0, missed_share))
             tapped = length - method_characters
+            keys = round(tapped * rng.uniform(1.0, 1.2)) + (by_method if android else 0)
             values = _record(
-                key_presses=round(tapped * rng.uniform(1.0, 1.2)) + (by_method if android else 0),
+                **rhythm(rng, keys - 1),
+                key_presses=keys,
                 first_key_ms=rng.randint(2000, 30000),
                 writing_ms=_typed_ms(length, rate),
                 input_method_characters=method_characters - missed,
@@ -302,6 +334,11 @@ def _automation(rng: random.Random):
     )[0]
     # A driven browser says so unless hidden; a script in a person's browser never does.
     webdriver = int(how != "script events" and rng.random() < 0.7)
+    # Keys at a person's pace: half with the driver's fixed delay (the event loop's jitter, a
+    # few hundredths of it), half with a random delay drawn evenly between two bounds (about
+    # 0.15–0.35). At machine speed the jitter is large against the delay.
+    fixed = rng.random() < 0.5
+    spread = (20, 400) if how == "machine keys" else (5, 60) if fixed else (150, 350)
 
     def text(rng: random.Random) -> tuple[dict, str]:
         length = _length(rng)
@@ -318,6 +355,8 @@ def _automation(rng: random.Random):
                 key_presses=length,
                 first_key_ms=rng.randint(100, 5000),
                 writing_ms=round((length - 1) * per_character * rng.uniform(0.9, 1.1)),
+                key_intervals=length - 1,
+                key_interval_variation=round(rng.uniform(*spread)),
             )
         values["webdriver"] = webdriver
         return values, _text(length)
@@ -391,7 +430,7 @@ POPULATIONS = (
         False,
         _automation,
         goal="automation",
-        catches=("too_fast", "synthetic_events", "inserted_no_keys", "webdriver"),
+        catches=("too_fast", "synthetic_events", "inserted_no_keys", "webdriver", "even_keys"),
     ),
     Population("canary-follower", False, _canary_follower, "canary", ("canary",), model=True),
     # Typed at a person's pace, the marker there only as often as assumed: no goal.

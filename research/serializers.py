@@ -136,7 +136,7 @@ class DescriptionTypingSerializer(serializers.Serializer):
     signals = serializers.CharField(
         help_text="clean, unknown (no record), or the signals raised joined by + "
         "(pasted, too_fast, background, copy_then_paste, inserted_no_keys, synthetic_events, "
-        "webdriver, left_after_copy, canary)"
+        "webdriver, left_after_copy, even_keys, canary)"
     )
     key_presses = serializers.IntegerField(allow_null=True)
     pastes = serializers.IntegerField(allow_null=True, help_text="paste and drop events")
@@ -159,7 +159,14 @@ class DescriptionTypingSerializer(serializers.Serializer):
     )
     webdriver = serializers.IntegerField(allow_null=True, help_text="1: navigator.webdriver true")
     left_after_copy = serializers.IntegerField(
-        allow_null=True, help_text="page left for 15 s or more right after a copy of the task's text"
+        allow_null=True,
+        help_text="page left for 15 s or more right after a copy of the task's text",
+    )
+    key_intervals = serializers.IntegerField(
+        allow_null=True, help_text="times between key presses in the rhythm"
+    )
+    key_interval_variation = serializers.IntegerField(
+        allow_null=True, help_text="their coefficient of variation, in thousandths"
     )
 
 

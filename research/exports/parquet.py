@@ -147,7 +147,12 @@ FIELD_NOTES = {
     "autofill, an extension",
     "typing_untrusted_events": "input events in the text box made by a script (isTrusted false)",
     "typing_webdriver": "1 when the browser reported automation (navigator.webdriver), else 0",
-    "typing_left_after_copy": "times the page was left for 15 s or more right after a copy of the task's text",
+    "typing_left_after_copy": "times the page was left for 15 s or more right after a copy "
+    "of the task's text",
+    "typing_key_intervals": "times between key presses in the rhythm (pauses of 2 s or more, "
+    "a held key's repeats left out)",
+    "typing_key_interval_variation": "their standard deviation over their mean, in thousandths "
+    "(below 150 over 20 or more: an even, machine-like rhythm)",
 }
 
 

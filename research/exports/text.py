@@ -84,6 +84,8 @@ TYPING_CSV_COLUMNS = (
     "UntrustedEvents",
     "Webdriver",
     "LeftAfterCopy",
+    "KeyIntervals",
+    "KeyIntervalVariation",
 )
 MSVD_CSV_FIELDS = (*MSVD_CSV_CELLS, *TYPING_FIELDS[1:])
 # msvd-json needs only these.

@@ -11,8 +11,8 @@
 // words inserted with no key press (a drop, autofill, an extension, a script setting the box);
 // input events a script made (isTrusted false); navigator.webdriver; the page left, for at least
 // the field's data-minimum-ms, with a copy of the task's text as the last thing done (a round
-// trip through a chatbot; a word looked up in a dictionary is quicker). Counts again, never the
-// copied text.
+// trip through a chatbot; a word looked up in a dictionary is quicker); how evenly the keys
+// came (a driven browser's fixed delay). Counts again, never the copied text.
 (function () {
   "use strict";
   var form = document.getElementById("description-form");
@@ -21,7 +21,7 @@
   var names = ["key_presses", "pastes", "pasted_characters", "first_key_ms", "writing_ms",
     "focus_losses", "background_ms", "input_method_characters"];
   var later = ["prompt_copies", "pastes_after_copy", "inserted_without_keys", "untrusted_events",
-    "webdriver", "left_after_copy"];
+    "webdriver", "left_after_copy", "key_intervals", "key_interval_variation"];
   function field(name) { return form.elements["typing_" + name]; }
   function digits(name) { return !!field(name) && /^\d+$/.test(field(name).value); }
 
@@ -176,7 +176,30 @@
     return !oneWord(inserted);
   }
 
-  text.addEventListener("keydown", function () {
+  // The rhythm of the keys: the times between key presses, their mean and spread kept as they
+  // come (Welford's running variance). A gap of a pause or more is thought, not rhythm; a held
+  // key's repeats and a script's events are no one's key presses. Judged by the server
+  // (provenance.EVEN_KEYS_*); a page shown again after a refusal counts this showing's keys.
+  var pauseMs = parseInt(field("key_intervals") && field("key_intervals").dataset.pauseMs, 10);
+  var lastKey = null, intervalMean = 0, intervalSquares = 0;
+  counts.key_intervals = counts.key_interval_variation = 0;
+
+  function rhythm(event) {
+    if (!event.isTrusted || event.repeat || !pauseMs) return;
+    var now = performance.now();
+    var gap = lastKey === null ? null : now - lastKey;
+    lastKey = now;
+    if (gap === null || gap >= pauseMs) return;
+    counts.key_intervals += 1;
+    var before = intervalMean;
+    intervalMean += (gap - intervalMean) / counts.key_intervals;
+    intervalSquares += (gap - before) * (gap - intervalMean);
+    var spread = Math.sqrt(intervalSquares / counts.key_intervals);
+    counts.key_interval_variation = intervalMean > 0 ? 1000 * spread / intervalMean : 0;
+  }
+
+  text.addEventListener("keydown", function (event) {
+    rhythm(event);
     counts.key_presses += 1;
     keySeen = true;
     copiedLast = false;

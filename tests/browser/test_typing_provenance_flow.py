@@ -19,9 +19,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CLIP = Path(__file__).resolve().parents[2] / "demo" / "clip.webm"
 PASTED = "A test card is shown while a steady tone plays."
 TYPED = "A test card with coloured bars is on the screen."
-# Between two key presses: about 8 characters a second, a quick typist's pace. The browser can
-# only be slower than this, never faster.
-KEY_DELAY_MS = 120
+# Between two key presses, 120 ms on average: about 8 characters a second, a quick typist's
+# pace (the browser can only be slower, never faster). And unevenly, as a person's keys come
+# (letters, words, thought): the gaps spread about half their mean, far from the even rhythm of
+# a driver's fixed delay (provenance.EVEN_KEYS_VARIATION), whatever the machine's jitter adds.
+PERSON_GAPS_MS = (60, 190, 95, 230, 70, 140, 45, 130)
+
+
+def type_as_a_person(page, text):
+    """Type ``text`` key by key at a person's uneven rhythm."""
+    for index, character in enumerate(text):
+        page.keyboard.type(character)
+        page.wait_for_timeout(PERSON_GAPS_MS[index % len(PERSON_GAPS_MS)])
 
 
 @pytest.fixture
@@ -102,7 +111,7 @@ def test_pasted_text_is_flagged_in_review_and_typed_text_is_not(page, hosted_seg
     log_in(page, "tom")
     box = open_task(page)
     box.click()
-    page.keyboard.type(TYPED, delay=KEY_DELAY_MS)
+    type_as_a_person(page, TYPED)
     submit(page)
 
     pasted = Description.objects.get(text=PASTED)
@@ -130,11 +139,11 @@ def test_text_written_in_the_background_is_shown_in_review_and_never_counted(pag
     log_in(page, "wendy")
     box = open_task(page)
     box.click()
-    page.keyboard.type(TYPED[:24], delay=KEY_DELAY_MS)
+    type_as_a_person(page, TYPED[:24])
     leave_for_another_tab(page, away_ms=120_000)
     box.focus()
     box.press("End")
-    page.keyboard.type(TYPED[24:], delay=KEY_DELAY_MS)
+    type_as_a_person(page, TYPED[24:])
     submit(page)
 
     description = Description.objects.get()
@@ -169,7 +178,7 @@ def test_where_pasting_is_forbidden_the_page_says_so_and_blocks_the_paste(page, 
     expect(box).to_have_value("")
     expect(page.locator("#id_text_error")).to_contain_text("Pasting is turned off")
 
-    page.keyboard.type(TYPED, delay=KEY_DELAY_MS)
+    type_as_a_person(page, TYPED)
     submit(page)
     typed = Description.objects.get()
     assert typed.text == TYPED
@@ -205,7 +214,7 @@ def test_a_page_shown_again_after_a_refusal_goes_on_from_the_record_so_far(page,
     box = open_task(page)
     box.click()
     # Refused by the server only (the page does not check it): the page comes back with the text.
-    page.keyboard.type("- " + TYPED, delay=KEY_DELAY_MS)
+    type_as_a_person(page, "- " + TYPED)
     page.get_by_role("button", name="Submit and back to my work").click()
     expect(page.locator("#id_text_error")).to_contain_text("Start your sentence with a word")
     assert not Description.objects.exists()

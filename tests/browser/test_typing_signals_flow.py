@@ -16,13 +16,13 @@ from collector.provenance import LEFT_AFTER_COPY_MINIMUM_MS
 from crowd.models import QualityCheck
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.browser.test_typing_provenance_flow import (
-    KEY_DELAY_MS,
     TYPED,
     hosted_segment,  # noqa: F401 (a fixture)
     leave_for_another_tab,
     log_in,
     open_task,
     submit,
+    type_as_a_person,
 )
 from tests.factories import make_staff, make_worker
 
@@ -83,7 +83,7 @@ def test_text_typed_by_a_person_raises_none_of_the_later_signals(page, hosted_se
     log_in(page, "tom")
     box = open_task(page)
     box.click()
-    page.keyboard.type(TYPED, delay=KEY_DELAY_MS)
+    type_as_a_person(page, TYPED)
     submit(page)
     description = Description.objects.get()
     assert description.typing_signals == []
@@ -106,7 +106,7 @@ def test_leaving_the_page_right_after_copying_the_sentence_is_noted(page, hosted
     copy_instructions(page)
     leave_for_another_tab(page, away_ms=30_000)
     box.click()
-    page.keyboard.type(TYPED, delay=KEY_DELAY_MS)
+    type_as_a_person(page, TYPED)
     submit(page)
     description = Description.objects.get()
     assert (description.typing_prompt_copies, description.typing_left_after_copy) == (1, 1)
@@ -124,7 +124,7 @@ def test_a_word_looked_up_for_a_moment_after_a_copy_is_not_noted(page, hosted_se
     copy_instructions(page)
     leave_for_another_tab(page, away_ms=LEFT_AFTER_COPY_MINIMUM_MS - 5_000)
     box.click()
-    page.keyboard.type(TYPED, delay=KEY_DELAY_MS)
+    type_as_a_person(page, TYPED)
     submit(page)
     description = Description.objects.get()
     assert (description.typing_prompt_copies, description.typing_left_after_copy) == (1, 0)
@@ -193,6 +193,26 @@ def test_a_scripts_made_up_events_are_counted_as_synthetic(page, hosted_segment)
     assert not QualityCheck.objects.filter(details__signals__contains=["synthetic_events"]).exists()
 
 
+def test_keys_pressed_at_a_drivers_fixed_delay_are_flagged_as_even(page, hosted_segment):  # noqa: F811
+    # A driven browser typing at a person's pace with a fixed delay between keys, the page's
+    # clock advanced exactly that delay per key: an even rhythm, flagged for review only.
+    make_worker(username="eve")
+    page.clock.install()
+    log_in(page, "eve")
+    box = open_task(page)
+    box.click()
+    page.clock.pause_at(page.evaluate("() => Date.now()") + 1_000)
+    for character in TYPED:
+        page.keyboard.type(character)
+        page.clock.run_for(125)
+    submit(page)
+    description = Description.objects.get()
+    assert description.typing_key_intervals == len(TYPED) - 1
+    assert description.typing_key_interval_variation == 0
+    assert description.typing_signals == ["even_keys"]
+    assert not QualityCheck.objects.exists()
+
+
 def test_a_browser_driven_by_automation_is_recorded_as_webdriver(
     browser,
     live_server,
@@ -209,7 +229,7 @@ def test_a_browser_driven_by_automation_is_recorded_as_webdriver(
         log_in(page, "robin")
         box = open_task(page)
         box.click()
-        page.keyboard.type(TYPED, delay=KEY_DELAY_MS)
+        type_as_a_person(page, TYPED)
         submit(page)
     finally:
         automated.close()

@@ -75,18 +75,18 @@ def test_a_short_quick_word_is_too_short_to_call_too_fast():
 
 
 def test_a_text_written_with_the_page_mostly_in_the_background_is_flagged():
-    away = record(focus_losses=1, background_ms=6_000, writing_ms=9_000)
+    away = record(focus_losses=1, background_ms=12_000, writing_ms=18_000)
     assert typing_signals(away, TEXT) == ["background"]
 
 
 def test_a_glance_at_another_tab_is_not_writing_in_the_background():
-    glance = record(focus_losses=2, background_ms=BACKGROUND_MINIMUM_MS - 1, writing_ms=6_000)
+    glance = record(focus_losses=2, background_ms=BACKGROUND_MINIMUM_MS - 1, writing_ms=12_000)
     assert typing_signals(glance, TEXT) == []
 
 
 def test_signals_come_together_in_a_fixed_order():
     everything = record(
-        key_presses=0, pastes=1, pasted_characters=30, writing_ms=10_000, background_ms=9_000
+        key_presses=0, pastes=1, pasted_characters=30, writing_ms=14_000, background_ms=12_000
     )
     assert typing_signals(everything, TEXT) == ["pasted", "too_fast", "background"]
     assert signals_text(["pasted", "too_fast", "background"]) == "pasted+too_fast+background"

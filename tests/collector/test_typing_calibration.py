@@ -67,6 +67,7 @@ def test_the_table_has_a_row_per_signal_and_per_population():
         "synthetic_events",
         "webdriver",
         "left_after_copy",
+        "even_keys",
         "canary",
     ]
     assert set(SIGNAL_THRESHOLDS) == set(provenance.SIGNALS) - {provenance.UNKNOWN}

@@ -7,7 +7,13 @@ from django.urls import reverse
 
 from collector.canary import canary_found, canary_line, canary_marker, tags_decoded
 from collector.models import Description
-from collector.provenance import TypingRecord, typing_signals
+from collector.provenance import (
+    EVEN_KEYS_MINIMUM,
+    KEY_PAUSE_MS,
+    LEFT_AFTER_COPY_MINIMUM_MS,
+    TypingRecord,
+    typing_signals,
+)
 from crowd import services as crowd
 from crowd.models import QualityCheck, Tier
 from tests.factories import make_segment, make_worker
@@ -64,6 +70,38 @@ def test_each_later_signal_is_stored_and_flagged_but_never_counted(client, task,
     assert getattr(description, field) == 1
     assert description.typing_signals == [signal]
     assert not QualityCheck.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("intervals", "variation", "flagged"),
+    [
+        (40, 60, True),  # a fixed delay, the event loop's jitter only
+        (EVEN_KEYS_MINIMUM, 149, True),
+        (EVEN_KEYS_MINIMUM - 1, 10, False),  # too few to judge a rhythm
+        (40, 150, False),
+        (40, 620, False),  # a person's
+    ],
+)
+@pytest.mark.django_db
+def test_keys_at_an_even_rhythm_are_flagged_for_review_only(
+    client, task, intervals, variation, flagged
+):
+    rhythm = {
+        "typing_key_intervals": str(intervals),
+        "typing_key_interval_variation": str(variation),
+    }
+    assert submit(client, task, **TYPED, **NOTHING_SEEN, **rhythm).status_code == 302
+    description = Description.objects.get()
+    assert description.typing_key_intervals == intervals
+    assert description.typing_signals == (["even_keys"] if flagged else [])
+    assert not QualityCheck.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_page_takes_its_bounds_from_the_server(client, task):
+    page = client.get(reverse("collector:describe", args=[task.pk])).content.decode()
+    assert f'name="typing_key_intervals" data-pause-ms="{KEY_PAUSE_MS}"' in page
+    assert f'name="typing_left_after_copy" data-minimum-ms="{LEFT_AFTER_COPY_MINIMUM_MS}"' in page
 
 
 @pytest.mark.django_db

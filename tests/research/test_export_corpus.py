@@ -138,6 +138,8 @@ def test_the_msvd_csv_has_the_corpus_columns_and_marks_tier_two_clean(tmp_path, 
         "UntrustedEvents",
         "Webdriver",
         "LeftAfterCopy",
+        "KeyIntervals",
+        "KeyIntervalVariation",
     ]
     tier2, tier1 = corpus["workers"][:2]
     by_text = {row["Description"]: row for row in rows}

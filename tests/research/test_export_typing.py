@@ -37,6 +37,8 @@ RECORD = TypingRecord(
     untrusted_events=0,
     webdriver=0,
     left_after_copy=1,
+    key_intervals=1,
+    key_interval_variation=0,
 )
 FIGURES = {
     "key_presses": 2,
@@ -53,6 +55,8 @@ FIGURES = {
     "untrusted_events": 0,
     "webdriver": 0,
     "left_after_copy": 1,
+    "key_intervals": 1,
+    "key_interval_variation": 0,
 }
 
 
@@ -105,6 +109,8 @@ def test_the_msvd_csv_appends_how_each_description_was_typed(tmp_path, corpus):
         "UntrustedEvents": "0",
         "Webdriver": "0",
         "LeftAfterCopy": "1",
+        "KeyIntervals": "1",
+        "KeyIntervalVariation": "0",
     }
     assert rows[UNRECORDED]["Typing"] == "unknown" and rows[UNRECORDED]["KeyPresses"] == ""
     assert rows[TYPED]["Typing"] == "clean" and rows[TYPED]["KeyPresses"] == str(len(TYPED))

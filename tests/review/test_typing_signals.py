@@ -141,9 +141,9 @@ def test_the_worker_page_shows_the_signal_and_counts_descriptions_and_paraphrase
     numbers = re.findall(r'<td class="number[^"]*">(\d+)</td>', descriptions)
     # texts, typed on the page, no record, pasted, too fast, in the background, then the
     # review-only signals (none here) and the canary
-    assert numbers == ["4", "0", "1", "3", "0", "0", *["0"] * 6]
+    assert numbers == ["4", "0", "1", "3", "0", "0", *["0"] * 7]
     paraphrases = summary.split('id="typing-paraphrases"')[1].split("</tr>")[0]
-    assert re.findall(r'<td class="number[^"]*">(\d+)</td>', paraphrases)[6:] == ["0"] * 6
+    assert re.findall(r'<td class="number[^"]*">(\d+)</td>', paraphrases)[6:] == ["0"] * 7
     assert re.findall(r'<td class="number[^"]*">(\d+)</td>', paraphrases)[:6] == [
         "1",
         "0",
