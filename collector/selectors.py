@@ -15,15 +15,18 @@ from .provenance import SIGNALS as TYPING_SIGNALS
 from .provenance import UNKNOWN
 
 
-def cluster_descriptions(segment_ids):
+def cluster_descriptions(segment_ids, *, accepted_only: bool = False):
     """Members of the clusters of ``segment_ids``: {(segment_id, language): [(id, text), …]}.
-    Rejected descriptions are not members."""
+    Rejected descriptions are not members; with ``accepted_only``, neither is work awaiting
+    review (what the cluster scores count)."""
     clusters = defaultdict(list)
-    members = (
-        Description.objects.filter(segment_id__in=segment_ids)
-        .exclude(status=Description.Status.REJECTED)
-        .order_by("segment_id", "language", "id")
-        .values_list("segment_id", "language", "id", "text")
+    members = Description.objects.filter(segment_id__in=segment_ids)
+    if accepted_only:
+        members = members.accepted()
+    else:
+        members = members.exclude(status=Description.Status.REJECTED)
+    members = members.order_by("segment_id", "language", "id").values_list(
+        "segment_id", "language", "id", "text"
     )
     for segment_id, language, description_id, text in members:
         clusters[segment_id, language].append((description_id, text))

@@ -116,7 +116,14 @@ class ClusterSegmentSerializer(serializers.Serializer):
 
 
 class ClusterScoresSerializer(serializers.Serializer):
-    size = serializers.IntegerField(help_text="descriptions scored (all but rejected ones)")
+    size = serializers.IntegerField(
+        help_text="accepted descriptions: the scores are over these alone, and null below 2"
+    )
+    pending = serializers.IntegerField(
+        allow_null=True,
+        help_text="descriptions awaiting review when scored, not counted in the scores; null: "
+        "scored before such work was kept out (the scores may count it until scored again)",
+    )
     corpus_bleu = serializers.FloatField(allow_null=True)
     mean_bleu = serializers.FloatField(allow_null=True)
     mean_pinc = serializers.FloatField(allow_null=True)
@@ -125,7 +132,11 @@ class ClusterScoresSerializer(serializers.Serializer):
 
 
 class DescriptionScoresSerializer(serializers.Serializer):
-    bleu = serializers.FloatField(allow_null=True, help_text="leave-one-out sentence BLEU")
+    bleu = serializers.FloatField(
+        allow_null=True,
+        help_text="leave-one-out sentence BLEU: an accepted description against the other "
+        "accepted ones, one awaiting review against every other description not rejected",
+    )
     pinc = serializers.FloatField(allow_null=True, help_text="mean PINC against the others")
     references = serializers.IntegerField()
 

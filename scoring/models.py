@@ -1,7 +1,9 @@
 """Scores computed from the corpus, kept beside it.
 
-A *cluster*, for scoring, is the descriptions of one segment in one declared language: BLEU and
-PINC between sentences of different languages mean nothing. Rejected descriptions take no part.
+A *cluster*, for scoring, is the accepted descriptions of one segment in one declared language:
+BLEU and PINC between sentences of different languages mean nothing, and work nobody has
+accepted yet (pasted text waiting for a decision, say) must not move a cluster's scores.
+Descriptions awaiting review are counted beside the scores; rejected ones take no part.
 """
 
 from django.db import models
@@ -11,11 +13,19 @@ from paracrowd.reports import Report
 
 
 class ClusterScore(models.Model):
+    # A leave-one-out score needs another accepted description to compare with.
+    MIN_SIZE = 2
+
     segment = models.ForeignKey(
         "collector.Segment", on_delete=models.CASCADE, related_name="cluster_scores"
     )
     language = models.CharField(max_length=40)
+    # Accepted descriptions: the members the scores are computed over.
     size = models.PositiveIntegerField()
+    # Descriptions awaiting review when the cluster was scored, not counted in its scores.
+    # Null: scored before pending work was kept out, so ``size`` and the scores may count it;
+    # such a cluster is due to be scored again (``segments_stale``).
+    pending = models.PositiveIntegerField(null=True)
     # Corpus BLEU of every member against the others (leave-one-out), and the sentence mean.
     corpus_bleu = models.FloatField(null=True)
     mean_bleu = models.FloatField(null=True)
@@ -31,11 +41,21 @@ class ClusterScore(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.segment} [{self.language}]: {self.size} descriptions"
+        return f"{self.segment} [{self.language}]: {self.size} accepted descriptions"
+
+    @property
+    def scored(self) -> bool:
+        """Whether the cluster has enough accepted descriptions for its scores to mean
+        anything (below that they are null, and pages say how many more are needed)."""
+        return self.size >= self.MIN_SIZE
 
 
 class DescriptionScore(models.Model):
-    """One description against the rest of its cluster. Null scores: nothing to compare with."""
+    """One description against the rest of its cluster. Null scores: nothing to compare with.
+
+    An accepted description is scored against the other accepted ones, as the cluster is; one
+    awaiting review against every other description not rejected, for its reviewer (it takes
+    no part in the cluster's scores until accepted)."""
 
     description = models.OneToOneField(
         "collector.Description", on_delete=models.CASCADE, primary_key=True, related_name="score"

@@ -3,7 +3,7 @@
 import random
 from dataclasses import dataclass
 
-from django.db.models import Count, Sum
+from django.db.models import Count, Q, Sum
 
 import paracrowd_metrics as metrics
 from collector.models import Description
@@ -16,7 +16,9 @@ REFERENCE_COUNTS = (1, 2, 4, 8, 16, None)  # None: every other member
 
 
 def score_distributions(language: str | None = None) -> list[Histogram]:
-    descriptions = DescriptionScore.objects.all()
+    """Histograms of the accepted descriptions' scores and of the clusters' sizes (accepted
+    descriptions): what the clusters are scored over, without the work awaiting review."""
+    descriptions = DescriptionScore.objects.filter(description__status=Description.Status.ACCEPTED)
     clusters = ClusterScore.objects.all()
     if language:
         descriptions = descriptions.filter(description__language=language)
@@ -51,10 +53,10 @@ def score_distributions(language: str | None = None) -> list[Histogram]:
             y_label="descriptions",
         ),
         bar_chart(
-            "Cluster sizes (descriptions per segment and language)",
+            "Cluster sizes (accepted descriptions per segment and language)",
             size_bins,
             [str(start) for start in range(1, largest + 1, step)],
-            x_label="descriptions in the cluster",
+            x_label="accepted descriptions in the cluster",
             y_label="clusters",
         ),
     ]
@@ -73,9 +75,10 @@ def bleu_by_reference_count(
 ) -> list[ReferenceCurvePoint]:
     """Leave-one-out BLEU with 1, 2, 4, 8, 16 or all other members as references.
 
-    A seeded sample: ``clusters`` clusters, ``per_cluster`` descriptions in each, and for each
-    description a seeded sample of its references. Clusters too small for k references are
-    left out of k's point, so every point says how many sentences it rests on.
+    A seeded sample: ``clusters`` clusters, ``per_cluster`` accepted descriptions in each, and
+    for each description a seeded sample of its references (accepted ones too). Clusters too
+    small for k references are left out of k's point, so every point says how many sentences
+    it rests on.
     """
     rng = random.Random(seed)
     segment_ids = sorted(
@@ -86,7 +89,9 @@ def bleu_by_reference_count(
     chosen = sorted(rng.sample(segment_ids, min(clusters, len(segment_ids))))
     members = [
         [text for _, text in group]
-        for (segment_id, lang), group in sorted(cluster_descriptions(chosen).items())
+        for (segment_id, lang), group in sorted(
+            cluster_descriptions(chosen, accepted_only=True).items()
+        )
         if lang == language and len(group) > 1
     ]
     tokenize = metrics.default_tokenize(language)
@@ -118,10 +123,18 @@ def bleu_by_reference_count(
 
 
 def corpus_summary() -> dict:
-    counted = Description.objects.exclude(status=Description.Status.REJECTED)
+    """Accepted descriptions (what the clusters are scored over), how many have scores, and
+    the work awaiting review, counted apart."""
+    counts = Description.objects.aggregate(
+        accepted=Count("pk", filter=Q(status=Description.Status.ACCEPTED)),
+        pending=Count("pk", filter=Q(status=Description.Status.PENDING)),
+    )
     return {
-        "descriptions": counted.count(),
-        "scored": DescriptionScore.objects.count(),
+        "descriptions": counts["accepted"],
+        "pending": counts["pending"],
+        "scored": DescriptionScore.objects.filter(
+            description__status=Description.Status.ACCEPTED
+        ).count(),
         "clusters": ClusterScore.objects.count(),
         "languages": list(
             ClusterScore.objects.values("language")

@@ -35,8 +35,11 @@ from .models import (
 def segments_score(*, segment_ids) -> int:
     """Rescore every cluster of the given segments; safe to run twice or concurrently.
 
-    Each cluster is scored whole: when a description joins, every other member gains a
-    reference, so every member's leave-one-out scores move. Returns the clusters scored.
+    A cluster's scores are over its accepted descriptions alone (``ClusterScore``), with the
+    descriptions awaiting review counted beside them; a cluster too small to score keeps its
+    row, with null scores, so pages can say what it still needs. Each cluster is scored
+    whole: when a description is accepted, every other member gains a reference, so every
+    member's leave-one-out scores move. Returns the clusters scored.
     """
     segment_ids = sorted(set(segment_ids))
     with transaction.atomic():
@@ -48,32 +51,32 @@ def segments_score(*, segment_ids) -> int:
             .select_for_update(no_key=True)
             .values_list("pk", flat=True)
         )
-        clusters = cluster_descriptions(segment_ids)
+        everyone = cluster_descriptions(segment_ids)
+        accepted = cluster_descriptions(segment_ids, accepted_only=True)
         now = timezone.now()
         description_scores, cluster_scores = [], []
-        for (segment_id, language), members in clusters.items():
-            scores = metrics.ClusterIndex.build(
-                [text for _, text in members],
-                tokenize=metrics.default_tokenize(language),
-                growable=False,
-            ).cluster_scores()
-            for (description_id, _), sentence in zip(members, scores.sentences, strict=True):
-                description_scores.append(
-                    DescriptionScore(
-                        description_id=description_id,
-                        bleu=sentence.bleu,
-                        pinc=sentence.pinc,
-                        references=len(members) - 1,
-                        bleu_signature=scores.bleu_signature,
-                        pinc_signature=scores.pinc_signature,
-                        computed_at=now,
-                    )
-                )
+        for (segment_id, language), members in everyone.items():
+            tokenize = metrics.default_tokenize(language)
+            scored = accepted.get((segment_id, language), [])
+            scores = _scores(scored, tokenize)
+            description_scores += _description_scores(scored, scores, now)
+            accepted_ids = {description_id for description_id, _ in scored}
+            pending = [member for member in members if member[0] not in accepted_ids]
+            if pending:
+                # Work awaiting review is scored against everything not rejected, for its
+                # reviewer; the cluster's own scores above never see it.
+                with_pending = _scores(members, tokenize)
+                description_scores += [
+                    row
+                    for row in _description_scores(members, with_pending, now)
+                    if row.description_id not in accepted_ids
+                ]
             cluster_scores.append(
                 ClusterScore(
                     segment_id=segment_id,
                     language=language,
-                    size=scores.size,
+                    size=len(scored),
+                    pending=len(pending),
                     corpus_bleu=scores.corpus_bleu,
                     mean_bleu=scores.mean_bleu,
                     mean_pinc=scores.mean_pinc,
@@ -102,6 +105,7 @@ def segments_score(*, segment_ids) -> int:
             unique_fields=["segment", "language"],
             update_fields=[
                 "size",
+                "pending",
                 "corpus_bleu",
                 "mean_bleu",
                 "mean_pinc",
@@ -120,6 +124,40 @@ def segments_score(*, segment_ids) -> int:
     return len(cluster_scores)
 
 
+def _scores(members, tokenize: str) -> metrics.ClusterScores:
+    """Leave-one-out scores of ``members`` [(id, text), …] among themselves. With none, the
+    signatures still say how the cluster would be scored (no references)."""
+    if not members:
+        settings = metrics.ClusterSettings(tokenize=tokenize)
+        return metrics.ClusterScores(
+            size=0,
+            corpus_bleu=None,
+            mean_bleu=None,
+            mean_pinc=None,
+            sentences=(),
+            bleu_signature=settings.bleu_signature(0),
+            pinc_signature=settings.pinc_signature(0),
+        )
+    return metrics.ClusterIndex.build(
+        [text for _, text in members], tokenize=tokenize, growable=False
+    ).cluster_scores()
+
+
+def _description_scores(members, scores, now) -> list[DescriptionScore]:
+    return [
+        DescriptionScore(
+            description_id=description_id,
+            bleu=sentence.bleu,
+            pinc=sentence.pinc,
+            references=len(members) - 1,
+            bleu_signature=scores.bleu_signature,
+            pinc_signature=scores.pinc_signature,
+            computed_at=now,
+        )
+        for (description_id, _), sentence in zip(members, scores.sentences, strict=True)
+    ]
+
+
 def segments_unscored(*, limit: int):
     """Segments holding a description that takes part in scoring but has no score yet."""
     return list(
@@ -132,9 +170,11 @@ def segments_unscored(*, limit: int):
 
 
 def segments_stale(*, limit: int):
-    """Segments whose scores are older than their newest review: a rejection (or its
-    reversal) changes who is in a cluster, and the rescore it queued may have been lost.
-    Also any segment where a rejected description still holds a score."""
+    """Segments whose scores are older than their newest review: an acceptance or a
+    rejection (or its reversal) changes who is in a cluster, and the rescore it queued may
+    have been lost. Also any segment where a rejected description still holds a score, and
+    any scored before pending work was kept out of the scores (``ClusterScore.pending``
+    null)."""
     # Every cluster of a segment is rescored together, so its oldest score stands for all.
     scored_at = (
         ClusterScore.objects.filter(segment=OuterRef("segment_id"))
@@ -149,8 +189,10 @@ def segments_stale(*, limit: int):
     rejected_with_score = Description.objects.filter(
         status=Description.Status.REJECTED, score__isnull=False
     )
+    scored_with_pending = ClusterScore.objects.filter(pending__isnull=True)
     return list(
-        (reviewed_since.values("segment_id").union(rejected_with_score.values("segment_id")))
+        reviewed_since.values("segment_id")
+        .union(rejected_with_score.values("segment_id"), scored_with_pending.values("segment_id"))
         .order_by("segment_id")
         .values_list("segment_id", flat=True)[:limit]
     )

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from collector.models import Segment
+from collector.models import Description, Segment
 from crowd.access import researcher_required
 from paracrowd.charts import grouped_bars
 
@@ -25,15 +25,23 @@ from .models import ClusterScore, ParaphraseComparisonReport, ReferenceCurveRepo
 
 @researcher_required
 def cluster(request, segment_id):
-    """Every description of one segment, per language, with BLEU, PINC and cluster statistics."""
+    """One segment's clusters (one per language): the scores over the accepted descriptions
+    and those descriptions with theirs, then the work awaiting review and the rejected work,
+    shown apart and counted in no cluster's scores."""
     segment = get_object_or_404(Segment, pk=segment_id)
     descriptions = segment.descriptions.select_related("score", "worker__user").order_by(
         "language", "-score__bleu", "id"
     )
+    by_status = {status: [] for status in Description.Status.values}
+    for description in descriptions:
+        by_status[description.status].append(description)
     context = {
         "segment": segment,
-        "descriptions": descriptions,
-        "clusters": ClusterScore.objects.filter(segment=segment).order_by("-size"),
+        "accepted": by_status[Description.Status.ACCEPTED],
+        "pending": by_status[Description.Status.PENDING],
+        "rejected": by_status[Description.Status.REJECTED],
+        "clusters": ClusterScore.objects.filter(segment=segment).order_by("-size", "language"),
+        "min_size": ClusterScore.MIN_SIZE,
     }
     return render(request, "scoring/cluster.html", context)
 

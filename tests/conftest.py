@@ -139,6 +139,9 @@ def running_worker():
     assert queues and all(queue.startswith(f"{TASK_QUEUE}.") for queue in queues)
     assert app.amqp.queues.consume_from.keys() == set(queues)
     app.control.purge()  # only this run's queues: the ones the app consumes from
+    # Every app's tasks, as a worker started from the command line registers them: a test
+    # module that queues work by name has not necessarily imported the module defining it.
+    app.loader.import_default_modules()
     with start_worker(
         app,
         pool="solo",

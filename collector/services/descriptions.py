@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from crowd import services as crowd
 from crowd.models import HitType, Worker
-from paracrowd.celery import enqueue, enqueue_many
+from paracrowd.celery import enqueue_many
 
 from ..canary import canary_found
 from ..models import Description
@@ -75,9 +75,9 @@ def descriptions_review(*, description_ids, status: str, reviewed_by, reason: st
     """Accept or reject descriptions as one admin action, with a reason the worker is shown
     (``crowd.services.review`` says what is guaranteed).
 
-    Rejected descriptions are kept, marked, and leave the corpus's scores; rejecting, or
-    overturning a rejection, rescores the clusters concerned. Accepted descriptions are final
-    and exported as accepted.
+    Rejected descriptions are kept, marked, and never count in the corpus's scores; accepted
+    ones are final, exported as accepted and counted in their cluster's scores. Every
+    decision rescores the clusters concerned.
     """
     return submissions_review(
         Description,
@@ -90,15 +90,21 @@ def descriptions_review(*, description_ids, status: str, reviewed_by, reason: st
 
 
 def description_rescore(decided, status: str, previous: str) -> None:
-    """What a decision on descriptions changes besides their rows: rejecting, or overturning
-    a rejection, changes who is in a cluster, so the cluster is scored again; accepting
-    pending work does not (pending descriptions are scored already). The workers' review
-    signals are refreshed either way. Pass it as the review services' ``after``."""
-    if Description.Status.REJECTED in (status, previous):
-        for segment_id in sorted({d.segment_id for d in decided}):
-            enqueue(SCORE_SEGMENTS, [segment_id])
-    for worker_id in sorted({d.worker_id for d in decided if d.worker_id is not None}):
-        enqueue(REFRESH_WORKER_SIGNALS, worker_id)
+    """What a decision on descriptions changes besides their rows: a cluster's scores count
+    its accepted descriptions and set apart those awaiting review, so any decision changes
+    its members and it is scored again; so are the workers' review signals. Pass it as the
+    review services' ``after``."""
+    # Sent together: the automatic acceptance decides up to a thousand at a time.
+    enqueue_many(
+        *[
+            (SCORE_SEGMENTS, ([segment_id],))
+            for segment_id in sorted({d.segment_id for d in decided})
+        ],
+        *[
+            (REFRESH_WORKER_SIGNALS, (worker_id,))
+            for worker_id in sorted({d.worker_id for d in decided if d.worker_id is not None})
+        ],
+    )
 
 
 def descriptions_auto_accept(*, now=None, batch: int = 1000) -> int:

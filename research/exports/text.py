@@ -351,11 +351,13 @@ def cluster_record(cluster: Cluster, score: ClusterScore | None) -> dict:
 
 
 def cluster_scores(score: ClusterScore | None) -> dict | None:
-    """A cluster's stored scores: computed over all its descriptions that are not rejected."""
+    """A cluster's stored scores: computed over its accepted descriptions alone (null below
+    ``ClusterScore.MIN_SIZE`` of them), with the descriptions awaiting review counted apart."""
     if score is None:
         return None
     return {
         "size": score.size,
+        "pending": score.pending,
         "corpus_bleu": score.corpus_bleu,
         "mean_bleu": score.mean_bleu,
         "mean_pinc": score.mean_pinc,

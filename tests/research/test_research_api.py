@@ -103,6 +103,23 @@ def test_clusters_come_with_their_segment_descriptions_and_scores(api, corpus):
     assert body["next"] is None
 
 
+def test_cluster_scores_count_accepted_descriptions_and_pending_work_apart(api, corpus):
+    guitar = corpus["guitar"]
+    pasted = make_description(guitar, "Pasted from a website.", status=Description.Status.PENDING)
+    segments_score(segment_ids=[guitar.pk])
+
+    for status in ("accepted", "all"):
+        body = api.get(url("clusters"), {"language": "en", "status": status}).json()
+        cluster = next(c for c in body["results"] if c["segment"]["id"] == guitar.pk)
+        assert cluster["scores"]["size"] == 3 and cluster["scores"]["pending"] == 1, status
+        first = cluster["descriptions"][0]
+        assert first["scores"]["references"] == 2
+    # Asked for, the pending description comes with the cluster, outside its scores.
+    assert cluster["size"] == 4
+    (waiting,) = [d for d in cluster["descriptions"] if d["id"] == pasted.pk]
+    assert waiting["status"] == "pending" and waiting["scores"]["references"] == 3
+
+
 def test_cluster_pages_follow_the_cursor_without_repeats(api, corpus, monkeypatch):
     monkeypatch.setattr(ByCluster, "page_size", 1)
     seen, link = [], url("clusters")

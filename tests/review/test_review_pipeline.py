@@ -13,7 +13,7 @@ from crowd import services as crowd
 from crowd.models import LedgerEntry, Tier
 from review.models import WorkerSignals
 from review.tasks import sweep_stale_signals
-from scoring.models import ClusterScore
+from scoring.models import ClusterScore, DescriptionScore
 from tests.conftest import broker_unreachable, running_worker, wait_for
 from tests.factories import make_segment, make_submitted_description, make_worker
 
@@ -42,12 +42,23 @@ def test_a_rejection_leaves_the_cluster_and_raises_the_rejection_rate(live_worke
         services.description_submit(
             assignment_id=assignment.pk, worker=worker, text=text, language="en"
         )
-    wait_for(lambda: ClusterScore.objects.filter(segment=segment, size=3).exists())
+    wait_for(lambda: ClusterScore.objects.filter(segment=segment, pending=3).exists())
+    # The cluster's scores count accepted work; what awaits review is counted apart.
+    services.descriptions_review(
+        description_ids=list(
+            segment.descriptions.exclude(text="Cats.").values_list("pk", flat=True)
+        ),
+        status="accepted",
+        reviewed_by=admin_user,
+        reason="",
+    )
+    wait_for(lambda: ClusterScore.objects.filter(segment=segment, size=2, pending=1).exists())
     off_topic = Description.objects.get(text="Cats.")
     services.descriptions_review(
         description_ids=[off_topic.pk], status="rejected", reviewed_by=admin_user, reason="No."
     )
-    wait_for(lambda: ClusterScore.objects.filter(segment=segment, size=2).exists())
+    wait_for(lambda: ClusterScore.objects.filter(segment=segment, size=2, pending=0).exists())
+    assert not DescriptionScore.objects.filter(description=off_topic).exists()
     wait_for(
         lambda: WorkerSignals.objects.filter(worker=off_topic.worker, rejection_rate=1.0).exists()
     )

@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from collector import services
+from collector.models import Description
 from crowd import services as crowd
 from crowd.models import Tier
 from scoring.models import ReferenceCurveReport
@@ -20,8 +21,15 @@ def cluster():
     for text in texts:
         worker = make_worker()
         assignment = crowd.assignment_claim(worker=worker, tier=Tier.ONE)
-        services.description_submit(
+        description, _ = services.description_submit(
             assignment_id=assignment.pk, worker=worker, text=text, language="en"
+        )
+        # Accepted, as the cluster's scores count accepted descriptions alone.
+        services.descriptions_review(
+            description_ids=[description.pk],
+            status=Description.Status.ACCEPTED,
+            reviewed_by=None,
+            reason="",
         )
     segments_score(segment_ids=[segment.pk])
     return segment

@@ -35,6 +35,16 @@ def describe(segment, text, language="en"):
     return description
 
 
+def accept(*descriptions):
+    """Accept submitted descriptions as a reviewer does: only accepted work is scored."""
+    services.descriptions_review(
+        description_ids=[d.pk for d in descriptions],
+        status=Description.Status.ACCEPTED,
+        reviewed_by=None,
+        reason="",
+    )
+
+
 def test_a_description_submitted_through_the_site_is_scored_by_a_celery_worker(client, live_worker):
     segment = make_segment()
     for text in SENTENCES[:2]:
@@ -57,7 +67,9 @@ def test_a_description_submitted_through_the_site_is_scored_by_a_celery_worker(c
     expected_pinc = sum(metrics.pinc(other, SENTENCES[2]) for other in SENTENCES[:2]) / 2
     assert newest.pinc == pytest.approx(expected_pinc, abs=1e-9)
     assert newest.bleu_signature.startswith("nrefs:2|")
-    assert ClusterScore.objects.get(segment=segment).size == 3
+    # Scored for its reviewer, but nothing accepted yet: the cluster counts it as pending.
+    cluster = ClusterScore.objects.get(segment=segment)
+    assert (cluster.size, cluster.pending, cluster.mean_bleu) == (0, 3, None)
 
 
 def test_a_submission_made_while_redis_is_down_is_kept_and_scored_by_the_sweep(
@@ -99,10 +111,12 @@ def test_scoring_twice_gives_the_same_scores():
 @pytest.mark.django_db
 def test_each_language_is_its_own_cluster_with_its_own_tokenizer():
     segment = make_segment()
-    describe(segment, "A man is playing a guitar.")
-    describe(segment, "A man plays the guitar.")
-    describe(segment, "一个男人在弹吉他。", language="zh-hans")
-    describe(segment, "一个人在弹吉他。", language="zh-hans")
+    accept(
+        describe(segment, "A man is playing a guitar."),
+        describe(segment, "A man plays the guitar."),
+        describe(segment, "一个男人在弹吉他。", language="zh-hans"),
+        describe(segment, "一个人在弹吉他。", language="zh-hans"),
+    )
     segments_score(segment_ids=[segment.pk])
     chinese = ClusterScore.objects.get(segment=segment, language="zh-hans")
     assert chinese.size == 2 and "tok:char" in chinese.bleu_signature
@@ -120,6 +134,7 @@ def test_each_language_is_its_own_cluster_with_its_own_tokenizer():
 def test_a_rejected_description_leaves_its_cluster():
     segment = make_segment()
     kept = [describe(segment, text) for text in SENTENCES]
+    accept(*kept)
     segments_score(segment_ids=[segment.pk])
     Description.objects.filter(pk=kept[0].pk).update(status=Description.Status.REJECTED)
     segments_score(segment_ids=[segment.pk])
@@ -155,7 +170,8 @@ def test_score_corpus_scores_here_when_asked():
 @pytest.mark.django_db
 def test_a_cluster_scored_before_a_rejection_whose_rescore_was_lost_is_found_stale():
     segment = make_segment()
-    rejected = [describe(segment, text) for text in SENTENCES][0]
+    rejected, *accepted = [describe(segment, text) for text in SENTENCES]
+    accept(*accepted)
     other = make_segment()  # scored and left alone
     describe(other, SENTENCES[0])
     segments_score(segment_ids=[segment.pk, other.pk])
@@ -176,7 +192,8 @@ def test_a_cluster_scored_before_a_rejection_whose_rescore_was_lost_is_found_sta
 
 def test_the_sweep_requeues_stale_clusters_and_a_worker_rescores_them(transactional_db):
     segment = make_segment()
-    first = [describe(segment, text) for text in SENTENCES][0]
+    first, *accepted = [describe(segment, text) for text in SENTENCES]
+    accept(*accepted)
     segments_score(segment_ids=[segment.pk])
     with broker_unreachable():
         services.descriptions_review(
