@@ -40,6 +40,7 @@ def stub_virtualenv(tmp_path: Path) -> Path:
     stub(
         venv / "bin" / "gunicorn",
         "#!/bin/sh\n"
+        f'echo "$@" > {tmp_path / "gunicorn-arguments"}\n'
         "sleep 2\n"
         f'exec {sys.executable} -m http.server --bind 127.0.0.1 --directory {site} "$PORT"\n',
     )
@@ -105,6 +106,16 @@ def test_the_address_is_printed_only_once_the_site_answers(tmp_path):
             assert answer.status == 200
     finally:
         stop(process)
+
+
+def test_the_site_is_imported_once_before_the_web_workers_are_forked(tmp_path):
+    process, _ = start(tmp_path)
+    try:
+        lines_until(process, RUNNING)
+    finally:
+        stop(process)
+
+    assert "--preload" in (tmp_path / "gunicorn-arguments").read_text().split()
 
 
 def test_the_address_comes_with_how_long_each_phase_took(tmp_path):
