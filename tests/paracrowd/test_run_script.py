@@ -147,3 +147,21 @@ def test_a_phase_is_noted_only_when_it_succeeds(tmp_path):
     assert failed.returncode == 3
     [line] = phases.read_text().splitlines()
     assert re.fullmatch(r"install \d+\.\d{6}", line)
+
+
+def test_the_web_application_is_imported_with_its_urls():
+    # In a process of its own: this one imported the URLs long ago.
+    imported = subprocess.run(  # noqa: S603 (our own module)
+        [
+            sys.executable,
+            "-c",
+            "import sys, paracrowd.wsgi; from django.conf import settings; "
+            "print(settings.ROOT_URLCONF in sys.modules)",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "DEBUG": "True"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert imported.stdout == "True\n"
