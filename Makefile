@@ -15,24 +15,35 @@ export REDIS_URL ?= redis://127.0.0.1:6379/0
 # Redis database never run each other's tasks. The tests take a prefix of each run's own.
 export CELERY_QUEUE_PREFIX ?= checkout-$(shell printf '%s' '$(CURDIR)' | cksum | cut -d' ' -f1)
 
-.PHONY: install install-run database run test lint docs format bench faults chromium wordnet clean
+.PHONY: install install-run database demo-database run test lint docs format bench faults chromium wordnet clean
 
 # Running the site needs requirements.txt only; the tests, lint and benchmarks add
 # requirements-dev.txt on top, so `make run` never waits for them.
 # metrics/pyproject.toml: the library's own dependencies (requirements.txt installs it).
-$(VENV)/.installed-run: requirements.txt metrics/pyproject.toml
+# Each stamp is named by a hash of the files it was installed from, not dated by them: a
+# requirements file touched but unchanged (a branch switched to and back, a `git stash`) needs
+# no pip work, and a changed one gets a stamp not made yet, so installs again.
+RUN_REQUIREMENTS := requirements.txt metrics/pyproject.toml
+requirements_hash = $(shell cat $(1) | sha256sum | cut -c1-16)
+RUN_STAMP := $(VENV)/.installed-run-$(call requirements_hash,$(RUN_REQUIREMENTS))
+DEV_STAMP := $(VENV)/.installed-dev-$(call requirements_hash,$(RUN_REQUIREMENTS) requirements-dev.txt)
+PIP := $(VENV)/bin/pip --quiet --disable-pip-version-check
+
+$(RUN_STAMP):
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r requirements.txt
+	$(PIP) install --upgrade pip
+	$(PIP) install -r requirements.txt
+	rm -f $(VENV)/.installed-run*
 	touch $@
 
-$(VENV)/.installed: $(VENV)/.installed-run requirements-dev.txt
-	$(VENV)/bin/pip install --quiet -r requirements-dev.txt
+$(DEV_STAMP): $(RUN_STAMP)
+	$(PIP) install -r requirements-dev.txt
+	rm -f $(VENV)/.installed-dev-* $(VENV)/.installed
 	touch $@
 
-install-run: $(VENV)/.installed-run
+install-run: $(RUN_STAMP)
 
-install: $(VENV)/.installed
+install: $(DEV_STAMP)
 
 database: install-run
 	$(PY) bin/create-database
@@ -45,10 +56,19 @@ chromium:
 wordnet:
 	@test -f /usr/share/wordnet/index.noun || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends wordnet-base)
 
-run: database wordnet
-	DEBUG=True $(PY) manage.py migrate --noinput
-	DEBUG=True $(PY) manage.py load_demo
+# Each phase's seconds go to var/run-phases (bin/phase); bin/run prints them with the address.
+# A second run does no pip work, and migrates and loads the demo only if they changed.
+run: export RUN_PHASES := $(CURDIR)/var/run-phases
+run:
+	@mkdir -p var && rm -f $(RUN_PHASES)
+	@bin/phase install $(MAKE) --no-print-directory install-run wordnet
+	@DEBUG=True bin/phase database $(MAKE) --no-print-directory demo-database
 	DEBUG=True PORT=$(PORT) bin/run
+
+# The database `make run` serves: created if missing, migrated if a migration is unapplied, the
+# demo loaded unless this checkout's version of it is (demo/management/commands/prepare_demo.py).
+demo-database: database
+	$(PY) manage.py prepare_demo $(if $(RUN_PHASES),--phases $(RUN_PHASES))
 
 test: install chromium wordnet
 	DEBUG=False $(PY) -m pytest $(PYTEST_ARGS)

@@ -5,7 +5,8 @@ gold, some aligned by three writers, a rating batch partly rated, sentences to p
 paraphrases waiting for review, a gold item, a draft campaign, a finished export and a
 finished ratings analysis, and the corpus measures computed (annotator agreement, reference
 curve, direct paraphrases against descriptions) (demo/loaders, from the hand-written files of
-demo/data). Safe to run again: it only adds what is missing."""
+demo/data). Safe to run again: it only adds what is missing. It records the demo's version
+when done, so that ``prepare_demo`` (``make run``) loads it again only when it changed."""
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -26,6 +27,7 @@ from demo.loaders.scores import (
 )
 from demo.loaders.segments import segments_load
 from demo.loaders.work import campaign_load, paraphrase_sentences_load, paraphrases_load
+from demo.version import demo_loaded_record, demo_version
 
 
 class Command(BaseCommand):
@@ -35,6 +37,7 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
+        version = demo_version()
         with transaction.atomic():
             accounts = accounts_load()
             segments = segments_load()
@@ -53,6 +56,7 @@ class Command(BaseCommand):
         agreement_load()
         reference_curve_load()
         paraphrase_comparison_load()
+        demo_loaded_record(version=version)
         self.stdout.write("Demo loaded. Logins:")
         for username, password, role in LOGINS:
             self.stdout.write(f"  {role:<14} {username} / {password}")
