@@ -28,7 +28,7 @@ from .api import (
     stored_file_response,
     system_score_jobs_visible_to,
 )
-from .correlation import CONSENSUS_LABELS, correlation_chart
+from .correlation import CONSENSUS_LABELS, combined_fit, correlation_chart
 from .forms import CorrelationForm, ExportForm, FilterForm, SystemComparisonForm
 from .models import ExportJob, Release
 from .releases import downloads
@@ -178,6 +178,9 @@ def correlation(request, pk):
         context["rows"] = [
             (row["label"], [row["cells"][d] for d in dimensions]) for row in report.result["table"]
         ]
+        # What the staff button would store: offered only when there is a fit to store.
+        context["store_dimension"], store_fit = combined_fit(report.result)
+        context["storable"] = store_fit["centre"] is not None
         context["reliabilities"] = [
             (row["judge"], row["ratings"], [row["reliability"][d] for d in dimensions])
             for row in report.result.get("judge_reliability", [])

@@ -17,6 +17,7 @@ from collector.models import Segment
 from crowd import services as crowd
 from crowd.models import Campaign, HitType, Tier
 from paracrowd_metrics.ratings_analysis import AnalysisOptions
+from paracrowd_metrics.testing import simulated_ratings
 from research import services as research
 from research.correlation import correlation_parameters
 from research.exports.base import ExportOptions
@@ -176,9 +177,11 @@ def _tasks(worker, tier) -> dict:
 
 
 def _correlation_report(researcher):
-    ratings = "source,candidate,rating,references\n" + "".join(
-        f"a man sings,a man sings {n},{1 + n % 4},a man is singing ||| someone sings\n"
-        for n in range(6)
+    # Ratings that a centre and slope fit, so that staff are offered to store them.
+    ratings = "source,candidate,rating,judge,references\n" + "".join(
+        f"{record.source},{record.candidate},{record.ratings['overall']},{record.judge},"
+        f"{' ||| '.join(record.references)}\n"
+        for record in simulated_ratings(count=40, references=4)
     )
     analysis = research.correlation_report_create(
         user=researcher,

@@ -7,6 +7,8 @@ import pytest
 from django.test import testcases
 from playwright.sync_api import sync_playwright
 
+from tests.site_objects import make_site
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -63,3 +65,10 @@ def page(browser, media_through_the_application, live_server):
     context.close()
     assert not script_errors, f"a page script failed: {script_errors}"
     assert not blocked, f"the Content-Security-Policy blocked: {blocked}"
+
+
+@pytest.fixture
+def walked_site(settings, media_root, media_through_the_application):
+    """Every role's account and an object behind every page, for the whole-site walks."""
+    settings.RELEASE_LICENSE = "cc-by-4.0"  # so that the research page shows the release form
+    return make_site()

@@ -17,7 +17,7 @@ from django.urls import URLResolver, get_resolver, reverse
 from playwright.sync_api import Error as PlaywrightError
 
 from tests.browser.test_layout import FAKE_YOUTUBE
-from tests.site_objects import ROLES, make_site
+from tests.site_objects import ROLES
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -150,12 +150,6 @@ def answer_of(role, answer, page):
     return "page"
 
 
-@pytest.fixture
-def walked_site(settings, media_root, media_through_the_application):
-    settings.RELEASE_LICENSE = "cc-by-4.0"  # so that the research page shows the release form
-    return make_site()
-
-
 def test_every_page_as_every_role_at_two_widths(browser, live_server, walked_site):
     matrix, problems = {}, []
     for role in ROLES:
@@ -181,10 +175,9 @@ def test_every_page_as_every_role_at_two_widths(browser, live_server, walked_sit
         assert row["anonymous"] in ("page", "log-in"), f"a visitor opening {key}: {row}"
 
 
-def walk(context, role, pages, matrix, problems):
-    """Open ``pages`` (URL name → address) in one tab as ``role``: what each answered goes in
-    ``matrix``, and what is wrong with it in ``problems``. Each page is checked once per role
-    (a visitor's log-in page not forty times)."""
+def open_tab(context, role, problems):
+    """A tab of ``context`` off the network, whose console errors, script errors and anything
+    the Content-Security-Policy refused go in ``problems``."""
     context.add_init_script(CSP_LISTENER)
     # No network: the YouTube player's script is a stand-in, anything else off-site empty.
     context.route(
@@ -199,6 +192,14 @@ def walk(context, role, pages, matrix, problems):
     page.set_default_timeout(10_000)
     page.on("console", lambda message: console_problem(role, page, message, problems))
     page.on("pageerror", lambda error: problems.append(f"{role} {page.url}: script: {error}"))
+    return page
+
+
+def walk(context, role, pages, matrix, problems):
+    """Open ``pages`` (URL name → address) in one tab as ``role``: what each answered goes in
+    ``matrix``, and what is wrong with it in ``problems``. Each page is checked once per role
+    (a visitor's log-in page not forty times)."""
+    page = open_tab(context, role, problems)
     checked = set()
     for key, url in pages.items():
         try:
@@ -215,11 +216,15 @@ def walk(context, role, pages, matrix, problems):
         if shown in checked:
             continue
         checked.add(shown)
-        for width in WIDTHS:
-            page.set_viewport_size({"width": width, "height": 800})
-            found = page.evaluate(CHECKS)
-            problems += [f"{role} {url} at {width}px: {problem}" for problem in found]
-        page.set_viewport_size({"width": WIDTHS[0], "height": 800})
+        check_at_two_widths(page, f"{role} {url}", problems)
+
+
+def check_at_two_widths(page, where, problems):
+    """What CHECKS finds on the page on screen, at each of WIDTHS, goes in ``problems``."""
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 800})
+        problems += [f"{where} at {width}px: {problem}" for problem in page.evaluate(CHECKS)]
+    page.set_viewport_size({"width": WIDTHS[0], "height": 800})
 
 
 # A page with one of each problem the walk looks for, and the same things done right.

@@ -195,3 +195,30 @@ def test_the_api_refuses_bad_files_and_strangers():
     )
     assert response.status_code == 400 and "references" in response.json()
     assert not CorrelationReport.objects.exists()
+
+
+@pytest.mark.django_db
+def test_staff_are_not_offered_to_store_a_fit_that_failed(client):
+    # Six candidates that differ in one word: BLEU and PINC hardly vary, and no centre fits.
+    ratings = "source,candidate,rating,references\n" + "".join(
+        f"a man sings,a man sings {n},{1 + n % 4},a man is singing ||| someone sings\n"
+        for n in range(6)
+    )
+    report = CorrelationReport.objects.create(
+        requested_by=make_researcher(),
+        name="flat.csv",
+        ratings_csv=ratings,
+        parameters=correlation_parameters(
+            text=ratings,
+            name="flat.csv",
+            options=AnalysisOptions(draws=2, resamples=20, folds=3),
+            dimension=None,
+            meteor=False,
+        ),
+    )
+    assert services.correlation_report_run(report_id=report.pk)
+    client.force_login(make_staff())
+    page = client.get(reverse("research:correlation", args=[report.pk])).content.decode()
+    # The button could only answer "Not stored": the page says why instead.
+    assert "site's combined score</button>" not in page
+    assert "No centre and slope could be fitted to rating" in page
