@@ -120,6 +120,14 @@ def percent(rate: float | None) -> str:
     return f"{rate * 100:.1f}%" if rate < 0.1 else f"{rate * 100:.0f}%"
 
 
+def times(ratio: float | None) -> str:
+    """A ratio as the review pages show it: 3.46 → "3.5×", and below 0.1 two significant
+    digits (0.0123 → "0.012×"), so that a short but real time never reads as "0.0×"."""
+    if ratio is None or ratio <= 0:
+        return "—"
+    return f"{ratio:.1f}×" if ratio >= 0.1 else f"{ratio:.2g}×"
+
+
 def _rate(bad: int, checked: int) -> float | None:
     return bad / checked if checked else None
 
@@ -430,7 +438,9 @@ def pinc(submissions: list[Submission]) -> Signal:
 
 
 def speed(submissions: list[Submission]) -> Signal:
-    timed = [s for s in submissions if s.seconds is not None and s.segment_seconds]
+    # A time of zero is no measurement (an imported description, a clock that went back), so
+    # it counts as unknown: it must not make a worker look faster than the segment plays.
+    timed = [s for s in submissions if s.seconds and s.segment_seconds]
     if not timed:
         return Signal("speed", None, False, "No timings recorded.")
     ratios = sorted(((s.seconds / s.segment_seconds, s) for s in timed), key=lambda pair: pair[0])
@@ -445,7 +455,7 @@ def speed(submissions: list[Submission]) -> Signal:
     ]
     explanation = (
         f"Median time on a task {median_seconds:.0f} s for segments of {median_length:g} s "
-        f"(median {median:.1f} times the segment's length)."
+        f"(median {times(median)} the segment's length)."
     )
     if flagged:
         explanation += " Faster than the segment plays: the worker cannot have watched it."

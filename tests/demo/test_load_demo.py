@@ -145,6 +145,16 @@ def test_the_demo_corpus_is_described_accepted_and_scored(client, demo):
     assert "Not scored yet" not in page
 
 
+def test_the_demo_writers_took_long_enough_to_watch_their_segments(client, demo):
+    signals = WorkerSignals.objects.filter(worker__user__username__startswith=WRITER_PREFIX)
+    assert signals.count() == 4
+    for row in signals:
+        assert "speed" not in row.flags and row.median_time_ratio > 1
+    login(client, "admin")
+    page = client.get(reverse("review:queue")).content.decode()
+    assert "0.0×" not in page
+
+
 def test_the_demos_supervised_aligner_does_not_take_over_on_its_few_held_out_pairs(demo):
     supervised = AlignerModel.objects.get(kind=AlignerModel.Kind.SUPERVISED)
     judged = supervised.judgement
