@@ -45,10 +45,18 @@ chromium:
 wordnet:
 	@test -f /usr/share/wordnet/index.noun || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends wordnet-base)
 
+# The demo's releases declare a licence of the demo's own ("other", explained in the citation
+# every release card carries): its data was written for the demo, and a real site sets
+# RELEASE_LICENSE for what its workers agreed to. A RELEASE_LICENSE of your own (.env, the
+# environment) wins over both.
+DEMO_RELEASE_LICENSE := other
+DEMO_RELEASE_CITATION := ParaCrowd demo data (make run): sentences written for the demo. The licence 'other' is the demo's, for trying releases only; it grants nothing for any real corpus.
+
 run: database wordnet
 	DEBUG=True $(PY) manage.py migrate --noinput
 	DEBUG=True $(PY) manage.py load_demo
-	DEBUG=True PORT=$(PORT) bin/run
+	DEBUG=True PORT=$(PORT) RELEASE_LICENSE="$${RELEASE_LICENSE:-$(DEMO_RELEASE_LICENSE)}" \
+		RELEASE_CITATION="$${RELEASE_CITATION:-$(DEMO_RELEASE_CITATION)}" bin/run
 
 test: install chromium wordnet
 	DEBUG=False $(PY) -m pytest $(PYTEST_ARGS)

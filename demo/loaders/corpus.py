@@ -1,4 +1,4 @@
-"""The demo corpus: the demo writers describe the three YouTube segments (each in their
+"""The demo corpus: the demo writers describe the four YouTube segments (each in their
 tier), as a worker would, through the claim and the description service; the admin accepts
 the descriptions, and the clusters are scored and the writers' review signals computed at
 once (work the Celery worker would do), so the score and review pages, the rating batch, the
