@@ -13,6 +13,7 @@ from math import ceil
 
 from collector.provenance import SIGNALS as TYPING_SIGNALS
 from collector.provenance import UNKNOWN
+from paracrowd.wording import counted
 
 from .text_checks import WORD, TextChecks, language_code, language_name, text_checks
 
@@ -158,15 +159,15 @@ def spelling(submissions: list[Submission]) -> Signal:
             f"Not checked: there is no spelling dictionary for {languages}.",
         )
     explanation = (
-        f"{wrong} of {words} words ({percent(rate)}) are not in the dictionary of the "
+        f"{wrong} of {counted(words, 'word')} ({percent(rate)}) are not in the dictionary of the "
         "declared language."
     )
     if rate > SPELLING_FLAG:
         explanation += f" Careful writers stay under {percent(SPELLING_FLAG)}."
     if unchecked:
         explanation += (
-            f" {sum(unchecked.values())} descriptions in languages without a dictionary were "
-            "not checked."
+            f" {counted(sum(unchecked.values()), 'description')} in languages without a "
+            "dictionary were not checked."
         )
     return Signal("spelling", rate, rate > SPELLING_FLAG, explanation, examples)
 
@@ -189,7 +190,7 @@ def sentence_shape(submissions: list[Submission]) -> Signal:
     if rate is None:
         return Signal("shape", None, False, "No descriptions yet.")
     explanation = (
-        f"{bad} of {len(submissions)} descriptions ({percent(rate)}) are not one plain "
+        f"{bad} of {counted(len(submissions), 'description')} ({percent(rate)}) are not one plain "
         "sentence (a capital at the start, a sensible length and, in English, a verb)."
     )
     if kinds:
@@ -249,8 +250,8 @@ def language_match(submissions: list[Submission]) -> Signal:
         names = ", ".join(unchecked) or "—"
         return Signal("language", None, False, f"Not checked: {names} cannot be identified.")
     explanation = (
-        f"{mismatched} of {checked} descriptions ({percent(rate)}) do not read as the language "
-        "the worker declared"
+        f"{mismatched} of {counted(checked, 'description')} ({percent(rate)}) do not read as "
+        "the language the worker declared"
     )
     if seen_as:
         explanation += (
@@ -344,7 +345,7 @@ def duplicates(submissions: list[Submission]) -> Signal:
         {
             "id": submissions[members[0]].id,
             "note": "the same or nearly the same text on "
-            f"{len({submissions[i].segment_id for i in members})} segments",
+            + counted(len({submissions[i].segment_id for i in members}), "segment"),
         }
         for members in copied[:EXAMPLES]
     ]
@@ -352,8 +353,9 @@ def duplicates(submissions: list[Submission]) -> Signal:
         explanation = "No text is repeated across different segments."
     else:
         explanation = (
-            f"{repeated} of {len(submissions)} descriptions ({percent(rate)}) repeat text the "
-            f"worker wrote for another segment ({exact} word for word, {repeated - exact} nearly)."
+            f"{repeated} of {counted(len(submissions), 'description')} ({percent(rate)}) repeat "
+            f"text the worker wrote for another segment ({exact} word for word, "
+            f"{repeated - exact} nearly)."
         )
         if copied:
             explanation += f" The largest group has {len(copied[0])} descriptions."
@@ -392,10 +394,10 @@ def cluster_bleu(submissions: list[Submission]) -> Signal:
         and mean < BLEU_FLAG_RATIO * cluster_mean
     )
     explanation = (
-        f"Mean leave-one-out BLEU {mean:.1f} over {len(scored)} descriptions, against "
+        f"Mean leave-one-out BLEU {mean:.1f} over {counted(len(scored), 'description')}, against "
         f"{cluster_mean:.1f} for everyone's descriptions of the same segments. "
         if cluster_mean is not None
-        else f"Mean leave-one-out BLEU {mean:.1f} over {len(scored)} descriptions. "
+        else f"Mean leave-one-out BLEU {mean:.1f} over {counted(len(scored), 'description')}. "
     )
     explanation += (
         "Far below: the sentences share little with what others wrote about the same videos "
@@ -419,7 +421,7 @@ def pinc(submissions: list[Submission]) -> Signal:
         and cluster_mean is not None
         and mean < PINC_FLAG_RATIO * cluster_mean
     )
-    explanation = f"Mean PINC {mean:.1f} over {len(scored)} descriptions" + (
+    explanation = f"Mean PINC {mean:.1f} over {counted(len(scored), 'description')}" + (
         f", against {cluster_mean:.1f} for everyone's descriptions of the same segments. "
         if cluster_mean is not None
         else ". "
@@ -481,7 +483,7 @@ def typing(submissions: list[Submission]) -> Signal:
     flagged = rate > TYPING_FLAG and len(suspect) >= TYPING_MINIMUM
     kinds = Counter(signal for s in suspect for signal in s.typing)
     explanation = (
-        f"{len(suspect)} of {len(recorded)} descriptions with a typing record "
+        f"{len(suspect)} of {counted(len(recorded), 'description')} with a typing record "
         f"({percent(rate)}) do not look typed on the page"
     )
     if kinds:

@@ -164,6 +164,12 @@ def test_a_worker_who_watches_the_segment_and_writes_is_not_flagged_for_speed():
     assert not signal.flagged and signal.value == pytest.approx(3.5)
 
 
+def test_agreement_over_one_description_is_counted_in_the_singular():
+    one = [submission(VARIED[0], bleu=20.0, cluster_bleu=30.0, pinc=50.0, cluster_pinc=60.0)]
+    assert "over 1 description, against" in signals.cluster_bleu(one).explanation
+    assert "over 1 description, against" in signals.pinc(one).explanation
+
+
 def test_speed_is_not_judged_without_timings():
     assert signals.speed([submission(VARIED[0])]).value is None
 
