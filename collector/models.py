@@ -8,6 +8,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from crowd.models import Assignment, Offered, Reviewed, ReviewedQuerySet, Tier, Worker
+from paracrowd.wording import shortened
 
 from .provenance import UNKNOWN, TypingRecord, typing_signals
 
@@ -287,7 +288,7 @@ class Description(Reviewed, TypedText):
         ]
 
     def __str__(self):
-        return self.text[:60]
+        return shortened(self.text, 60)
 
 
 class ParaphraseSource(Offered):
@@ -348,7 +349,7 @@ class ParaphraseSource(Offered):
         ]
 
     def __str__(self):
-        return self.text[:60]
+        return shortened(self.text, 60)
 
 
 class ParaphraseQuerySet(ReviewedQuerySet):
@@ -403,4 +404,4 @@ class Paraphrase(Reviewed, TypedText):
         ]
 
     def __str__(self):
-        return self.text[:60]
+        return shortened(self.text, 60)

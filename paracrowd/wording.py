@@ -7,3 +7,17 @@ def counted(number: int, singular: str, plural: str = "") -> str:
     unless given ("1 analysis", "2 analyses")."""
     noun = singular if number == 1 else (plural or f"{singular}s")
     return f"{number:,} {noun}"
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters: whole when it fits, else cut at the last word
+    boundary that fits and ended with "…", so that a sentence is never cut mid-word without a
+    sign that it goes on (a single word longer than the limit is cut, with "…")."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    kept = text[: limit - 1]
+    # Cut inside a word (the next character is a letter or digit): back to its start.
+    if text[limit - 1].isalnum() and " " in kept:
+        kept = kept[: kept.rindex(" ")]
+    return kept.rstrip(" ,;:.-–—") + "…"

@@ -3,7 +3,8 @@
 import pytest
 from django.template.loader import render_to_string
 
-from paracrowd.wording import counted
+from paracrowd.wording import counted, shortened
+from tests.factories import make_description, make_segment
 
 
 @pytest.mark.parametrize(
@@ -31,3 +32,26 @@ def test_the_corpus_page_counts_one_cluster_of_one_description():
     summary = {"descriptions": 1, "scored": 1, "clusters": 1, "languages": []}
     page = render_to_string("scoring/corpus.html", {"summary": summary})
     assert "1 description in the corpus" in page and "in 1 cluster (" in page
+
+
+@pytest.mark.parametrize(
+    "text, read",
+    [
+        ("A squirrel eats a nut.", "A squirrel eats a nut."),
+        ("A squirrel is eating a peanut in its shell", "A squirrel is eating a…"),
+        ("A squirrel is eating a, peanut", "A squirrel is eating a…"),
+        ("Asquirrelisalwayseatingpeanuts", "Asquirrelisalwayseatin…"),
+        ("A squirrel   is\neating", "A squirrel is eating"),
+    ],
+)
+def test_a_shortened_sentence_ends_at_a_word_with_an_ellipsis(text, read):
+    assert shortened(text, 23) == read
+    assert len(shortened(text, 23)) <= 23
+
+
+@pytest.mark.django_db
+def test_a_description_in_the_admin_lists_is_cut_at_a_word_with_an_ellipsis():
+    description = make_description(
+        make_segment(), "A woman carefully snips the faded flowers from a rose bush by the path."
+    )
+    assert str(description) == "A woman carefully snips the faded flowers from a rose bush…"
