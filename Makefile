@@ -56,6 +56,13 @@ chromium:
 wordnet:
 	@test -f /usr/share/wordnet/index.noun || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends wordnet-base)
 
+# The demo's releases declare a licence of the demo's own ("other", explained in the citation
+# every release card carries): its data was written for the demo, and a real site sets
+# RELEASE_LICENSE for what its workers agreed to. A RELEASE_LICENSE of your own (.env, the
+# environment) wins over both.
+DEMO_RELEASE_LICENSE := other
+DEMO_RELEASE_CITATION := ParaCrowd demo data (make run): sentences written for the demo. The licence 'other' is the demo's, for trying releases only; it grants nothing for any real corpus.
+
 # Each phase's seconds go to var/run-phases (bin/phase); bin/run prints them with the address.
 # A second run does no pip work, and migrates and loads the demo only if they changed.
 run: export RUN_PHASES := $(CURDIR)/var/run-phases
@@ -63,7 +70,8 @@ run:
 	@mkdir -p var && rm -f $(RUN_PHASES)
 	@bin/phase install $(MAKE) --no-print-directory install-run wordnet
 	@DEBUG=True bin/phase database $(MAKE) --no-print-directory demo-database
-	DEBUG=True PORT=$(PORT) bin/run
+	DEBUG=True PORT=$(PORT) RELEASE_LICENSE="$${RELEASE_LICENSE:-$(DEMO_RELEASE_LICENSE)}" \
+		RELEASE_CITATION="$${RELEASE_CITATION:-$(DEMO_RELEASE_CITATION)}" bin/run
 
 # The database `make run` serves: created if missing, migrated if a migration is unapplied, the
 # demo loaded unless this checkout's version of it is (demo/management/commands/prepare_demo.py).

@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from crowd.models import Offered, Reviewed
+from paracrowd.wording import shortened
 
 
 class AlignerModel(models.Model):
@@ -126,7 +127,8 @@ class SentencePair(Offered):
         ]
 
     def __str__(self):
-        return f"{' '.join(self.tokens_a)[:40]} ↔ {' '.join(self.tokens_b)[:40]}"
+        sentences = (shortened(" ".join(tokens), 40) for tokens in (self.tokens_a, self.tokens_b))
+        return " ↔ ".join(sentences)
 
 
 class Alignment(Reviewed):

@@ -22,6 +22,7 @@ from django.db.models import F
 from crowd import services as crowd
 from crowd.models import Hit, HitType, Qualification, Worker
 from crowd.services import WorkRefused
+from paracrowd.wording import counted
 from paracrowd_metrics.alignment import (
     AlignedPair,
     LinkCounts,
@@ -187,7 +188,7 @@ def trial_answer_submit(*, worker: Worker, pair_id: int, links: str) -> TrialSta
             granted_by=None,
             reason=(
                 f"Automatic rule: alignment trial F1 {status.f1:.2f} ≥ {status.min_f1:.2f} "
-                f"over {status.total} pairs."
+                f"over {counted(status.total, 'pair')}."
             ),
         )
         status = trial_status(worker=worker)

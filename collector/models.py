@@ -8,6 +8,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from crowd.models import Assignment, Offered, Reviewed, ReviewedQuerySet, Tier, Worker
+from paracrowd.wording import shortened
 
 from .provenance import UNKNOWN, TypingRecord, typing_signals
 
@@ -289,7 +290,7 @@ class Description(Reviewed, TypedText):
         ]
 
     def __str__(self):
-        return self.text[:60]
+        return shortened(self.text, 60)
 
 
 class ParaphraseSource(Offered):
@@ -350,7 +351,7 @@ class ParaphraseSource(Offered):
         ]
 
     def __str__(self):
-        return self.text[:60]
+        return shortened(self.text, 60)
 
 
 class ParaphraseQuerySet(ReviewedQuerySet):
@@ -405,4 +406,4 @@ class Paraphrase(Reviewed, TypedText):
         ]
 
     def __str__(self):
-        return self.text[:60]
+        return shortened(self.text, 60)

@@ -19,6 +19,7 @@ from crowd import entrance
 from crowd.access import own_assignment, staff_required, worker_required
 from crowd.models import Assignment, HitType
 from crowd.next_task import after_submit, shows_task
+from paracrowd.wording import counted
 
 from . import services
 from .forms import ParaphraseCorpusChoiceForm, ParaphraseForm, ParaphraseUploadForm
@@ -192,7 +193,8 @@ def paraphrase_sources(request):
                 else ""
             )
             messages.success(
-                request, f"{len(choice.sources)} sentences offered for paraphrasing{skipped}."
+                request,
+                f"{counted(len(choice.sources), 'sentence')} offered for paraphrasing{skipped}.",
             )
             return redirect("collector:paraphrase_sources")
     sources = ParaphraseSource.objects.values("origin").annotate(n=Count("pk")).order_by("origin")

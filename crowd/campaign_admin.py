@@ -19,6 +19,7 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
 from paracrowd.celery import enqueue
+from paracrowd.wording import counted
 
 from . import platforms, services
 from .models import (
@@ -367,7 +368,8 @@ class CampaignAdmin(admin.ModelAdmin):
         else:
             messages.success(
                 request,
-                f"{counts['sessions']} sessions confirmed ({counts['tasks']} tasks); refused: "
+                f"{counted(counts['sessions'], 'session')} confirmed "
+                f"({counted(counts['tasks'], 'task')}); refused: "
                 f"{counts['unknown']} unknown, {counts['someone_else']} someone else's, "
                 f"{counts['bad_code']} with a wrong verification code.",
             )

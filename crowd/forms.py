@@ -2,6 +2,8 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
+from paracrowd.wording import counted
+
 
 class SignUpForm(UserCreationForm):
     email = forms.EmailField(label="Email (optional)", required=False)
@@ -24,6 +26,6 @@ class LoginForm(AuthenticationForm):
         minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
         return forms.ValidationError(
             f"{error.message % error.params} {left} attempt{'' if left == 1 else 's'} left "
-            f"before a lockout of {minutes} minutes.",
+            f"before a lockout of {counted(minutes, 'minute')}.",
             code=error.code,
         )

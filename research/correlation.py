@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, replace
 
 from paracrowd.charts import Lines, line_chart
+from paracrowd.wording import counted
 from paracrowd_metrics import default_tokenize
 from paracrowd_metrics.rating_consensus import (
     METHODS,
@@ -184,9 +185,10 @@ def correlation_lines(result: dict) -> list[str]:
     """The result as a text table: Table 4 (Pearson with its 95% interval, then Spearman),
     the fitted combined score, and the reference curves."""
     dimensions = result["dimensions"]
-    judges = f"{result['judges']} judge(s)" if result["judges"] else "no judge column"
+    judges = counted(result["judges"], "judge") if result["judges"] else "no judge column"
     lines = [
-        f"{result['pairs']} rated pairs, {result['ratings']} ratings by {judges}; "
+        f"{counted(result['pairs'], 'rated pair')}, {counted(result['ratings'], 'rating')} "
+        f"by {judges}; "
         f"tokenize {result['options']['tokenize']}; "
         f"{result['options']['resamples']} bootstrap resamples (95% intervals)",
         *_scale_lines(result.get("scale")),

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from collector.models import Segment
+from paracrowd.wording import counted
 
 from .splits import (
     DEFAULT_DEV_FRACTION,
@@ -82,7 +83,8 @@ class LearnedFrom:
         if self.splits is None:
             return "no recorded splits"
         return (
-            f"{', '.join(self.splits)} ({self.split.describe()}; {self.clusters:,} clusters, "
+            f"{', '.join(self.splits)} ({self.split.describe()}; "
+            f"{counted(self.clusters, 'cluster')}, "
             f"digest {self.digest or '—'})"
         )
 
@@ -251,12 +253,16 @@ class RatingsOnSplits:
     learned_from: LearnedFrom
 
     def lines(self) -> list[str]:
-        lines = [f"Learned from {self.learned_from.describe()}: {len(self.kept):,} ratings"]
+        kept = counted(len(self.kept), "rating")
+        lines = [f"Learned from {self.learned_from.describe()}: {kept}"]
         if self.left_out:
-            lines.append(f"Left out: {self.left_out:,} ratings of clusters on other sides")
+            left_out = counted(self.left_out, "rating")
+            lines.append(f"Left out: {left_out} of clusters on other sides")
         if self.outside:
+            names = "names" if self.outside == 1 else "name"
             lines.append(
-                f"{self.outside:,} ratings name no stored cluster: used, as outside the corpus"
+                f"{counted(self.outside, 'rating')} {names} no stored cluster: used, as outside "
+                "the corpus"
             )
         return lines
 

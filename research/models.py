@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from crowd.models import Offered, Reviewed, ReviewedQuerySet
 from paracrowd.reports import Report
+from paracrowd.wording import shortened
 
 from .exports import FORMATS
 from .system_comparison import comparison_forest, comparison_table, comparison_warning
@@ -163,7 +164,7 @@ class RatingItem(Offered):
         ]
 
     def __str__(self):
-        return f"{self.source[:40]} → {self.candidate[:40]}"
+        return f"{shortened(self.source, 40)} → {shortened(self.candidate, 40)}"
 
 
 RATING_RANGE = (

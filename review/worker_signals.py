@@ -13,6 +13,7 @@ from math import ceil
 
 from collector.provenance import SIGNALS as TYPING_SIGNALS
 from collector.provenance import UNKNOWN
+from paracrowd.wording import counted
 
 from .text_checks import WORD, TextChecks, language_code, language_name, text_checks
 
@@ -120,6 +121,14 @@ def percent(rate: float | None) -> str:
     return f"{rate * 100:.1f}%" if rate < 0.1 else f"{rate * 100:.0f}%"
 
 
+def times(ratio: float | None) -> str:
+    """A ratio as the review pages show it: 3.46 → "3.5×", and below 0.1 two significant
+    digits (0.0123 → "0.012×"), so that a short but real time never reads as "0.0×"."""
+    if ratio is None or ratio <= 0:
+        return "—"
+    return f"{ratio:.1f}×" if ratio >= 0.1 else f"{ratio:.2g}×"
+
+
 def _rate(bad: int, checked: int) -> float | None:
     return bad / checked if checked else None
 
@@ -150,15 +159,15 @@ def spelling(submissions: list[Submission]) -> Signal:
             f"Not checked: there is no spelling dictionary for {languages}.",
         )
     explanation = (
-        f"{wrong} of {words} words ({percent(rate)}) are not in the dictionary of the "
+        f"{wrong} of {counted(words, 'word')} ({percent(rate)}) are not in the dictionary of the "
         "declared language."
     )
     if rate > SPELLING_FLAG:
         explanation += f" Careful writers stay under {percent(SPELLING_FLAG)}."
     if unchecked:
         explanation += (
-            f" {sum(unchecked.values())} descriptions in languages without a dictionary were "
-            "not checked."
+            f" {counted(sum(unchecked.values()), 'description')} in languages without a "
+            "dictionary were not checked."
         )
     return Signal("spelling", rate, rate > SPELLING_FLAG, explanation, examples)
 
@@ -181,7 +190,7 @@ def sentence_shape(submissions: list[Submission]) -> Signal:
     if rate is None:
         return Signal("shape", None, False, "No descriptions yet.")
     explanation = (
-        f"{bad} of {len(submissions)} descriptions ({percent(rate)}) are not one plain "
+        f"{bad} of {counted(len(submissions), 'description')} ({percent(rate)}) are not one plain "
         "sentence (a capital at the start, a sensible length and, in English, a verb)."
     )
     if kinds:
@@ -241,8 +250,8 @@ def language_match(submissions: list[Submission]) -> Signal:
         names = ", ".join(unchecked) or "—"
         return Signal("language", None, False, f"Not checked: {names} cannot be identified.")
     explanation = (
-        f"{mismatched} of {checked} descriptions ({percent(rate)}) do not read as the language "
-        "the worker declared"
+        f"{mismatched} of {counted(checked, 'description')} ({percent(rate)}) do not read as "
+        "the language the worker declared"
     )
     if seen_as:
         explanation += (
@@ -336,7 +345,7 @@ def duplicates(submissions: list[Submission]) -> Signal:
         {
             "id": submissions[members[0]].id,
             "note": "the same or nearly the same text on "
-            f"{len({submissions[i].segment_id for i in members})} segments",
+            + counted(len({submissions[i].segment_id for i in members}), "segment"),
         }
         for members in copied[:EXAMPLES]
     ]
@@ -344,8 +353,9 @@ def duplicates(submissions: list[Submission]) -> Signal:
         explanation = "No text is repeated across different segments."
     else:
         explanation = (
-            f"{repeated} of {len(submissions)} descriptions ({percent(rate)}) repeat text the "
-            f"worker wrote for another segment ({exact} word for word, {repeated - exact} nearly)."
+            f"{repeated} of {counted(len(submissions), 'description')} ({percent(rate)}) repeat "
+            f"text the worker wrote for another segment ({exact} word for word, "
+            f"{repeated - exact} nearly)."
         )
         if copied:
             explanation += f" The largest group has {len(copied[0])} descriptions."
@@ -384,10 +394,10 @@ def cluster_bleu(submissions: list[Submission]) -> Signal:
         and mean < BLEU_FLAG_RATIO * cluster_mean
     )
     explanation = (
-        f"Mean leave-one-out BLEU {mean:.1f} over {len(scored)} descriptions, against "
+        f"Mean leave-one-out BLEU {mean:.1f} over {counted(len(scored), 'description')}, against "
         f"{cluster_mean:.1f} for everyone's descriptions of the same segments. "
         if cluster_mean is not None
-        else f"Mean leave-one-out BLEU {mean:.1f} over {len(scored)} descriptions. "
+        else f"Mean leave-one-out BLEU {mean:.1f} over {counted(len(scored), 'description')}. "
     )
     explanation += (
         "Far below: the sentences share little with what others wrote about the same videos "
@@ -411,7 +421,7 @@ def pinc(submissions: list[Submission]) -> Signal:
         and cluster_mean is not None
         and mean < PINC_FLAG_RATIO * cluster_mean
     )
-    explanation = f"Mean PINC {mean:.1f} over {len(scored)} descriptions" + (
+    explanation = f"Mean PINC {mean:.1f} over {counted(len(scored), 'description')}" + (
         f", against {cluster_mean:.1f} for everyone's descriptions of the same segments. "
         if cluster_mean is not None
         else ". "
@@ -430,7 +440,9 @@ def pinc(submissions: list[Submission]) -> Signal:
 
 
 def speed(submissions: list[Submission]) -> Signal:
-    timed = [s for s in submissions if s.seconds is not None and s.segment_seconds]
+    # A time of zero is no measurement (an imported description, a clock that went back), so
+    # it counts as unknown: it must not make a worker look faster than the segment plays.
+    timed = [s for s in submissions if s.seconds and s.segment_seconds]
     if not timed:
         return Signal("speed", None, False, "No timings recorded.")
     ratios = sorted(((s.seconds / s.segment_seconds, s) for s in timed), key=lambda pair: pair[0])
@@ -445,7 +457,7 @@ def speed(submissions: list[Submission]) -> Signal:
     ]
     explanation = (
         f"Median time on a task {median_seconds:.0f} s for segments of {median_length:g} s "
-        f"(median {median:.1f} times the segment's length)."
+        f"(median {times(median)} the segment's length)."
     )
     if flagged:
         explanation += " Faster than the segment plays: the worker cannot have watched it."
@@ -471,7 +483,7 @@ def typing(submissions: list[Submission]) -> Signal:
     flagged = rate > TYPING_FLAG and len(suspect) >= TYPING_MINIMUM
     kinds = Counter(signal for s in suspect for signal in s.typing)
     explanation = (
-        f"{len(suspect)} of {len(recorded)} descriptions with a typing record "
+        f"{len(suspect)} of {counted(len(recorded), 'description')} with a typing record "
         f"({percent(rate)}) do not look typed on the page"
     )
     if kinds:

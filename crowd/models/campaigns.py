@@ -19,6 +19,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from paracrowd.wording import shortened
+
 from .ledger import LedgerEntry
 from .work import Assignment, Hit, HitType, Tier, Worker
 
@@ -198,7 +200,7 @@ class CampaignEvent(models.Model):
         indexes = [models.Index(fields=["campaign", "at"])]
 
     def __str__(self):
-        return f"{self.at:%Y-%m-%d %H:%M} {self.message[:60]}"
+        return f"{self.at:%Y-%m-%d %H:%M} {shortened(self.message, 60)}"
 
 
 class PlatformQualification(models.Model):

@@ -6,6 +6,8 @@ campaign's sessions are handed them anyway, so they never count as work wanted.
 
 from django.db.models import Exists, F, OuterRef, Sum
 
+from paracrowd.wording import counted
+
 from ..models import Campaign, CampaignHit, GoldItem, Hit, HitType
 from .errors import WorkRefused
 
@@ -49,7 +51,8 @@ def campaign_shortfall(*, campaign: Campaign, asked: int) -> str:
     kind = campaign.hit_type.get_kind_display().lower()
     wants = "HIT wants" if made == 1 else "HITs want"
     return (
-        f"{asked} HITs were asked for, but only {made} {kind} {wants} work in tier "
+        # More were asked for than made, and a campaign is made of one HIT or more: "were".
+        f"{counted(asked, 'HIT')} were asked for, but only {made} {kind} {wants} work in tier "
         f"{campaign.tier} outside other live campaigns, so the campaign offers {made}."
     )
 
@@ -67,8 +70,9 @@ def campaign_places_check(*, hit_type: HitType, tier: int, places: int) -> None:
     )
     if places > left:
         raise WorkRefused(
-            f"This campaign asks for {places} places but only {left} tasks are left to do "
-            f"in tier {tier}: make it smaller."
+            f"This campaign asks for {counted(places, 'place')} but only "
+            f"{counted(left, 'task')} {'is' if left == 1 else 'are'} left to do in tier {tier}: "
+            "make it smaller."
         )
 
 

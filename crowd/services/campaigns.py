@@ -14,6 +14,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from paracrowd.wording import counted
+
 from .. import platforms
 from ..models import (
     Assignment,
@@ -153,12 +155,12 @@ def campaign_create(
         for posting in postings:
             posting.campaign = campaign
         CampaignHit.objects.bulk_create(postings)
-        hits = "1 HIT" if len(postings) == 1 else f"{len(postings)} HITs"
+        hits = counted(len(postings), "HIT")
         shortfall = campaign_shortfall(campaign=campaign, asked=size)
         _event(
             campaign,
-            f"Created with {hits} wanting {campaign.tasks_wanted} tasks: "
-            f"{campaign.places} places of up to {tasks_per_session} tasks."
+            f"Created with {hits} wanting {counted(campaign.tasks_wanted, 'task')}: "
+            f"{counted(campaign.places, 'place')} of up to {counted(tasks_per_session, 'task')}."
             + (f" {shortfall}" if shortfall else ""),
         )
         if created_by is not None:
@@ -211,7 +213,8 @@ def campaign_publish(*, campaign: Campaign, published_by=None) -> Campaign:
     campaign.published_at = now
     campaign.expires_at = now + campaign.lifetime
     campaign.save(update_fields=["state", "published_at", "expires_at", "external_id"])
-    _event(campaign, f"Published {campaign.places} places on {campaign.get_platform_display()}.")
+    places = counted(campaign.places, "place")
+    _event(campaign, f"Published {places} on {campaign.get_platform_display()}.")
     if published_by is not None:
         audit_record(
             actor=published_by,
@@ -244,7 +247,8 @@ def campaign_publish_check(*, campaign: Campaign) -> int | None:
         raise WorkRefused(
             f"The {campaign.get_platform_display()} account has {money(balance, platform)}, "
             f"which does not cover this campaign's {money(campaign.cost_cents, platform)} "
-            f"({campaign.places} places at {money(campaign.reward_cents, platform)} plus "
+            f"({counted(campaign.places, 'place')} at {money(campaign.reward_cents, platform)} "
+            "plus "
             f"{money(campaign.fee_cents, platform)} fee, and up to "
             f"{money(campaign.bonus_cents_per_place, platform)} of bonuses each). Add funds or "
             "make it smaller."

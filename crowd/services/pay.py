@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Max
 
+from paracrowd.wording import counted
+
 from .. import platforms
 from ..models import Assignment, Campaign, HitType
 from .errors import WorkRefused
@@ -29,11 +31,11 @@ class TaskTime:
 
     def describe(self) -> str:
         source = (
-            f"the median of {self.measured_on} submissions here"
+            f"the median of {counted(self.measured_on, 'submission')} here"
             if self.measured_on
             else "the task type's estimate"
         )
-        return f"{self.seconds} seconds a task ({source})"
+        return f"{counted(self.seconds, 'second')} a task ({source})"
 
 
 def task_time(*, hit_type: HitType, tier: int) -> TaskTime:
@@ -261,8 +263,8 @@ def session_description(*, campaign: Campaign, minutes: int) -> str:
     money_of = platforms.get(campaign.platform).money
     per_session, minimum = campaign.tasks_per_session, campaign.tasks_minimum
     text = (
-        f"{campaign.hit_type.title}: a session of up to {per_session} tasks. About {minutes} "
-        f"minutes for {minimum} task{'s' if minimum != 1 else ''}, paid "
+        f"{campaign.hit_type.title}: a session of up to {counted(per_session, 'task')}. About "
+        f"{counted(minutes, 'minute')} for {counted(minimum, 'task')}, paid "
         f"{money_of(campaign.reward_cents)}."
     )
     if per_session > minimum:

@@ -15,6 +15,8 @@ from django.db.models import F, Q, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
+from paracrowd.wording import counted
+
 from ..models import Assignment, AuditEntry, Campaign, Tier, Worker, WorkSession
 from .allocation import session_claim, submissions_move
 from .errors import WorkRefused
@@ -221,7 +223,7 @@ def session_finish(
         done = session_done(session)
         if early and done < session.task_minimum:
             raise WorkRefused(
-                f"Please do at least {session.task_minimum} tasks before finishing; "
+                f"Please do at least {counted(session.task_minimum, 'task')} before finishing; "
                 f"you have done {done}."
             )
         _give_back_held(session)

@@ -1,4 +1,4 @@
-"""The demo corpus: the demo writers describe the three YouTube segments (each in their
+"""The demo corpus: the demo writers describe the four YouTube segments (each in their
 tier), as a worker would, through the claim and the description service; the admin accepts
 the descriptions, and the clusters are scored and the writers' review signals computed at
 once (work the Celery worker would do), so the score and review pages, the rating batch, the
@@ -23,11 +23,13 @@ from scoring.services import segments_score
 from . import DATA
 from .accounts import WRITERS, Accounts
 from .segments import Segments
-from .tasks import tasks_do
+from .tasks import tasks_do, time_taken
 
 DESCRIPTIONS = DATA / "descriptions.tsv"
 # The description made gold: a Tier-2 writer's, of the squirrel.
 GOLD_DESCRIPTION = ("-4wsuPCjDBc", "dee")
+# What a demo writer spends writing, after watching the segment twice.
+WRITING_SECONDS = 30
 
 
 def descriptions_read() -> list[dict]:
@@ -74,14 +76,16 @@ def corpus_load(*, accounts: Accounts, segments: Segments) -> list[int]:
 
 
 def _describe(writer, tier: int, texts: dict[int, str]) -> None:
-    """``writer`` describes each segment of ``texts`` (segment id → text) in ``tier``."""
-    items = dict(Segment.objects.filter(pk__in=list(texts)).values_list("pk", "item_id"))
-    tasks_do(
-        worker=writer,
-        tier=tier,
-        kind=HitType.Kind.DESCRIPTION,
-        answers={items[pk]: text for pk, text in texts.items()},
-        submit=lambda assignment, text: collector.description_submit(
+    """``writer`` describes each segment of ``texts`` (segment id → text) in ``tier``, taking
+    as long as a person who watches the segment twice and then writes."""
+    segments = Segment.objects.filter(pk__in=list(texts))
+    items = {segment.item_id: (texts[segment.pk], float(segment.length)) for segment in segments}
+
+    def submit(assignment, answer):
+        text, length = answer
+        time_taken(assignment, 2 * length + WRITING_SECONDS)
+        collector.description_submit(
             assignment_id=assignment.pk, worker=writer, text=text, language="en"
-        ),
-    )
+        )
+
+    tasks_do(worker=writer, tier=tier, kind=HitType.Kind.DESCRIPTION, answers=items, submit=submit)

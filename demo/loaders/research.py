@@ -1,7 +1,8 @@
 """What the demo researcher finds on the research pages: a rating batch of pairs of the demo's
-descriptions, two of its pairs rated by two demo writers (``batch-ratings.tsv``; their
-ratings wait for review) and the others waiting for judges; a finished export of the corpus;
-a finished ratings analysis of ``ratings.csv``.
+descriptions, five of its pairs rated by two demo writers (``batch-ratings.tsv``; their
+ratings wait for review), enough for the site's ratings analysis of *Every rating as CSV*,
+and the others waiting for judges; a finished export of the corpus; a finished ratings
+analysis of ``ratings.csv``.
 
 Exports and analyses are Celery work. The demo runs each job's own function here, after
 recording it as the pages do, so both are finished before the site serves its first page;
@@ -23,7 +24,7 @@ from .accounts import WRITERS
 from .tasks import tasks_do
 
 RATING_BATCH_NAME = "Demo: descriptions as paraphrases of each other"
-RATING_ITEMS = 6
+RATING_ITEMS = 8
 EXPORT_FORMAT = "jsonl"
 RATINGS = DATA / "ratings.csv"
 BATCH_RATINGS = DATA / "batch-ratings.tsv"

@@ -1,4 +1,4 @@
-"""The demo's segments: one hosted clip that plays offline (``demo/clip.webm``) and three
+"""The demo's segments: one hosted clip that plays offline (``demo/clip.webm``) and four
 YouTube segments.
 
 The clip is made first and no demo writer describes it, so it is what a demo worker is handed
@@ -20,6 +20,9 @@ YOUTUBE_SEGMENTS = [
     ("-4wsuPCjDBc", 5, 15, "A squirrel eating"),
     ("-7KMZQEsJW4", 205, 208, "Someone cooking"),
     ("-8y1Q0rA3n8", 108, 115, "An animal at play"),
+    # The one video the default split (seed 0, a tenth for test) draws into test, so that a
+    # system can be compared on the demo: research.splits.
+    ("-rkErLY0rRc", 26, 35, "Someone in a garden"),
 ]
 
 

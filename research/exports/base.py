@@ -13,6 +13,7 @@ from django.db.models.functions import Cast, Coalesce
 from collector.corpus_formats import LANGUAGE_ALIASES, LANGUAGE_CODES
 from collector.provenance import CLEAN, signals_text
 from paracrowd.spreadsheets import spreadsheet_cell, spreadsheet_cell_sql
+from paracrowd.wording import counted
 from research.selection import TYPING_FIELDS, CorpusFilter
 from research.splits import (
     DEFAULT_DEV_FRACTION,
@@ -106,16 +107,20 @@ class ExportReport:
     def lines(self) -> list[str]:
         """The report in words, as the command prints it and an export job stores it."""
         if self.aligned_pairs is not None:
-            done = [f"{self.aligned_pairs:,} aligned sentence pairs"]
+            done = [counted(self.aligned_pairs, "aligned sentence pair")]
         else:
-            done = [f"{self.descriptions:,} descriptions in {self.clusters:,} clusters"]
+            done = [
+                f"{counted(self.descriptions, 'description')} in "
+                f"{counted(self.clusters, 'cluster')}"
+            ]
         if self.pairs:
-            done.append(f"{self.pairs:,} pairs")
+            done.append(counted(self.pairs, "pair"))
         lines = [f"Exported {', '.join(done)} ({self.format})."]
-        lines += [f"  {location}: {rows:,} rows" for location, rows in self.files.items()]
+        lines += [f"  {location}: {counted(rows, 'row')}" for location, rows in self.files.items()]
         lines += [
-            f"  {side}: {sizes['videos']:,} videos, {sizes['clusters']:,} clusters, "
-            f"{sizes['descriptions']:,} descriptions"
+            f"  {side}: {counted(sizes['videos'], 'video')}, "
+            f"{counted(sizes['clusters'], 'cluster')}, "
+            f"{counted(sizes['descriptions'], 'description')}"
             for side, sizes in self.public_split_sizes().items()
         ]
         lines += [f"Left out: {n:,} {reason}" for reason, n in self.left_out.items() if n]

@@ -2,7 +2,7 @@ from django import template
 
 from collector.provenance import signals_labels
 from review.models import WorkerSignals
-from review.worker_signals import percent
+from review.worker_signals import percent, times
 
 register = template.Library()
 
@@ -26,8 +26,7 @@ def signal_figure(signals, key: str) -> str:
             return "—"
         return f"{mine:.1f}" + (f" vs {theirs:.1f}" if theirs is not None else "")
     if key == "speed":
-        ratio = signals.median_time_ratio
-        return "—" if ratio is None else f"{ratio:.1f}×"
+        return times(signals.median_time_ratio)
     raise ValueError(f"no signal {key!r}")
 
 

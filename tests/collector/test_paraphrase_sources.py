@@ -230,7 +230,7 @@ def test_staff_upload_a_file_and_a_bad_one_is_refused_with_its_line(client):
     good = StringIO("A cat sleeps.\n")
     good.name = "good.txt"
     response = client.post(url, {"from": "file", "file": good, "language": "en"}, follow=True)
-    assert "1 sentences offered" in response.content.decode()
+    assert "1 sentence offered" in response.content.decode()
 
 
 def test_only_staff_may_choose_sentences(client):

@@ -2,6 +2,8 @@
 errors, a sandbox only where there is one, each platform's own words for its files, why a
 campaign offers fewer HITs than asked for, and its state while it is published."""
 
+from datetime import timedelta
+
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
@@ -10,7 +12,7 @@ from crowd import platforms
 from crowd import services as crowd
 from crowd.models import Campaign, CampaignEvent
 from tests.crowd.test_campaigns import campaign_of
-from tests.factories import make_mturk_campaign, make_segment, make_staff, make_worker
+from tests.factories import make_mturk_campaign, make_segment, make_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -98,38 +100,15 @@ def test_the_command_says_why_it_made_fewer_hits_than_asked_for(capsys):
     assert "3 HITs were asked for, but only 1" in capsys.readouterr().out
 
 
-def test_a_campaign_offering_every_hit_asked_for_says_nothing_more(staff_client):
-    campaign = campaign_of(2)
-    assert crowd.campaign_shortfall(campaign=campaign, asked=2) == ""
-    assert "were asked for" not in campaign.events.get().message
-
-
-def test_publishing_from_the_page_returns_to_a_page_that_follows_the_campaign(staff_client):
-    campaign = campaign_of(1, platform="studylink")
-    answer = staff_client.post(
-        reverse("admin:crowd_campaign_action", args=[campaign.pk, "publish"])
+def test_a_campaign_of_one_hit_is_counted_in_the_singular():
+    make_segment(targets=(1, 1))
+    campaign = crowd.campaign_create(
+        name="One",
+        platform="prolific",
+        kind="description",
+        tier=1,
+        size=1,
+        lifetime=timedelta(days=7),
     )
-    assert answer.url.endswith("?publishing=1")
-    page = staff_client.get(answer.url).content.decode()
-    state_url = reverse("admin:crowd_campaign_state", args=[campaign.pk])
-    assert "js/campaign-state.js" in page and f'data-state-url="{state_url}"' in page
-    assert 'data-state="draft"' in page
-    # Once published, the page no longer asks.
-    crowd.campaign_publish(campaign=campaign)
-    assert "js/campaign-state.js" not in page_of(staff_client, campaign)
-
-
-def test_the_state_address_gives_the_state_and_events_to_staff_only(staff_client, client):
-    campaign = campaign_of(1)
-    url = reverse("admin:crowd_campaign_state", args=[campaign.pk])
-    assert staff_client.get(url).json() == {"state": "draft", "events": 1}
-    client.force_login(make_worker().user)
-    answer = client.get(url)
-    assert answer.status_code == 302 and "/admin/login/" in answer["Location"]
-
-
-def test_an_unconfigured_platform_points_to_the_platform_docs_not_the_readme():
-    with pytest.raises(platforms.NotConfigured) as refusal:
-        platforms.connector("prolific")
-    assert "docs/operators/crowd-platforms.md" in str(refusal.value)
-    assert "README" not in str(refusal.value)
+    created = campaign.events.get().message
+    assert created.startswith("Created with 1 HIT wanting 1 task: "), created

@@ -194,7 +194,7 @@ def test_a_study_link_campaign_page_gives_the_links_and_confirms_an_uploaded_exp
         {"export": export, "participant_column": "participant", "session_column": "session"},
         follow=True,
     )
-    assert "1 sessions confirmed (1 tasks)" in answer.content.decode()
+    assert "1 session confirmed (1 task)" in answer.content.decode()
     assert WorkSession.objects.get().assignments.get().verified_at is not None
 
 

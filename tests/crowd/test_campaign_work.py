@@ -49,3 +49,10 @@ def test_more_places_than_tasks_left_are_refused_naming_both_numbers():
         campaign_places_check(hit_type=description_hit_type(), tier=Tier.ONE, places=4)
     assert "asks for 4 places but only 3 tasks are left to do" in str(refusal.value)
     campaign_places_check(hit_type=description_hit_type(), tier=Tier.ONE, places=3)
+
+
+def test_one_task_left_is_counted_in_the_singular():
+    make_segment(targets=(1, 1))
+    with pytest.raises(crowd.WorkRefused) as refusal:
+        campaign_places_check(hit_type=description_hit_type(), tier=Tier.ONE, places=2)
+    assert "asks for 2 places but only 1 task is left to do" in str(refusal.value)

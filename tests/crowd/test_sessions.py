@@ -99,7 +99,7 @@ def test_finishing_early_is_refused_before_the_minimum(client, demo):
     response = arrive(client)
     refused = client.post(URL, {"token": token_from(response), "finish": "1"})
     assert refused.status_code == 403
-    assert "at least 1 tasks" in refused.content.decode()
+    assert "at least 1 task before" in refused.content.decode()
     assert WorkSession.objects.get().state == WorkSession.State.OPEN
 
 

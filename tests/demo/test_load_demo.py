@@ -89,7 +89,7 @@ def test_loading_the_demo_twice_adds_nothing(demo):
     call_command("load_demo", verbosity=0)
 
     assert {model.__name__: model.objects.count() for model in DEMO_MODELS} == before
-    assert Segment.objects.count() == 4
+    assert Segment.objects.count() == 1 + len(YOUTUBE_SEGMENTS)
     assert Worker.objects.get(user__username="tier2").current_tier == Tier.TWO
     assert Worker.objects.get(user__username="tier1").current_tier == Tier.ONE
     clip = Segment.objects.get(source=Segment.Source.FILE).video_file
@@ -123,13 +123,13 @@ def test_the_clip_comes_first_over_a_demo_loaded_before_it_was_made_first(client
     page = next_task(client, HitType.Kind.DESCRIPTION)
 
     assert page.context["segment"].title == CLIP_TITLE
-    assert Segment.objects.count() == 4
+    assert Segment.objects.count() == 1 + len(YOUTUBE_SEGMENTS)
 
 
 def test_the_demo_corpus_is_described_accepted_and_scored(client, demo):
     descriptions = Description.objects.all()
 
-    assert descriptions.count() == 12
+    assert descriptions.count() == 4 * len(YOUTUBE_SEGMENTS)
     assert set(descriptions.values_list("status", flat=True)) == {Description.Status.ACCEPTED}
     assert not descriptions.filter(segment__title=CLIP_TITLE).exists()
     assert not descriptions.filter(score__isnull=True).exists()
@@ -143,6 +143,16 @@ def test_the_demo_corpus_is_described_accepted_and_scored(client, demo):
     for text in segment.descriptions.values_list("text", flat=True):
         assert text in page
     assert "Not scored yet" not in page
+
+
+def test_the_demo_writers_took_long_enough_to_watch_their_segments(client, demo):
+    signals = WorkerSignals.objects.filter(worker__user__username__startswith=WRITER_PREFIX)
+    assert signals.count() == 4
+    for row in signals:
+        assert "speed" not in row.flags and row.median_time_ratio > 1
+    login(client, "admin")
+    page = client.get(reverse("review:queue")).content.decode()
+    assert "0.0×" not in page
 
 
 def test_the_demos_supervised_aligner_does_not_take_over_on_its_few_held_out_pairs(demo):
@@ -306,7 +316,7 @@ def test_the_demo_corpus_page_shows_the_reference_curve(client, demo):
     assert page.context["curve_chart"] is not None
     by_references = {point["references"]: point for point in page.context["curve"]}
     # Four descriptions a cluster: one, two or all three others as references.
-    assert by_references["1"]["sentences"] == by_references["all"]["sentences"] == 9
+    assert by_references["1"]["sentences"] == by_references["all"]["sentences"] == 12
     assert by_references["all"]["mean_bleu"] > 0
     assert 'id="curve-computed"' in page.content.decode()
     assert 'id="curve-none"' not in page.content.decode()
@@ -342,7 +352,7 @@ def test_the_demo_corpus_page_compares_direct_paraphrases_with_descriptions(clie
 def test_the_demo_rating_batch_has_ratings_to_see_and_review(client, demo):
     batch = RatingBatch.objects.get()
     ratings = Rating.objects.filter(item__batch=batch)
-    assert ratings.count() == 4
+    assert ratings.count() == 10
     login(client, "admin")
 
     page = client.get(reverse("research:rating_batch", args=[batch.pk]))

@@ -367,4 +367,4 @@ def test_without_a_judge_column_duplicate_rows_are_no_judge_agreement(tmp_path):
 def test_with_a_judge_column_the_judges_agreement_is_reported(judged):
     text = run(judged, *QUICK)
 
-    assert "Judge A vs. B" in text and "240 ratings by 2 judge(s)" in text
+    assert "Judge A vs. B" in text and "240 ratings by 2 judges" in text

@@ -67,7 +67,7 @@ def run(command: str, *args) -> str:
 def test_tune_meteor_tunes_on_train_clusters_and_records_them(ratings):
     output = run("tune_meteor", ratings, "--folds", "3", "--store")
 
-    assert "Learned from train (by video, seed 0, test 0.1, dev 0; 1 clusters" in output
+    assert "Learned from train (by video, seed 0, test 0.1, dev 0; 1 cluster," in output
     assert "Left out: 3 ratings of clusters on other sides" in output
     assert "2 ratings name no stored cluster: used, as outside the corpus" in output
     assert "12 ratings, Pearson r" in output

@@ -189,7 +189,7 @@ def test_the_command_makes_a_batch_from_each_origin(tmp_path, capsys):
     call_command(
         "rating_batch", "--job", str(job.pk), "--job-system", "sys-a", "--name", "sys", *by
     )
-    assert "1 items offered to 2 judges each" in capsys.readouterr().out
+    assert "1 item offered to 2 judges each" in capsys.readouterr().out
     batches = {b.name: b for b in RatingBatch.objects.all()}
     assert (batches["upload"].origin, batches["upload"].items.get().segment_id) == (
         "upload",

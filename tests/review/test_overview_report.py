@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from paracrowd.wording import counted
 from review.models import OverviewReport
 from review.reports import Period
 from review.services import overview_report_compute, overview_report_request
@@ -81,7 +82,7 @@ def test_the_overview_takes_the_same_queries_however_many_descriptions(
     client.get(reverse("review:overview"))  # the session, once
     with django_assert_num_queries(2):  # the user (the session is in the cache), the report
         page = client.get(reverse("review:overview")).content.decode()
-    assert f"{descriptions} descriptions and" in page and "Computed" in page
+    assert f"{counted(descriptions, 'description')} and" in page and "Computed" in page
 
 
 @pytest.mark.django_db
@@ -91,7 +92,7 @@ def test_staff_ask_for_a_period_and_the_page_keeps_the_last_figures_meanwhile(cl
     response = client.post(reverse("review:overview_refresh"))
     assert response.status_code == 302
     page = client.get(reverse("review:overview")).content.decode()
-    assert 'id="overview-pending"' in page and "1 descriptions and" in page
+    assert 'id="overview-pending"' in page and "1 description and" in page
     today = timezone.localdate().isoformat()
     response = client.post(reverse("review:overview_refresh"), {"since": today, "until": today})
     assert response["Location"].endswith(f"?since={today}&until={today}")

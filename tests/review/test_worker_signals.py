@@ -164,8 +164,33 @@ def test_a_worker_who_watches_the_segment_and_writes_is_not_flagged_for_speed():
     assert not signal.flagged and signal.value == pytest.approx(3.5)
 
 
+def test_agreement_over_one_description_is_counted_in_the_singular():
+    one = [submission(VARIED[0], bleu=20.0, cluster_bleu=30.0, pinc=50.0, cluster_pinc=60.0)]
+    assert "over 1 description, against" in signals.cluster_bleu(one).explanation
+    assert "over 1 description, against" in signals.pinc(one).explanation
+
+
 def test_speed_is_not_judged_without_timings():
     assert signals.speed([submission(VARIED[0])]).value is None
+
+
+def test_a_time_of_zero_is_no_timing_and_raises_no_flag():
+    signal = signals.speed([submission(t, seconds=0, segment_seconds=10) for t in VARIED[:3]])
+    assert signal.value is None and not signal.flagged
+
+
+def test_a_short_real_time_never_reads_as_zero_times_the_segment():
+    found = [submission(t, seconds=0.1, segment_seconds=10) for t in VARIED[:3]]
+    signal = signals.speed(found)
+    assert signal.flagged and "0.0×" not in signal.explanation
+    assert "median 0.01× the segment's length" in signal.explanation
+
+
+@pytest.mark.parametrize(
+    "ratio, shown", [(3.46, "3.5×"), (0.1, "0.1×"), (0.0123, "0.012×"), (0.0, "—"), (None, "—")]
+)
+def test_a_time_ratio_is_shown_with_its_digits(ratio, shown):
+    assert signals.times(ratio) == shown
 
 
 def test_a_worker_who_misspells_is_flagged_and_the_words_are_shown():

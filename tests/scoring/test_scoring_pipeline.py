@@ -163,7 +163,7 @@ def test_score_corpus_scores_here_when_asked():
         describe(segment, text)
     out = StringIO()
     call_command("score_corpus", "--local", "--no-progress", stdout=out)
-    assert "Scored 1 segments" in out.getvalue()
+    assert "Scored 1 segment in" in out.getvalue()
     assert DescriptionScore.objects.filter(references=2).count() == 3
 
 

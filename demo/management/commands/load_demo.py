@@ -1,7 +1,8 @@
 """Loads the demo: four logins (an admin, two workers, a researcher), a hosted clip that plays
-offline (offered first) and three YouTube segments described by demo writers, and something
-real behind every page: sentence pairs pre-aligned by a pre-aligner trained on the demo's own
-gold, some aligned by three writers, a rating batch partly rated, sentences to paraphrase and
+offline (offered first) and four YouTube segments (one on the test side of the split)
+described by demo writers, and something real behind every page: sentence pairs pre-aligned
+by a pre-aligner trained on the demo's own gold, some aligned by three writers,
+a rating batch partly rated, sentences to paraphrase and
 paraphrases waiting for review, a gold item, a draft campaign, a finished export and a
 finished ratings analysis, and the corpus measures computed (annotator agreement, reference
 curve, direct paraphrases against descriptions) (demo/loaders, from the hand-written files of

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from paracrowd.wording import shortened
 from paracrowd_metrics.meteor import ParaphraseTable, TableFormatError, meteor_tokens
 from paracrowd_metrics.meteor.matchers import primary_language
 from paracrowd_metrics.meteor.table import header_comment
@@ -138,7 +139,7 @@ class Command(BaseCommand):
                 meteor_tokens(sentence, language), table=paraphrases, model=model, count=count
             )
             if not rewrites:
-                self.stderr.write(f"No paraphrase in the table for: {sentence[:80]}")
+                self.stderr.write(f"No paraphrase in the table for: {shortened(sentence, 80)}")
             # A sentence without a segment keeps an empty column: score_system then finds it
             # by its text, as it does in a two-column file.
             suffix = f"\t{'' if segment is None else segment}" if with_segments else ""

@@ -3,6 +3,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from paracrowd.wording import counted
 from research.models import RatingBatch, SystemScoreJob
 from research.ratings.batches import (
     BatchRefused,
@@ -107,8 +108,8 @@ class Command(BaseCommand):
         except BatchRefused as refusal:
             raise CommandError(str(refusal)) from None
         self.stdout.write(
-            f"Batch {batch.pk} ({batch.name}): {len(items)} items offered to "
-            f"{batch.judges} judge{'s' if batch.judges != 1 else ''} each."
+            f"Batch {batch.pk} ({batch.name}): {counted(len(items), 'item')} offered to "
+            f"{counted(batch.judges, 'judge')} each."
         )
 
     def _export(self, batch_id: int, output: Path | None):
@@ -120,7 +121,7 @@ class Command(BaseCommand):
             return
         with output.open("w", encoding="utf-8", newline="") as file:
             rows = ratings_csv_write(file, batch)
-        self.stderr.write(f"{rows} ratings written to {output}.")
+        self.stderr.write(f"{counted(rows, 'rating')} written to {output}.")
 
 
 def _read(path: Path) -> str:

@@ -2,6 +2,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from paracrowd.wording import counted
 from research.management.filter_options import (
     add_filter_arguments,
     add_split_arguments,
@@ -73,13 +74,14 @@ def release_lines(release) -> list[str]:
     manifest = release.manifest
     counts = manifest["counts"]
     lines = [
-        f"Release {release.number}: {counts['descriptions']:,} descriptions in "
-        f"{counts['clusters']:,} clusters ({', '.join(manifest['formats'])}), "
+        f"Release {release.number}: {counted(counts['descriptions'], 'description')} in "
+        f"{counted(counts['clusters'], 'cluster')} ({', '.join(manifest['formats'])}), "
         f"written to {release.location}."
     ]
     lines += [
-        f"  {side}: {sizes['videos']:,} videos, {sizes['clusters']:,} clusters, "
-        f"{sizes['descriptions']:,} descriptions"
+        f"  {side}: {counted(sizes['videos'], 'video')}, "
+        f"{counted(sizes['clusters'], 'cluster')}, "
+        f"{counted(sizes['descriptions'], 'description')}"
         for side, sizes in counts["splits"].items()
     ]
     changes = manifest["changes"]

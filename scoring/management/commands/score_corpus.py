@@ -9,6 +9,7 @@ from tqdm import tqdm
 
 from collector.models import Description
 from paracrowd.celery import app
+from paracrowd.wording import counted
 from scoring.models import ClusterScore
 from scoring.services import segments_score
 from scoring.tasks import score_segments
@@ -68,7 +69,7 @@ class Command(BaseCommand):
                 progress.update(len(chunk))
         progress.close()
         seconds = (timezone.now() - started).total_seconds()
-        self.stdout.write(f"Scored {len(segment_ids)} segments in {seconds:.1f} s.")
+        self.stdout.write(f"Scored {counted(len(segment_ids), 'segment')} in {seconds:.1f} s.")
 
     def _workers(self):
         """The workers consuming the queue the scoring tasks go to. Others on the same broker
