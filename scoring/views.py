@@ -27,7 +27,7 @@ from .models import ClusterScore, ParaphraseComparisonReport, ReferenceCurveRepo
 def cluster(request, segment_id):
     """Every description of one segment, per language, with BLEU, PINC and cluster statistics."""
     segment = get_object_or_404(Segment, pk=segment_id)
-    descriptions = segment.descriptions.select_related("score", "worker__user").order_by(
+    descriptions = segment.descriptions.select_related("score", "worker").order_by(
         "language", "-score__bleu", "id"
     )
     context = {
