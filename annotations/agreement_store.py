@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
 
+from crowd.models import worker_label_sql
 from paracrowd.claims import held_while_alive
 from paracrowd_metrics.alignment import (
     AgreementTotals,
@@ -70,17 +71,13 @@ def _fit_new_annotators(models: dict[str, EditModel], pair) -> dict[str, EditMod
         return models
     models = dict(models)
     for name in missing:
-        # An alignment's annotator name: the imported annotator, else the worker's name.
-        mine = (
-            Q(alignments__annotator=name)
-            | Q(alignments__annotator="", alignments__worker__external_id=name)
-            | Q(
-                alignments__annotator="",
-                alignments__worker__external_id="",
-                alignments__worker__user__username=name,
-            )
+        # An alignment's annotator name (``Alignment.annotator_name``): the imported
+        # annotator, else the worker's label.
+        theirs = (
+            Alignment.objects.annotate(label=worker_label_sql("worker"))
+            .filter(Q(annotator=name) | Q(annotator="", label=name))
+            .values("pair_id")
         )
-        theirs = SentencePair.objects.filter(mine).values("pk")
         pairs = stored_annotated_pairs(stored_pairs().filter(pk__in=theirs))
         models[name] = fit_edit_models(pairs)[name]
     return models

@@ -191,7 +191,10 @@ class Alignment(Reviewed):
 
     @property
     def annotator_name(self) -> str:
-        return self.annotator or str(self.worker)
+        """The imported annotator's name, else the worker as research tables and exports
+        name them (``Worker.label``): the agreement tables, the consensus weights and the
+        alignment files all key annotators by it, so it must be one name everywhere."""
+        return self.annotator or self.worker.label
 
 
 class AgreementReport(models.Model):

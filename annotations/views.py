@@ -278,7 +278,7 @@ def pair_alignments(request, pk, *, gold_links=None, error=""):
     ]
     # A trial pair is answered by every new annotator: show the latest few, not all.
     versions += [
-        (f"Trial: {answer.worker}", parse_pharaoh(answer.links))
+        (f"Trial: {answer.worker.label}", parse_pharaoh(answer.links))
         for answer in pair.trial_answers.select_related("worker__user").order_by("-pk")[
             :TRIAL_ANSWERS_SHOWN
         ]

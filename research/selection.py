@@ -24,12 +24,12 @@ from django.db.models import (
     When,
     Window,
 )
-from django.db.models.functions import Cast, Coalesce, Concat
+from django.db.models.functions import Coalesce
 
 from annotations.models import Alignment
 from collector.models import Description, Segment
 from collector.provenance import TypingRecord
-from crowd.models import Worker
+from crowd.models import worker_label_sql
 
 # Tier filter value for imported descriptions whose source records no tier.
 TIER_UNRECORDED = "unrecorded"
@@ -329,15 +329,11 @@ def cluster_counts(descriptions: QuerySet) -> ClusterCounts:
 
 
 def worker_label() -> Case:
-    """How exports name a description's or an alignment's worker, in SQL: an imported corpus's
-    own worker id, kept so that it round-trips; otherwise ``<platform>-<our id>`` (never a
-    username or a crowd platform's worker id); empty when there is no worker."""
-    return Case(
-        When(worker__isnull=True, then=Value("")),
-        When(worker__platform=Worker.Platform.IMPORT, then=F("worker__external_id")),
-        default=Concat(F("worker__platform"), Value("-"), Cast("worker_id", CharField())),
-        output_field=CharField(),
-    )
+    """How exports name a description's or an alignment's worker, in SQL: ``Worker.label``
+    (an imported corpus's own worker id, kept so that it round-trips; otherwise
+    ``<platform>-<our id>``, never a username or a crowd platform's worker id); empty when
+    there is no worker."""
+    return worker_label_sql("worker")
 
 
 def video_label() -> Case:

@@ -29,7 +29,7 @@ def cluster(request, segment_id):
     and those descriptions with theirs, then the work awaiting review and the rejected work,
     shown apart and counted in no cluster's scores."""
     segment = get_object_or_404(Segment, pk=segment_id)
-    descriptions = segment.descriptions.select_related("score", "worker__user").order_by(
+    descriptions = segment.descriptions.select_related("score", "worker").order_by(
         "language", "-score__bleu", "id"
     )
     by_status = {status: [] for status in Description.Status.values}

@@ -22,6 +22,7 @@ from .work import (
     Tier,
     Worker,
     WorkerQuerySet,
+    worker_label_sql,
 )
 
 __all__ = [
@@ -57,4 +58,5 @@ __all__ = [
     "WorkerQuerySet",
     "WorkSession",
     "WorkSessionQuerySet",
+    "worker_label_sql",
 ]

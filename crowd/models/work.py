@@ -15,7 +15,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Case, CharField, Exists, F, OuterRef, Q, Value, When
+from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
 
@@ -71,9 +72,30 @@ class Worker(models.Model):
         return self.external_id or self.user.get_username()
 
     @property
+    def label(self) -> str:
+        """The worker as research tables and exports name them (``worker_label_sql`` in SQL):
+        an imported corpus's own worker id, so that it round-trips; otherwise
+        ``<platform>-<our id>``, never a username or a crowd platform's worker id, so a judge
+        or an annotator reads the same in every table and in the files a researcher downloads."""
+        if self.platform == self.Platform.IMPORT:
+            return self.external_id
+        return f"{self.platform}-{self.pk}"
+
+    @property
     def current_tier(self) -> int:
         held = Qualification.objects.active().filter(worker=self, tier=Tier.TWO).exists()
         return Tier.TWO if held else Tier.ONE
+
+
+def worker_label_sql(worker: str = "worker") -> Case:
+    """``Worker.label`` in SQL, of the worker reached by the lookup path ``worker`` (a foreign
+    key); empty when there is none."""
+    return Case(
+        When(**{f"{worker}__isnull": True}, then=Value("")),
+        When(**{f"{worker}__platform": Worker.Platform.IMPORT}, then=F(f"{worker}__external_id")),
+        default=Concat(F(f"{worker}__platform"), Value("-"), Cast(f"{worker}__id", CharField())),
+        output_field=CharField(),
+    )
 
 
 class QualificationQuerySet(models.QuerySet):

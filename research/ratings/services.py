@@ -68,7 +68,7 @@ def rating_review_queue(*, batch=None, size: int = 50) -> list[Rating]:
     waiting = _waiting()
     if batch is not None:
         waiting = waiting.filter(item__batch=batch)
-    oldest = waiting.select_related("item", "worker__user").order_by("created_at", "pk")[:size]
+    oldest = waiting.select_related("item", "worker").order_by("created_at", "pk")[:size]
     return sorted(oldest, key=lambda rating: not rating.misrates_a_copy)
 
 

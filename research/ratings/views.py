@@ -4,8 +4,9 @@ Security behaviour: a worker opens and submits only their own rating assignments
 answers 404); the task needs a login and a worker profile, except the platform entrance, whose
 submissions carry a signed token bound to worker and assignment. The ratings pages and the CSV
 are for staff and researchers (a visitor is sent to log in, a worker gets 403); accepting or
-rejecting ratings, which pays or refuses a worker, is for staff only. Judges are shown and
-exported as "<platform>-<our id>", never by username.
+rejecting ratings, which pays or refuses a worker, is for staff only. Judges are shown (in
+both of the batch page's tables) and exported as "<platform>-<our id>" (``Worker.label``),
+never by username.
 """
 
 import csv

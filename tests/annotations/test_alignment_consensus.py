@@ -152,8 +152,10 @@ def test_the_export_writes_the_consensus_its_confidences_and_the_weights(tmp_pat
     weights = (tmp_path / "annotator-weights.tsv").read_text().splitlines()
     assert weights[0] == "annotator\tweight\tagreement_f1\ttrial_f1"
     rows = {row.split("\t")[0]: row.split("\t")[1:] for row in weights[1:]}
-    assert rows[str(good.worker)] == ["1.000", "", "1.000"]
-    assert rows[str(bad[0].worker)] == ["0.050", "", "0.000"]
+    # Named as the research export and the agreement tables name them, never by username.
+    assert rows[good.worker.label] == ["1.000", "", "1.000"]
+    assert rows[bad[0].worker.label] == ["0.050", "", "0.000"]
+    assert str(good.worker) not in rows
     # The individual alignments are still there, as before.
     assert (tmp_path / "alignment-1.pharaoh").exists()
 

@@ -115,7 +115,10 @@ def test_staff_review_on_the_page_and_workers_cannot_see_it(client, pair, admin_
 
     client.force_login(admin_user)
     page = client.get(reverse("review_pages:alignments")).content.decode()
-    assert f"Alignment {bad.pk} by" in page and "flagged" in page
+    assert f"Alignment {bad.pk} by local-{bad.worker_id}" in page and "flagged" in page
+    # Named as in the agreement tables; who the worker is, is one link away.
+    assert bad.worker.user.username not in page
+    assert f'href="{reverse("review:worker", args=[bad.worker_id])}"' in page
     response = client.post(
         reverse("review_pages:alignments"),
         {"alignment": bad.pk, "decision": "rejected", "reason": ""},

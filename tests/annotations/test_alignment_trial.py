@@ -237,7 +237,9 @@ def test_staff_see_a_workers_trial_answers_beside_the_gold(client, trial_pair):
     pair_page = client.get(reverse("annotations:pair", args=[trial_pair.pk])).content.decode()
 
     assert "Alignment trial answers" in panel and "F1 0.00 against the gold" in panel
-    assert f"Trial: {worker}" in pair_page and "Gold (trial)" in pair_page
+    # Named as beside it in the agreement tables and the exports, never by username.
+    assert f"Trial: local-{worker.pk}" in pair_page and "Gold (trial)" in pair_page
+    assert worker.user.username not in pair_page
 
 
 def test_a_platform_worker_without_the_qualification_is_asked_to_return_the_task(trial_pair):

@@ -274,14 +274,14 @@ def test_the_demo_agreement_page_compares_three_writers_alignments(client, demo)
 
     table = page.context["table"]
     assert table["brockett"]["sentence_pairs"] == 3  # aligned by all three
-    assert [row["label"] for row in table["per_annotator"]] == [
-        f"{WRITER_PREFIX}{name}" for name in ("ana", "ben", "dee")
-    ]
+    # Named as the exports name them, never by username.
+    labels = sorted({alignment.worker.label for alignment in aligned})
+    assert [row["label"] for row in table["per_annotator"]] == labels
     assert table["corpus"]["observed"] > 0 and table["link_fleiss_kappa"] is not None
     assert page.context["chart"] is not None
     content = page.content.decode()
     assert "No sentence pair has two annotations yet" not in content
-    assert f"{WRITER_PREFIX}ana – {WRITER_PREFIX}ben" in content
+    assert f"{labels[0]} – {labels[1]}" in content and WRITER_PREFIX not in content
 
 
 def test_demo_workers_still_have_pairs_to_align_after_the_writers(client, demo):
@@ -301,8 +301,10 @@ def test_the_demo_admin_finds_the_writers_alignments_to_review(client, demo):
 
     page = client.get(reverse("review_pages:alignments")).content.decode()
 
-    assert f"Alignment {Alignment.objects.filter(worker__isnull=False).first().pk} by" in page
-    assert f"{WRITER_PREFIX}dee" in page
+    alignment = Alignment.objects.filter(worker__isnull=False).first()
+    # Named as in the agreement tables; who the worker is, is on their page.
+    assert f"Alignment {alignment.pk} by {alignment.worker.label}" in page
+    assert reverse("review:worker", args=[alignment.worker_id]) in page
 
 
 def test_the_demo_corpus_page_shows_the_reference_curve(client, demo):

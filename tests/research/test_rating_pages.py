@@ -12,8 +12,8 @@ from research.ratings import rated_items
 from research.ratings.selectors import batch_summary
 from research.services import researcher_token_reset
 from tests.factories import make_description, make_researcher, make_segment, make_staff, make_worker
-from tests.pages import task_shown
-from tests.research.ratings import make_batch, rate_next
+from tests.pages import table_column, task_shown
+from tests.research.ratings import PAIRS, make_batch, rate_next
 
 pytestmark = pytest.mark.django_db
 
@@ -80,6 +80,24 @@ def test_the_batch_page_shows_progress_agreement_and_escapes_what_was_typed(clie
     # Nothing waits for review once everything has been decided; staff see the queue.
     assert 'id="review-queue"' in page
     assert "&lt;i&gt;A man&lt;/i&gt;" in page and "<i>A man</i>" not in page
+
+
+def test_both_tables_of_the_batch_page_name_a_judge_as_the_exports_do(client):
+    batch = make_batch(pairs=PAIRS[:1])
+    first, second = make_worker(username="demo-writer-ana"), make_worker()
+    rate_next(first), rate_next(second)
+    client.force_login(make_staff())
+    page = client.get(reverse("research:rating_batch", args=[batch.pk])).content.decode()
+    labels = {f"local-{first.pk}", f"local-{second.pk}"}
+    assert set(table_column(page, "judge-reliability", "Judge")) == labels
+    assert set(table_column(page, "review-queue", "Judge")) == labels
+    assert {row[5] for row in csv.reader(io.StringIO(_csv(client, batch)))} >= labels
+    assert "demo-writer-ana" not in page
+
+
+def _csv(client, batch) -> str:
+    response = client.get(reverse("research:rating_batch_csv", args=[batch.pk]))
+    return b"".join(response.streaming_content).decode()
 
 
 def test_a_researcher_sees_the_batch_but_not_the_review_queue(client, rated):

@@ -6,10 +6,12 @@ from django.urls import reverse
 from collector import services
 from collector.models import Description
 from crowd import services as crowd
-from crowd.models import Tier
+from crowd.models import Tier, Worker
+from crowd.services import worker_from_platform
 from scoring.models import ReferenceCurveReport
 from scoring.services import reference_curve_compute, reference_curve_request, segments_score
-from tests.factories import make_researcher, make_segment, make_worker
+from tests.factories import make_description, make_researcher, make_segment, make_worker
+from tests.pages import table_column
 
 pytestmark = pytest.mark.django_db
 
@@ -46,6 +48,19 @@ def test_staff_see_a_cluster_with_its_scores_and_markup_escaped(client, staff, c
     assert "A man plays a guitar." in page
     assert "&lt;b&gt;A man&lt;/b&gt; strums." in page and "<b>A man</b>" not in page
     assert "nrefs:2|" in page
+
+
+def test_the_cluster_page_names_each_writer_as_the_exports_do_and_escapes_imported_ids(
+    client, staff, cluster
+):
+    imported = worker_from_platform(platform=Worker.Platform.IMPORT, external_id="<i>w7</i>")
+    make_description(cluster, "A guitarist performs.", worker=imported, tier=None)
+    make_description(cluster, "A man plays music.", tier=None)
+    page = client.get(reverse("scoring:cluster", args=[cluster.pk])).content.decode()
+    writers = {d.worker.label for d in cluster.descriptions.filter(worker__platform="local")}
+    assert writers == {f"local-{d.worker_id}" for d in cluster.descriptions.exclude(tier=None)}
+    assert set(table_column(page, "descriptions", "Worker")) == writers | {"<i>w7</i>", "imported"}
+    assert "&lt;i&gt;w7&lt;/i&gt;" in page and "<i>w7</i>" not in page
 
 
 def test_staff_see_the_corpus_distributions_and_the_last_computed_curve(client, staff, cluster):
