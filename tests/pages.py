@@ -53,4 +53,5 @@ def table_column(page: str, table_id: str, header: str) -> list[str]:
     assert reader.rows, f"the page has no table {table_id!r}"
     headers, *rows = reader.rows
     column = headers.index(header)
-    return [row[column] for row in rows]
+    # A row of one cell across the table says it is empty ("No … yet."): no value of a column.
+    return [row[column] for row in rows if len(row) == len(headers)]

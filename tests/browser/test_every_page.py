@@ -150,8 +150,19 @@ def answer_of(role, answer, page):
     return "page"
 
 
+# The pages whose text carries the canary's invisible line (collector.canary): the tasks that
+# ask for a sentence of one's own. Measured on every page the walk opens, as every role.
+CANARY_PAGES = {
+    "collector:describe",
+    "collector:paraphrase",
+    "collector:platform_describe",
+    "collector:platform_paraphrase",
+}
+TAG_CHARACTERS = "() => /[\\u{E0020}-\\u{E007E}]/u.test(document.documentElement.outerHTML)"
+
+
 def test_every_page_as_every_role_at_two_widths(browser, live_server, walked_site):
-    matrix, problems = {}, []
+    matrix, problems, carriers = {}, [], set()
     for role in ROLES:
         context = browser.new_context(
             base_url=live_server.url, viewport={"width": WIDTHS[0], "height": 800}
@@ -159,7 +170,8 @@ def test_every_page_as_every_role_at_two_widths(browser, live_server, walked_sit
         if walked_site.users[role]:
             context.add_cookies([session_cookie(walked_site.users[role], live_server.url)])
         try:
-            walk(context, role, pages_to_walk(walked_site.arguments_for(role)), matrix, problems)
+            pages = pages_to_walk(walked_site.arguments_for(role))
+            walk(context, role, pages, matrix, problems, carriers)
         finally:
             context.close()
 
@@ -168,11 +180,13 @@ def test_every_page_as_every_role_at_two_widths(browser, live_server, walked_sit
         for key, row in matrix.items()
     )
     print(f"{len(matrix)} pages × {len(ROLES)} roles\n{report}")
+    print(f"pages carrying the canary's line: {sorted(carriers)}")
     assert not problems, "\n".join(problems)
     never_shown = [key for key, row in matrix.items() if "page" not in row.values()]
     assert not never_shown, f"no role saw these pages (wrong arguments?): {never_shown}"
     for key, row in matrix.items():
         assert row["anonymous"] in ("page", "log-in"), f"a visitor opening {key}: {row}"
+    assert carriers == CANARY_PAGES
 
 
 def open_tab(context, role, problems):
@@ -195,10 +209,11 @@ def open_tab(context, role, problems):
     return page
 
 
-def walk(context, role, pages, matrix, problems):
+def walk(context, role, pages, matrix, problems, carriers):
     """Open ``pages`` (URL name → address) in one tab as ``role``: what each answered goes in
-    ``matrix``, and what is wrong with it in ``problems``. Each page is checked once per role
-    (a visitor's log-in page not forty times)."""
+    ``matrix``, what is wrong with it in ``problems``, and the names of pages whose text holds
+    tag characters (the canary's line) in ``carriers``. Each page is checked once per role (a
+    visitor's log-in page not forty times)."""
     page = open_tab(context, role, problems)
     checked = set()
     for key, url in pages.items():
@@ -210,6 +225,8 @@ def walk(context, role, pages, matrix, problems):
             problems.append(f"{role} {url}: {status}, the browser shows nothing: {error}")
             continue
         outcome = matrix.setdefault(key, {})[role] = answer_of(role, answer, page)
+        if outcome == "page" and page.evaluate(TAG_CHARACTERS):
+            carriers.add(key)
         if outcome.startswith("problem"):
             problems.append(f"{role} {url}: {outcome}")
         shown = urlparse(page.url).path

@@ -31,7 +31,7 @@ def test_the_agreement_page_counts_one_link_item_in_one_sentence_pair():
 def test_the_corpus_page_counts_one_cluster_of_one_description():
     summary = {"descriptions": 1, "scored": 1, "clusters": 1, "languages": []}
     page = render_to_string("scoring/corpus.html", {"summary": summary})
-    assert "1 description in the corpus" in page and "in 1 cluster (" in page
+    assert "1 accepted description in the corpus" in page and "in 1 cluster (" in page
 
 
 @pytest.mark.parametrize(
