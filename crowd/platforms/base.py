@@ -24,6 +24,11 @@ class WebhookRefused(Exception):
         self.status = status
 
 
+# What a connector's ``hooks_subscribe`` did: an enabled subscription was there already, one
+# the platform had disabled is enabled again, or a new one was made.
+HOOK_KEPT, HOOK_REENABLED, HOOK_CREATED = "kept", "re-enabled", "created"
+
+
 @dataclass(frozen=True)
 class WebhookEvent:
     """One event a platform sent to the site's webhook, its signature checked.

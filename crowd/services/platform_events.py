@@ -20,7 +20,7 @@ from paracrowd.celery import enqueue
 from .. import platforms
 from ..models import Campaign, CampaignEvent, PlatformEvent, PlatformHookSecret, WorkSession
 from ..platforms import PlatformError, Submission
-from ..platforms.base import WebhookEvent
+from ..platforms.base import HOOK_REENABLED, WebhookEvent
 from .sessions import session_abandon, session_confirm
 
 PROCESS_TASK = "crowd.tasks.platform_event_process"
@@ -29,8 +29,9 @@ PROCESS_TASK = "crowd.tasks.platform_event_process"
 def platform_hooks_ensure(*, campaign: Campaign, connector) -> None:
     """Have the campaign's platform send its events to the site's webhook: the platform's
     signing secret saved here (unless the operator set one) and a subscription to each event
-    the site acts on. Safe to repeat: nothing is made twice. A failure is recorded as an error
-    event of the campaign and nothing is raised, so publishing goes on; the read-back still
+    the site acts on. Safe to repeat: nothing is made twice, and a subscription the platform
+    disabled is enabled again, which the campaign's history records. A failure is recorded as
+    an error event of the campaign and nothing is raised, so publishing goes on; the read-back still
     learns everything, later."""
     platform = platforms.get(campaign.platform)
     if not platform.webhook_events:
@@ -44,7 +45,13 @@ def platform_hooks_ensure(*, campaign: Campaign, connector) -> None:
                 defaults={"value": connector.hooks_secret(), "saved_at": timezone.now()},
             )
         for event_type in platform.webhook_events:
-            connector.hooks_subscribe(event_type=event_type, target_url=target)
+            done = connector.hooks_subscribe(event_type=event_type, target_url=target)
+            if done == HOOK_REENABLED:
+                CampaignEvent.objects.create(
+                    campaign=campaign,
+                    message=f"{platform.label} had disabled sending its {event_type} events to "
+                    f"{target}: they are enabled again.",
+                )
     except PlatformError as error:
         CampaignEvent.objects.create(
             campaign=campaign,

@@ -24,9 +24,20 @@ from ..models import (
 from ..platforms import PlatformError, Submission
 from .outbox import platform_actions_queue, platform_bonuses_check
 from .sessions import session_abandon
+from .study_links import LISTED, NOT_CONFIRMED
 from .workers import worker_from_platform
 
-STATES = ("approved", "rejected", "returned", "timed_out", "awaiting_review", "active")
+# "released": a study-link session whose place the site gave back when the platform's records
+# had not confirmed it in time (the participant may have finished; nobody returned anything).
+STATES = (
+    "approved",
+    "rejected",
+    "returned",
+    "timed_out",
+    "awaiting_review",
+    "active",
+    "released",
+)
 # What a participant who submitted without doing any work here reads with the rejection.
 NO_WORK_FEEDBACK = (
     "We have no record of any task done in this session: no answers reached us from this "
@@ -172,7 +183,8 @@ def _no_work_reject(campaign: Campaign, submissions: list[Submission]) -> int:
 def _site_side(campaign: Campaign, result: dict) -> None:
     """The site's view where the platform cannot be read: its sessions (confirmed by the
     uploaded records, where there are some) and its ledger; the platform's own figures are
-    unknown."""
+    unknown. A session the site released for want of confirmation is counted released, not
+    returned; one an upload confirmed after its release awaits review like any other."""
     counts = result["submissions"]
     sessions = WorkSession.objects.filter(campaign=campaign)
     rewarded = set(
@@ -189,13 +201,13 @@ def _site_side(campaign: Campaign, result: dict) -> None:
         .filter(standing=0)
         .values_list("session", flat=True)
     )
-    for session in sessions.only("pk", "state"):
+    for session in sessions.only("pk", "state", "platform_status"):
         if f"session:{session.pk}" in rewarded:
             counts["approved"] += 1
         elif session.pk in rejected:
             counts["rejected"] += 1
         elif session.state == WorkSession.State.ABANDONED:
-            counts["returned"] += 1
+            counts[_abandoned_state(session)] += 1
         elif session.state == WorkSession.State.OPEN:
             counts["active"] += 1
         else:
@@ -209,6 +221,14 @@ def _site_side(campaign: Campaign, result: dict) -> None:
         "unknown_to_site: the platform's submissions are known only through uploaded records",
         "submissions: counted from the site's sessions",
     ]
+
+
+def _abandoned_state(session: WorkSession) -> str:
+    if session.platform_status == NOT_CONFIRMED:
+        return "released"
+    if session.platform_status == LISTED:
+        return "awaiting_review"  # released, then confirmed by an upload
+    return "returned"
 
 
 def reconciliation_lines(result: dict) -> list[str]:

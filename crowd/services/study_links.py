@@ -22,8 +22,11 @@ from .errors import WorkRefused
 from .sessions import session_abandon, session_confirm, session_positions
 
 CAMPAIGN_PARAMETER = studylink.CAMPAIGN_PARAMETER
-# What a session whose work was not confirmed in time is marked with (its platform status).
+# What a session whose work was not confirmed in time is marked with (its platform status):
+# the site released its place; the participant did not give the study back.
 NOT_CONFIRMED = "not confirmed in time"
+# What a session the platform's export lists is marked with, released before or not.
+LISTED = "listed"
 
 
 def study_link_address(*, campaign: Campaign, preset: str | None = None) -> str:
@@ -144,7 +147,7 @@ def study_link_confirm(
             counts["bad_code"] += 1
         else:
             counts["sessions"] += 1
-            counts["tasks"] += session_confirm(session=session, platform_status="listed")
+            counts["tasks"] += session_confirm(session=session, platform_status=LISTED)
     return counts
 
 

@@ -2,11 +2,18 @@
 subscriptions confirmed with their X-Hook-Secret, and signed deliveries of events.
 https://docs.prolific.com/api-reference/webhooks/subscribing
 https://docs.prolific.com/api-reference/webhooks/verifying
+https://docs.prolific.com/api-reference/webhooks/get-subscriptions (``is_enabled``, default true)
+https://docs.prolific.com/api-reference/webhooks/update-subscription (PATCH: ``event_type`` and
+``target_url`` required, ``is_enabled`` optional; answers the subscription)
+https://docs.prolific.com/api-reference/webhooks/persistent-failures-and-disabling-logic
 
 Prolific only sends to https:// addresses. In a test the site is the live server, on plain
 HTTP: ``target_proxy`` stands for the TLS-terminating proxy in front of it, and is where the
 stand-in sends what it would send to a subscription's target (its path kept). Without one,
 nothing is sent anywhere.
+
+``hook_disable`` does what Prolific does to a subscription whose deliveries all failed for
+five days: it stays, disabled, listed only with ``is_enabled=false``, and is sent nothing.
 
 ``deliver`` sends a signed event to the subscribed target, as Prolific would; with ``secret``
 or ``timestamp`` it sends a forged or stale one, and ``resend`` sends a delivery again byte for
@@ -100,6 +107,13 @@ class HooksStandIn:
         }
         return self.deliver("submission.status.change", body, **options)
 
+    def hook_disable(self, event_type: str) -> None:
+        """Disable the subscriptions to ``event_type``, as Prolific does after five days of
+        failed deliveries."""
+        for subscription in self.subscriptions.values():
+            if subscription["event_type"] == event_type:
+                subscription["is_enabled"] = False
+
     def take_answer_headers(self) -> dict:
         headers, self.answer_headers = self.answer_headers, {}
         return headers
@@ -143,23 +157,21 @@ class HooksStandIn:
                 del self.unconfirmed[subscription_id]
                 subscription["is_enabled"] = True
                 return 200, subscription
+            case ("PATCH", "subscriptions", subscription_id):
+                subscription = self._subscription(subscription_id)
+                changes = self._checked(body, ("event_type", "target_url"))
+                if "is_enabled" in body:
+                    if not isinstance(body["is_enabled"], bool):
+                        raise HTTPError(400, {"is_enabled": ["Must be a valid boolean."]})
+                    changes["is_enabled"] = body["is_enabled"]
+                subscription.update(changes)
+                return 200, subscription
         raise HTTPError(404, "Not found.", "Not found")
 
     def _subscribe(self, body: dict, subscription_id: str) -> dict:
         from tests.crowd.prolific_standin import HTTPError
 
-        missing = {
-            name: ["This field is required."]
-            for name in ("event_type", "target_url", "workspace_id")
-            if not body.get(name)
-        }
-        if missing:
-            raise HTTPError(400, missing)
-        if body["event_type"] not in EVENT_TYPES:
-            raise HTTPError(400, {"event_type": [f'"{body["event_type"]}" is not a valid choice.']})
-        target = urlsplit(body["target_url"])
-        if target.scheme != "https" or target.hostname in ("localhost", "127.0.0.1"):
-            raise HTTPError(400, {"target_url": ["Must be a public https:// URL."]})
+        self._checked(body, ("event_type", "target_url", "workspace_id"))
         if body["workspace_id"] not in self.hook_secrets:
             raise HTTPError(400, "Create a secret for the workspace before subscribing.")
         subscription = {
@@ -179,6 +191,20 @@ class HooksStandIn:
             )
             self.handshakes.append((body["target_url"], answer.headers.get("X-Hook-Secret")))
         return subscription
+
+    def _checked(self, body: dict, required: tuple) -> dict:
+        """The fields ``required`` of a subscription's ``body``, refused as Prolific does."""
+        from tests.crowd.prolific_standin import HTTPError
+
+        missing = {name: ["This field is required."] for name in required if not body.get(name)}
+        if missing:
+            raise HTTPError(400, missing)
+        if body["event_type"] not in EVENT_TYPES:
+            raise HTTPError(400, {"event_type": [f'"{body["event_type"]}" is not a valid choice.']})
+        target = urlsplit(body["target_url"])
+        if target.scheme != "https" or target.hostname in ("localhost", "127.0.0.1"):
+            raise HTTPError(400, {"target_url": ["Must be a public https:// URL."]})
+        return {name: body[name] for name in required}
 
     def _subscription(self, subscription_id: str) -> dict:
         from tests.crowd.prolific_standin import HTTPError

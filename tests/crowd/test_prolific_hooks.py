@@ -99,6 +99,30 @@ def test_publishing_subscribes_to_both_events_once_however_often_campaigns_are_p
     ]
 
 
+def test_publishing_enables_again_a_subscription_prolific_disabled_and_says_so(prolific):
+    first = published()
+    prolific.hook_disable("submission.status.change")
+    campaign = published()
+    # The same subscription, enabled again through Prolific's update call: none added.
+    assert len(prolific.subscriptions) == 2
+    assert all(s["is_enabled"] for s in prolific.subscriptions.values())
+    (disabled,) = [
+        s for s in prolific.subscriptions.values() if s["event_type"] == "submission.status.change"
+    ]
+    (update,) = prolific.sent("PATCH", f"/api/v1/hooks/subscriptions/{disabled['id']}/")
+    assert update.json == {
+        "event_type": "submission.status.change",
+        "target_url": TARGET,
+        "is_enabled": True,
+    }
+    (event,) = CampaignEvent.objects.filter(campaign=campaign, message__contains="enabled again")
+    assert "submission.status.change" in event.message and not event.is_error
+    assert not CampaignEvent.objects.filter(campaign=first, message__contains="enabled again")
+    # Publishing once more finds it enabled and changes nothing.
+    published()
+    assert len(prolific.sent("PATCH", f"/api/v1/hooks/subscriptions/{disabled['id']}/")) == 1
+
+
 def test_a_failed_subscription_is_recorded_and_does_not_stop_publishing(prolific):
     prolific.fail_next("POST", "/api/v1/hooks/subscriptions/", status=400)
     campaign = published()

@@ -207,6 +207,7 @@ def test_a_prolific_study_ends_reconciled_to_the_cent(prolific, live_worker, set
         "timed_out": 1,
         "awaiting_review": 0,
         "active": 0,
+        "released": 0,
     }
     assert "AWAITING REVIEW" not in {s["status"] for s in submissions.values()}
 

@@ -235,6 +235,7 @@ def test_reconcile_json_is_one_object_with_every_key_and_no_difference_when_cons
         "timed_out",
         "awaiting_review",
         "active",
+        "released",
     }
     assert (
         set(result["platform_minor"])

@@ -194,6 +194,8 @@ def test_a_study_link_campaign_pays_exactly_the_confirmed_sessions(campaign, res
     assert result["difference_minor"] is None
     assert result["submissions"]["approved"] == 4
     assert result["submissions"]["awaiting_review"] == 0
+    # P4's and P5's places were released, not returned: nobody gave the study back.
+    assert result["submissions"]["released"] == 2 and result["submissions"]["returned"] == 0
     assert result["places_held"] == 4
     earned = LedgerEntry.objects.earnings().filter(campaign=campaign)
     assert set(earned.values_list("worker__external_id", flat=True)) == {"P1", "P2", "P3"}

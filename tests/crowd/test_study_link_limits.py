@@ -186,6 +186,30 @@ def test_unconfirmed_work_gives_its_places_back_after_the_campaigns_deadline(cli
     assert Assignment.objects.filter(status="submitted").count() == 1
 
 
+def test_reconcile_counts_released_sessions_as_released_not_returned(client, settings):
+    campaign = publish(settings, confirm_hours=12)
+    squat(client, campaign, 3)
+    crowd.study_link_sessions_release(now=timezone.now() + timedelta(hours=12))
+    counts = crowd.campaign_reconcile(campaign=campaign)["submissions"]
+    assert counts["released"] == 3 and counts["returned"] == 0
+    # One the export lists after its release is confirmed work, awaiting review again.
+    code = studylink.verification_code(
+        session_id="T1", participant_id="Q1", config=studylink.StudyLinkConfig.from_settings()
+    )
+    crowd.study_link_confirm(
+        campaign=campaign,
+        text=f"worker,session,code\nQ1,T1,{code}\n",
+        participant_column="worker",
+        session_column="session",
+        code_column="code",
+    )
+    result = crowd.campaign_reconcile(campaign=campaign)
+    assert result["submissions"]["released"] == 2
+    assert result["submissions"]["awaiting_review"] == 1
+    assert result["places_held"] == 1
+    assert "2 released" in " ".join(crowd.reconciliation_lines(result))
+
+
 def test_the_periodic_read_back_releases_study_link_work_past_its_deadline(client, settings):
     campaign = publish(settings)
     squat(client, campaign, 2)

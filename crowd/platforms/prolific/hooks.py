@@ -3,12 +3,17 @@ acts on, and reading a signed event.
 https://docs.prolific.com/api-reference/webhooks/subscribing
 https://docs.prolific.com/api-reference/webhooks/receiving
 https://docs.prolific.com/api-reference/webhooks/verifying
+https://docs.prolific.com/api-reference/webhooks/get-subscriptions
+https://docs.prolific.com/api-reference/webhooks/update-subscription
+https://docs.prolific.com/api-reference/webhooks/persistent-failures-and-disabling-logic
 
 A workspace has one secret at a time, and creating one replaces it (so events already on their
 way would no longer verify): the secret is read first and created only when there is none. A
 subscription is confirmed by sending back the ``X-Hook-Secret`` its creation answered with;
 one the workspace already has for the same event and address is kept, so subscribing twice
-makes nothing twice.
+makes nothing twice. Prolific disables a subscription whose deliveries all failed for five
+days (and lists it only when asked for disabled ones, ``is_enabled=false``); subscribing
+again re-enables it (PATCH with ``is_enabled`` true) rather than adding a second one.
 """
 
 import base64
@@ -16,7 +21,14 @@ import hashlib
 import hmac
 import json
 
-from ..base import PlatformError, WebhookEvent, WebhookRefused
+from ..base import (
+    HOOK_CREATED,
+    HOOK_KEPT,
+    HOOK_REENABLED,
+    PlatformError,
+    WebhookEvent,
+    WebhookRefused,
+)
 
 SUBMISSION_STATUS_CHANGE = "submission.status.change"
 STUDY_STATUS_CHANGE = "study.status.change"
@@ -105,21 +117,28 @@ class ProlificHooks:
             raise PlatformError("Prolific created a webhook secret but did not return it.")
         return created["value"]
 
-    def hooks_subscriptions(self) -> list[dict]:
-        """The workspace's enabled subscriptions (Prolific's listing leaves out the others)."""
+    def hooks_subscriptions(self, *, enabled: bool = True) -> list[dict]:
+        """The workspace's enabled subscriptions, or its disabled ones (Prolific lists one or
+        the other, the enabled ones unless asked)."""
         workspace_id = self._workspace_id("webhook subscriptions")
-        return list(self._pages("/api/v1/hooks/subscriptions/", {"workspace_id": workspace_id}))
+        query = {"workspace_id": workspace_id, "is_enabled": "true" if enabled else "false"}
+        return list(self._pages("/api/v1/hooks/subscriptions/", query))
 
     def hooks_subscribe(self, *, event_type: str, target_url: str) -> str:
-        """Have Prolific send ``event_type`` to ``target_url``; returns the subscription's id.
-        An enabled subscription of the same event and address counts as done. (One left
-        unconfirmed, its answer lost, stays disabled and is never sent anything.)"""
+        """Have Prolific send ``event_type`` to ``target_url``. Returns what was done:
+        ``HOOK_KEPT`` (an enabled subscription of the same event and address exists),
+        ``HOOK_REENABLED`` (one existed that Prolific had disabled: it is enabled again) or
+        ``HOOK_CREATED`` (a new one, confirmed). (One left unconfirmed, its answer lost, is
+        disabled too, and is enabled the same way.)"""
         workspace_id = self._workspace_id("webhook subscriptions")
-        for existing in self.hooks_subscriptions():
-            if existing.get("event_type") == event_type and (
-                existing.get("target_url") == target_url
-            ):
-                return existing["id"]
+        for enabled in (True, False):
+            for existing in self.hooks_subscriptions(enabled=enabled):
+                if existing.get("event_type") == event_type and (
+                    existing.get("target_url") == target_url
+                ):
+                    if not enabled:
+                        self._hooks_enable(existing["id"], event_type, target_url)
+                    return HOOK_KEPT if enabled else HOOK_REENABLED
         body = {"workspace_id": workspace_id, "event_type": event_type, "target_url": target_url}
         answer = self._call("POST", "/api/v1/hooks/subscriptions/", json=body)
         secret = self.last_headers.get(HANDSHAKE_HEADER, "")
@@ -142,4 +161,12 @@ class ProlificHooks:
         self._call(
             "POST", f"/api/v1/hooks/subscriptions/{subscription_id}/", json={"secret": secret}
         )
-        return subscription_id
+        return HOOK_CREATED
+
+    def _hooks_enable(self, subscription_id: str, event_type: str, target_url: str) -> None:
+        # The update takes the event and address as well (both required), unchanged.
+        body = {"event_type": event_type, "target_url": target_url, "is_enabled": True}
+        answer = self._call("PATCH", f"/api/v1/hooks/subscriptions/{subscription_id}/", json=body)
+        # The answer is the subscription; its is_enabled is documented as optional.
+        if isinstance(answer, dict) and answer.get("is_enabled") is False:
+            raise PlatformError(f"Prolific left its subscription to {event_type} disabled.")
