@@ -2,12 +2,15 @@
 idempotent (the mail says why it may run twice)."""
 
 import contextlib
+import logging
 
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from . import services
 from .models import Campaign
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task
@@ -34,16 +37,25 @@ def publish_campaign(campaign_id: int) -> None:
 
 @shared_task
 def sync_campaigns() -> int:
-    """Periodic: read every live campaign's work back from its platform and verify it, and
-    give back the places of study-link work not confirmed by its campaign's deadline."""
+    """Periodic: read every live campaign's work back from its platform and verify it, give
+    back the places of study-link work not confirmed by its campaign's deadline, and, at most
+    once an hour per platform, enable again a webhook subscription the platform disabled."""
     services.study_link_sessions_release()
     synced = 0
-    for campaign in services.campaigns_to_sync():
+    # Live: published, or expired lately (their submissions still change, and send events).
+    live = list(services.campaigns_to_sync())
+    for campaign in live:
         try:
             services.campaign_sync(campaign=campaign)
         except services.WorkRefused:
             continue  # no connector configured for it here
         synced += 1
+    # After the campaigns, and whatever it raises: webhooks only make the site learn sooner,
+    # the read-back above is what must not be stopped.
+    try:
+        services.platform_hooks_check(campaigns=live)
+    except Exception:
+        logger.exception("Checking the platforms' webhook subscriptions failed")
     return synced
 
 

@@ -62,6 +62,7 @@ from .pay import (
 from .platform_events import (
     platform_event_process,
     platform_event_receive,
+    platform_hooks_check,
 )
 from .quality import (
     CheckStanding,
@@ -200,6 +201,7 @@ __all__ = [
     "platform_qualification",
     "platform_event_process",
     "platform_event_receive",
+    "platform_hooks_check",
     "platform_arrival",
     "qualification_grant",
     "qualification_revoke",

@@ -48,7 +48,7 @@ from .pay import (
 )
 from .platform_events import platform_hooks_ensure, session_reported
 from .reconcile import campaign_listing_ids, campaign_reconcile
-from .sessions import session_abandon, sessions_per_participant
+from .sessions import NEVER_LISTED, session_abandon, sessions_per_participant
 from .workers import audit_record
 
 # Expired campaigns are still read back this long, for late submissions and approvals.
@@ -456,7 +456,7 @@ def _sessions_sync(campaign, by_id: dict, changed: dict, now) -> None:
                 now=now,
             )
         elif session.started_at + max(give_up, timedelta(hours=2)) <= now:
-            changed["abandoned"] += session_abandon(session=session, platform_status="unknown")
+            changed["abandoned"] += session_abandon(session=session, platform_status=NEVER_LISTED)
 
 
 def _is_theirs(campaign, assignment, submission) -> bool:

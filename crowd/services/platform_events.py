@@ -8,12 +8,15 @@ stays the reconciler for any event lost or never sent.
 """
 
 import json
+import logging
 import time
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from paracrowd.celery import enqueue
 
@@ -24,6 +27,12 @@ from ..platforms.base import HOOK_REENABLED, WebhookEvent
 from .sessions import session_abandon, session_confirm
 
 PROCESS_TASK = "crowd.tasks.platform_event_process"
+# The periodic read-back looks at a platform's webhook subscriptions at most this often: a
+# disabled one is found within the hour, for two or three calls an hour, not twelve.
+HOOKS_CHECK_SECONDS = 60 * 60
+HOOKS_CHECK_KEY = "platform-hooks-checked:{platform}"
+
+logger = logging.getLogger(__name__)
 
 
 def platform_hooks_ensure(*, campaign: Campaign, connector) -> None:
@@ -36,29 +45,81 @@ def platform_hooks_ensure(*, campaign: Campaign, connector) -> None:
     platform = platforms.get(campaign.platform)
     if not platform.webhook_events:
         return
-    target = settings.PLATFORM_PUBLIC_URL + reverse("crowd:platform_hooks", args=[platform.name])
     try:
-        if not platform.webhook_secret_setting():
-            # Saved before subscribing, so the first event already verifies.
-            PlatformHookSecret.objects.update_or_create(
-                platform=platform.name,
-                defaults={"value": connector.hooks_secret(), "saved_at": timezone.now()},
-            )
-        for event_type in platform.webhook_events:
-            done = connector.hooks_subscribe(event_type=event_type, target_url=target)
-            if done == HOOK_REENABLED:
-                CampaignEvent.objects.create(
-                    campaign=campaign,
-                    message=f"{platform.label} had disabled sending its {event_type} events to "
-                    f"{target}: they are enabled again.",
-                )
+        _hooks_ensure(platform, connector, [campaign])
     except PlatformError as error:
         CampaignEvent.objects.create(
             campaign=campaign,
             is_error=True,
-            message=f"{platform.label} will not send its events to {target} ({error}); "
-            "its submissions are read back by polling instead.",
+            message=f"{platform.label} will not send its events to {_hooks_target(platform)} "
+            f"({error}); its submissions are read back by polling instead.",
         )
+
+
+def platform_hooks_check(*, campaigns) -> list[str]:
+    """The periodic read-back's look at the webhook subscriptions of the platforms of
+    ``campaigns`` (the live ones), so that one the platform disabled while they run does not
+    stay disabled until the next publication. At most once an hour per platform, across every
+    worker (a key added to the cache: whoever adds it checks); skipped when the cache cannot be
+    reached, and for platforms that send no events or have no connector here. Re-enabling is
+    recorded in the history of every live campaign of the platform: the subscription is the
+    workspace's, not one campaign's, so each of them had its events arrive late, and each
+    history is where someone reading that campaign looks for why. A failure is logged, not
+    written to those histories (an hourly error in each would bury them; publishing records
+    it), and nothing is raised. Returns the platforms checked."""
+    live: dict[str, list[Campaign]] = {}
+    for campaign in campaigns:
+        if platforms.get(campaign.platform).webhook_events:
+            live.setdefault(campaign.platform, []).append(campaign)
+    checked = []
+    for name, platform_campaigns in live.items():
+        platform = platforms.get(name)
+        try:
+            connector = platforms.connector(name)
+        except platforms.NotConfigured:
+            continue
+        try:
+            if not cache.add(HOOKS_CHECK_KEY.format(platform=name), 1, HOOKS_CHECK_SECONDS):
+                continue  # checked within the hour
+        except RedisError as error:
+            logger.warning("%s's webhook subscriptions not checked: %s", platform.label, error)
+            continue
+        try:
+            _hooks_ensure(platform, connector, platform_campaigns)
+        except PlatformError as error:
+            logger.warning(
+                "%s's webhook subscriptions could not be checked: %s", platform.label, error
+            )
+        checked.append(name)
+    return checked
+
+
+def _hooks_target(platform) -> str:
+    return settings.PLATFORM_PUBLIC_URL + reverse("crowd:platform_hooks", args=[platform.name])
+
+
+def _hooks_ensure(platform, connector, campaigns: list[Campaign]) -> None:
+    """Save the secret and subscribe to each event; each re-enabling is written to the history
+    of ``campaigns`` as it happens (so one made before a later call fails is still told).
+    Raises ``PlatformError``."""
+    target = _hooks_target(platform)
+    if not platform.webhook_secret_setting():
+        # Saved before subscribing, so the first event already verifies.
+        PlatformHookSecret.objects.update_or_create(
+            platform=platform.name,
+            defaults={"value": connector.hooks_secret(), "saved_at": timezone.now()},
+        )
+    for event_type in platform.webhook_events:
+        done = connector.hooks_subscribe(event_type=event_type, target_url=target)
+        if done == HOOK_REENABLED:
+            CampaignEvent.objects.bulk_create(
+                CampaignEvent(
+                    campaign=campaign,
+                    message=f"{platform.label} had disabled sending its {event_type} events "
+                    f"to {target}: they are enabled again.",
+                )
+                for campaign in campaigns
+            )
 
 
 def platform_webhook_secret(platform: str) -> str:

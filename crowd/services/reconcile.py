@@ -23,12 +23,14 @@ from ..models import (
 )
 from ..platforms import PlatformError, Submission
 from .outbox import platform_actions_queue, platform_bonuses_check
-from .sessions import session_abandon
+from .sessions import NEVER_LISTED, session_abandon
 from .study_links import LISTED, NOT_CONFIRMED
 from .workers import worker_from_platform
 
-# "released": a study-link session whose place the site gave back when the platform's records
-# had not confirmed it in time (the participant may have finished; nobody returned anything).
+# "released": a session whose place the site gave back, not the participant: a study-link
+# session the platform's records had not confirmed in time, or (counted only while the
+# platform cannot be read, from the site's sessions) one the read-back gave up on because the
+# platform never listed it. The participant may have finished; nobody returned anything.
 STATES = (
     "approved",
     "rejected",
@@ -183,8 +185,9 @@ def _no_work_reject(campaign: Campaign, submissions: list[Submission]) -> int:
 def _site_side(campaign: Campaign, result: dict) -> None:
     """The site's view where the platform cannot be read: its sessions (confirmed by the
     uploaded records, where there are some) and its ledger; the platform's own figures are
-    unknown. A session the site released for want of confirmation is counted released, not
-    returned; one an upload confirmed after its release awaits review like any other."""
+    unknown. A session the site released for want of confirmation, or gave up on because the
+    platform never listed it, is counted released, not returned; one an upload confirmed
+    after its release awaits review like any other."""
     counts = result["submissions"]
     sessions = WorkSession.objects.filter(campaign=campaign)
     rewarded = set(
@@ -224,7 +227,7 @@ def _site_side(campaign: Campaign, result: dict) -> None:
 
 
 def _abandoned_state(session: WorkSession) -> str:
-    if session.platform_status == NOT_CONFIRMED:
+    if session.platform_status in (NOT_CONFIRMED, NEVER_LISTED):
         return "released"
     if session.platform_status == LISTED:
         return "awaiting_review"  # released, then confirmed by an upload

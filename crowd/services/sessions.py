@@ -22,6 +22,11 @@ from .allocation import session_claim, submissions_move
 from .errors import WorkRefused
 from .workers import arrival_count, audit_record, worker_from_platform
 
+# What a session is marked with (its platform status) when the read-back gave up on it: the
+# platform never listed it, long after the longest time it allows. The site gave its place
+# back; the participant did not give anything back, as far as anyone knows.
+NEVER_LISTED = "unknown"
+
 
 @dataclass(frozen=True)
 class SessionProgress:

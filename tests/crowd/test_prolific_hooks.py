@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 import requests
+from django.core.cache import cache
 from django.db import connections
 from django.urls import reverse
 
@@ -22,7 +23,9 @@ from crowd.models import (
     Tier,
     WorkSession,
 )
-from tests.conftest import wait_for
+from crowd.services.platform_events import HOOKS_CHECK_KEY
+from crowd.tasks import sync_campaigns
+from tests.conftest import UNREACHABLE_CACHE, wait_for
 from tests.crowd.prolific_standin import WORKSPACE
 from tests.factories import make_segment
 
@@ -39,6 +42,9 @@ def prolific(prolific_api, settings, live_server, monkeypatch):
     settings.PLATFORM_PUBLIC_URL = "https://paracrowd.example.org"
     prolific_api.target_proxy = live_server.url  # the TLS proxy in front of the site
     platforms.install("prolific", prolific_api.connector())
+    # The periodic check's hourly mark lives in the run's cache, across tests: each starts
+    # with none.
+    cache.delete(HOOKS_CHECK_KEY.format(platform="prolific"))
     yield prolific_api
     platforms.install("prolific", None)
 
@@ -257,3 +263,76 @@ def test_the_operators_secret_takes_precedence_over_the_saved_one(prolific, sett
     operators = prolific.submission_notify(submission_id, secret=settings.PROLIFIC_HOOKS_SECRET)
 
     assert (saved.response.status_code, operators.response.status_code) == (403, 200)
+
+
+def hooks_calls(prolific, since=0):
+    return [r for r in prolific.requests[since:] if r.path.startswith("/api/v1/hooks/")]
+
+
+def test_the_periodic_sync_enables_again_a_subscription_disabled_while_campaigns_run(prolific):
+    first, second = published(), published()
+    prolific.hook_disable("submission.status.change")
+
+    assert sync_campaigns() == 2
+
+    assert len(prolific.subscriptions) == 2
+    assert all(s["is_enabled"] for s in prolific.subscriptions.values())
+    # Said in the history of each live campaign: the events of each arrived late.
+    for campaign in (first, second):
+        (event,) = CampaignEvent.objects.filter(
+            campaign=campaign, message__contains="enabled again"
+        )
+        assert "submission.status.change" in event.message and not event.is_error
+    # Within the hour the subscriptions are not looked at again, even disabled again.
+    prolific.hook_disable("submission.status.change")
+    seen = len(prolific.requests)
+    assert sync_campaigns() == 2
+    assert prolific.sent("GET", "/api/v1/submissions/")  # the campaigns were read back
+    assert not hooks_calls(prolific, seen)
+    assert CampaignEvent.objects.filter(message__contains="enabled again").count() == 2
+
+
+def test_the_periodic_check_leaves_alone_platforms_with_no_live_campaign(prolific):
+    campaign = published()
+    # Expired long ago: the read-back no longer reads it.
+    Campaign.objects.filter(pk=campaign.pk).update(
+        state=Campaign.State.EXPIRED, expires_at=campaign.published_at - timedelta(days=365)
+    )
+    prolific.hook_disable("submission.status.change")
+    seen = len(prolific.requests)
+
+    assert sync_campaigns() == 0
+
+    assert not hooks_calls(prolific, seen)
+
+
+def test_a_failed_check_does_not_stop_the_sync_and_is_not_written_to_the_history(prolific):
+    campaign = published()
+    prolific.hook_disable("submission.status.change")
+    prolific.fail_next("GET", "/api/v1/hooks/subscriptions/", status=400)
+
+    assert sync_campaigns() == 1
+
+    campaign.refresh_from_db()
+    assert campaign.synced_at is not None
+    assert not CampaignEvent.objects.filter(campaign=campaign, is_error=True)
+    # The check itself raises nothing either; the hour starts again after a failure, so a
+    # failing Prolific is asked once an hour.
+    cache.delete(HOOKS_CHECK_KEY.format(platform="prolific"))
+    prolific.fail_next("GET", "/api/v1/hooks/subscriptions/", status=400)
+    assert crowd.platform_hooks_check(campaigns=[campaign]) == ["prolific"]
+    assert crowd.platform_hooks_check(campaigns=[campaign]) == []
+
+
+def test_with_the_cache_unreachable_the_sync_goes_on_without_checking(prolific, settings):
+    campaign = published()
+    prolific.hook_disable("submission.status.change")
+    seen = len(prolific.requests)
+    settings.CACHES = UNREACHABLE_CACHE
+
+    assert sync_campaigns() == 1
+
+    assert not hooks_calls(prolific, seen)
+    campaign.refresh_from_db()
+    assert campaign.synced_at is not None
+    assert crowd.platform_hooks_check(campaigns=[campaign]) == []  # skipped, nothing raised

@@ -15,7 +15,7 @@ from django.utils import timezone
 from collector import services as collector
 from crowd import platforms
 from crowd import services as crowd
-from crowd.models import Campaign, HitType, LedgerEntry, PlatformAction, Tier
+from crowd.models import Campaign, HitType, LedgerEntry, PlatformAction, Tier, WorkSession
 from crowd.platforms.prolific.client import fee_cents
 from tests.crowd.prolific_sessions import session_described
 from tests.factories import make_segment, make_staff
@@ -263,3 +263,37 @@ def test_a_plan_counts_the_fee_of_each_bonus_line_rounded_up_on_its_own():
     # Each task past the minimum is its own bonus line: 3 lines of 10 cents at 34% cost
     # 4 cents each, where 34% of the 30 cents together would be 11.
     assert bonus_fees_cents("prolific", task_cents=10, bonuses=3) == 12
+
+
+def test_while_prolific_cannot_be_read_sessions_it_never_listed_count_released_not_returned(
+    prolific,
+):
+    campaign = published(size=2, tasks_per_session=1)
+    # One participant gives the study back, and one visit Prolific never lists: the read-back
+    # gives up on it once twice the longest time Prolific allows has passed.
+    returned_id, returned, _ = session_described(prolific, campaign, [])
+    unlisted_id, unlisted, _ = session_described(prolific, campaign, [])
+    prolific.submission_status(returned_id, "RETURNED")
+    del prolific.submissions[unlisted_id]
+    crowd.campaign_sync(campaign=campaign, now=timezone.now() + timedelta(days=1))
+    statuses = {s.pk: s.platform_status for s in WorkSession.objects.filter(campaign=campaign)}
+    assert statuses == {
+        returned.pk: "returned",
+        unlisted.pk: "unknown",
+    }
+
+    prolific.fail_next("GET", "/api/v1/submissions/", status=400)
+    summary = crowd.campaign_reconcile(campaign=campaign)
+
+    # The site's own view: the participant who gave the study back is the one returned; the
+    # visit the site gave up on had its place given back by the site.
+    assert "error" in summary
+    assert summary["submissions"] == {
+        "approved": 0,
+        "rejected": 0,
+        "returned": 1,
+        "timed_out": 0,
+        "awaiting_review": 0,
+        "active": 0,
+        "released": 1,
+    }
