@@ -24,7 +24,13 @@ from .. import platforms
 from ..models import Campaign, CampaignEvent, PlatformEvent, PlatformHookSecret, WorkSession
 from ..platforms import PlatformError, Submission
 from ..platforms.base import HOOK_REENABLED, WebhookEvent
-from .sessions import session_abandon, session_confirm
+from .sessions import (
+    RETURNED,
+    SOMEONE_ELSES,
+    TIMED_OUT,
+    session_abandon,
+    session_confirm,
+)
 
 PROCESS_TASK = "crowd.tasks.platform_event_process"
 # The periodic read-back looks at a platform's webhook subscriptions at most this often: a
@@ -241,7 +247,11 @@ def session_reported(
         submission.listing_id == listing_id
     )
     if not theirs or submission.status == Submission.GONE:
-        status = "listed for someone else" if not theirs else "returned"
+        status = RETURNED
+        if not theirs:
+            status = SOMEONE_ELSES
+        elif submission.timed_out:
+            status = TIMED_OUT
         changed["abandoned"] += session_abandon(session=session, platform_status=status)
     elif submission.is_submitted:
         changed["verified"] += session_confirm(

@@ -23,7 +23,7 @@ from ..models import (
 )
 from ..platforms import PlatformError, Submission
 from .outbox import platform_actions_queue, platform_bonuses_check
-from .sessions import NEVER_LISTED, session_abandon
+from .sessions import NEVER_LISTED, SOMEONE_ELSES, TIMED_OUT, session_abandon
 from .study_links import LISTED, NOT_CONFIRMED
 from .workers import worker_from_platform
 
@@ -186,8 +186,9 @@ def _site_side(campaign: Campaign, result: dict) -> None:
     """The site's view where the platform cannot be read: its sessions (confirmed by the
     uploaded records, where there are some) and its ledger; the platform's own figures are
     unknown. A session the site released for want of confirmation, or gave up on because the
-    platform never listed it, is counted released, not returned; one an upload confirmed
-    after its release awaits review like any other."""
+    platform never listed it or listed it for someone else, is counted released, not returned;
+    one the platform let run out of time, timed out; one an upload confirmed after its release
+    awaits review like any other."""
     counts = result["submissions"]
     sessions = WorkSession.objects.filter(campaign=campaign)
     rewarded = set(
@@ -221,14 +222,19 @@ def _site_side(campaign: Campaign, result: dict) -> None:
     result["difference_minor"] = None
     result["unknown"] = [
         "platform_minor: the platform's payments are not read here",
-        "unknown_to_site: the platform's submissions are known only through uploaded records",
+        # A platform with no API is known through its uploaded records; one that failed, not at all.
+        f"unknown_to_site: {platforms.get(campaign.platform).label}'s submissions could not be read"
+        if "error" in result
+        else "unknown_to_site: the platform's submissions are known only through uploaded records",
         "submissions: counted from the site's sessions",
     ]
 
 
 def _abandoned_state(session: WorkSession) -> str:
-    if session.platform_status in (NOT_CONFIRMED, NEVER_LISTED):
+    if session.platform_status in (NOT_CONFIRMED, NEVER_LISTED, SOMEONE_ELSES):
         return "released"
+    if session.platform_status == TIMED_OUT:
+        return "timed_out"
     if session.platform_status == LISTED:
         return "awaiting_review"  # released, then confirmed by an upload
     return "returned"

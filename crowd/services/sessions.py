@@ -26,6 +26,9 @@ from .workers import arrival_count, audit_record, worker_from_platform
 # platform never listed it, long after the longest time it allows. The site gave its place
 # back; the participant did not give anything back, as far as anyone knows.
 NEVER_LISTED = "unknown"
+# And when the platform listed it as given up: given back by the participant, run out of time,
+# or listed for another participant or study (the site gave that place back).
+RETURNED, TIMED_OUT, SOMEONE_ELSES = "returned", "timed out", "listed for someone else"
 
 
 @dataclass(frozen=True)

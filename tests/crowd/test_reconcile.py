@@ -268,32 +268,41 @@ def test_a_plan_counts_the_fee_of_each_bonus_line_rounded_up_on_its_own():
 def test_while_prolific_cannot_be_read_sessions_it_never_listed_count_released_not_returned(
     prolific,
 ):
-    campaign = published(size=2, tasks_per_session=1)
-    # One participant gives the study back, and one visit Prolific never lists: the read-back
-    # gives up on it once twice the longest time Prolific allows has passed.
+    campaign = published(size=4, tasks_per_session=1)
+    # One participant gives the study back, one runs out of time, one visit Prolific never
+    # lists (the read-back gives up on it once twice the longest time Prolific allows has
+    # passed), and one Prolific lists for another participant.
     returned_id, returned, _ = session_described(prolific, campaign, [])
+    late_id, late, _ = session_described(prolific, campaign, [])
     unlisted_id, unlisted, _ = session_described(prolific, campaign, [])
+    other_id, other, _ = session_described(prolific, campaign, [])
     prolific.submission_status(returned_id, "RETURNED")
+    prolific.submission_status(late_id, "TIMED-OUT")
     del prolific.submissions[unlisted_id]
+    prolific.submissions[other_id]["participant_id"] = "someone-else"
     crowd.campaign_sync(campaign=campaign, now=timezone.now() + timedelta(days=1))
     statuses = {s.pk: s.platform_status for s in WorkSession.objects.filter(campaign=campaign)}
     assert statuses == {
         returned.pk: "returned",
+        late.pk: "timed out",
         unlisted.pk: "unknown",
+        other.pk: "listed for someone else",
     }
 
     prolific.fail_next("GET", "/api/v1/submissions/", status=400)
     summary = crowd.campaign_reconcile(campaign=campaign)
 
-    # The site's own view: the participant who gave the study back is the one returned; the
-    # visit the site gave up on had its place given back by the site.
+    # The site's own view: the participant who gave the study back is the one returned, the
+    # one who ran out of time timed out; the visits the site gave up on (never listed, or
+    # listed for someone else) had their places given back by the site.
     assert "error" in summary
     assert summary["submissions"] == {
         "approved": 0,
         "rejected": 0,
         "returned": 1,
-        "timed_out": 0,
+        "timed_out": 1,
         "awaiting_review": 0,
         "active": 0,
-        "released": 1,
+        "released": 2,
     }
+    assert "unknown_to_site: Prolific's submissions could not be read" in summary["unknown"]
