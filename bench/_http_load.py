@@ -21,6 +21,8 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
+from bench._levels import cpu_parts, process_table
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # How long gunicorn's workers may take to boot: on a busy machine, importing the project in five
@@ -126,30 +128,27 @@ def process_children(pid: int) -> list[int]:
     return children
 
 
-def cpu_seconds(pids) -> dict[int, float]:
-    """User plus system CPU seconds each live process has used so far."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    used = {}
-    for pid in pids:
-        with contextlib.suppress(OSError, IndexError):
-            fields = process_stat(pid)
-            used[pid] = (int(fields[11]) + int(fields[12])) / ticks
-    return used
-
-
 def cpu_snapshot(server: WebServer, monitor) -> dict[str, dict[int, float]]:
-    """CPU used so far by gunicorn, by the bench database's backends, and by this client."""
+    """CPU used so far by gunicorn, by the bench database's backends, and by the bench's own
+    clients (this process, its threads, and its child processes but gunicorn; bench._levels)."""
     with monitor.cursor() as cursor:
         cursor.execute(
             "SELECT pid FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
         backends = [pid for (pid,) in cursor.fetchall()]
-    return {
-        "web": cpu_seconds(server.pids()),
-        "database": cpu_seconds(backends),
-        "client": {0: time.process_time()},
-    }
+    table = process_table()
+    bench = os.getpid()
+    # This process to the nanosecond rather than in clock ticks: its threads are the load.
+    table[bench] = (os.getppid(), time.process_time())
+    exited = os.times()
+    return cpu_parts(
+        table,
+        bench=bench,
+        web=server.process.pid,
+        backends=backends,
+        reaped=exited.children_user + exited.children_system,
+    )
 
 
 def cpu_used(before: dict, after: dict) -> dict[str, float]:

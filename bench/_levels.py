@@ -7,10 +7,12 @@ fails reported as "n/a" rather than ending the run.
 Not a benchmark itself (`make bench` skips files starting with an underscore).
 """
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import psycopg2
 
@@ -59,17 +61,69 @@ def machine_busy_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+def process_table() -> dict[int, tuple[int, float]]:
+    """Every live process: pid -> (its parent's pid, user plus system CPU seconds so far)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdecimal():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                used = (int(fields[11]) + int(fields[12])) / ticks
+                table[int(entry.name)] = (int(fields[1]), used)
+    return table
+
+
+def descendants(table: dict[int, tuple[int, float]], root: int) -> set[int]:
+    """``root`` and every live process below it in ``table``."""
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, waiting = set(), [root]
+    while waiting:
+        pid = waiting.pop()
+        if pid in table and pid not in found:
+            found.add(pid)
+            waiting += children.get(pid, [])
+    return found
+
+
+def cpu_parts(
+    table: dict[int, tuple[int, float]],
+    *,
+    bench: int,
+    web: int,
+    backends: list[int],
+    reaped: float = 0.0,
+) -> dict[str, dict[int, float]]:
+    """CPU seconds so far of each part of the bench, by pid, from ``table`` (process_table):
+    the web server (``web`` and everything below it), the bench database's ``backends``, and
+    the bench's own clients: the bench process (``bench``) and every process below it that is
+    not the web server's (a load generator or a reference's clients run as processes of their
+    own), with ``reaped`` (key 0), the CPU of its children that have exited. Judged by pid, not
+    by name: another user's python or pgbench is somebody else's load."""
+    site = descendants(table, web)
+    client = descendants(table, bench) - site
+    return {
+        "web": {pid: table[pid][1] for pid in site},
+        "database": {pid: table[pid][1] for pid in backends if pid in table},
+        "client": {0: reaped, **{pid: table[pid][1] for pid in client}},
+    }
+
+
 @dataclass(frozen=True)
 class LevelLoad:
     """What the machine did during one level: the 1-minute load average at its end, the share
     of all cores the measured side got (site: gunicorn and its PostgreSQL backends; raw SQL:
-    the backends and this client) and the share everything but the bench took."""
+    the backends), the bench's own clients' (the load generator; for raw SQL, the reference's
+    clients) and the share everything but the bench took."""
 
     load: float
     cores: int
     own_share: float
     other_share: float
-    bench_share: float  # the whole bench's: the measured side and the load generator
+    bench_share: float  # the whole bench's: the measured side and its own clients
+    client_share: float = 0.0
 
     @property
     def starved(self) -> bool:
@@ -81,10 +135,12 @@ class LevelLoad:
         )
 
     def cells(self) -> list[str]:
-        """Load average, the measured side's CPU share and the others', as the tables show them."""
+        """Load average, the CPU shares of the measured side, of the bench's own clients and
+        of the others, as the tables show them."""
         return [
             f"{self.load:.2f}",
             f"{100 * self.own_share:.0f}%",
+            f"{100 * self.client_share:.0f}%",
             f"{100 * self.other_share:.0f}%",
         ]
 
@@ -102,10 +158,11 @@ def level_starved(*, load: float, cores: int, bench_share: float, other_share: f
 
 
 def level_load(
-    *, elapsed: float, cores: int, machine: float, own: float, bench: float
+    *, elapsed: float, cores: int, machine: float, own: float, bench: float, client: float = 0.0
 ) -> LevelLoad:
     """``machine``: busy CPU seconds of the whole machine over ``elapsed`` seconds; ``own``:
-    the measured side's; ``bench``: every process of the bench's (``own`` included)."""
+    the measured side's; ``client``: the bench's own clients'; ``bench``: every process of the
+    bench's (``own`` and ``client`` included), none of it counted as others'."""
     capacity = max(elapsed * cores, 1e-9)
     return LevelLoad(
         load=os.getloadavg()[0],
@@ -113,6 +170,7 @@ def level_load(
         own_share=min(1.0, own / capacity),
         other_share=min(1.0, max(0.0, machine - bench) / capacity),
         bench_share=min(1.0, bench / capacity),
+        client_share=min(1.0, client / capacity),
     )
 
 
@@ -127,14 +185,25 @@ class Attempt:
     repeat: bool = False  # a second try of a rate that broke
 
 
+# The climb refines until the rate that held and the lowest that broke are this close, as a
+# share of the rate that held: the site's figure and the raw-SQL reference's are then known to
+# the same relative resolution, so their ratio does not move with where each list's steps fell.
+REFINE_RESOLUTION = 0.1
+
+
 def climb(
-    rates: list[float], measure: Callable[[float, int], object], *, refine: int = 0
+    rates: list[float],
+    measure: Callable[[float, int], object],
+    *,
+    refine: int = 0,
+    resolution: float = REFINE_RESOLUTION,
 ) -> tuple[float, list[Attempt]]:
     """Try ``rates`` in turn with ``measure(rate, seed)`` (its result has ``holds``) until one
     breaks; a rate that breaks is tried once more, and the climb stops only when it breaks
-    again. Then ``refine`` times, the rate halfway between the highest that held and the
-    lowest that broke is tried (each with the same second chance). Returns (the highest rate
-    that held, 0.0 if none, and every attempt in order)."""
+    again. Then the rate halfway between the highest that held and the lowest that broke is
+    tried (each with the same second chance), until the two are within ``resolution`` of the
+    rate that held, at most ``refine`` times. Returns (the highest rate that held, 0.0 if none,
+    and every attempt in order)."""
     attempts: list[Attempt] = []
 
     def holds(rate: float) -> bool:
@@ -152,6 +221,8 @@ def climb(
             break
         held = rate
     for _ in range(refine if broke is not None and held else 0):
+        if broke - held <= resolution * held:
+            break
         middle = round((held + broke) / 2, 1)
         if middle in (held, broke):
             break

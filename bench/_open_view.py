@@ -15,7 +15,7 @@ from collections import Counter
 import psycopg2
 
 from bench._http_load import Browser, cpu_snapshot, cpu_used, is_task_page
-from bench._levels import climb, level_load, machine_busy_seconds
+from bench._levels import REFINE_RESOLUTION, climb, level_load, machine_busy_seconds
 from bench._open_loop import P99_LIMIT_MS, HttpActor, RawActor, Think
 from bench._open_loop import run_level as run_open_level
 from bench._seed import places_ensure, raw_workers, sessions_create
@@ -91,7 +91,13 @@ def open_loop(args, web, urls: dict, connect: dict, monitor, log) -> dict:
         if side == "raw" and found[side] == 0.0:
             failures[side] = "held at no rate tried" + errors_text(attempts[side])
             found[side] = None
-    return {"think": think, "found": found, "levels": attempts, "failures": failures}
+    return {
+        "think": think,
+        "found": found,
+        "levels": attempts,
+        "failures": failures,
+        "refine": args.refine,
+    }
 
 
 def now() -> float:
@@ -102,12 +108,15 @@ def measured_load(before, machine: float, started: float, web, monitor, side: st
     """The load average and CPU shares of the level that began at ``before`` (cpu_snapshot),
     ``machine`` (machine_busy_seconds) and ``started`` (perf_counter)."""
     cpu = cpu_used(before, cpu_snapshot(web, monitor))
-    own = cpu["web"] + cpu["database"] if side == "site" else cpu["database"] + cpu["client"]
+    # The raw-SQL reference's clients are the bench's own, as the site's load generator is:
+    # shown apart, and never counted as other load.
+    own = cpu["web"] + cpu["database"] if side == "site" else cpu["database"]
     return level_load(
         elapsed=now() - started,
         cores=os.cpu_count(),
         machine=machine_busy_seconds() - machine,
         own=own,
+        client=cpu["client"],
         bench=sum(cpu.values()),
     )
 
@@ -118,7 +127,8 @@ def level_summary(result) -> str:
     return (
         f"next task p99 {result.p99('next'):.1f} ms, submit p99 {result.p99('submit'):.1f} ms: "
         f"{verdict}; load average {load.load:.2f}, CPU: measured side {100 * load.own_share:.0f}%"
-        f", others {100 * load.other_share:.0f}%{', starved' if load.starved else ''}"
+        f", bench client {100 * load.client_share:.0f}%, others {100 * load.other_share:.0f}%"
+        f"{', starved' if load.starved else ''}"
     )
 
 
@@ -139,14 +149,21 @@ def open_loop_line(site: float, raw: float | None, think: Think) -> str:
 
 def print_open_loop(figures: dict) -> None:
     think, found = figures["think"], figures["found"]
+    refined = (
+        f", then rates halfway until the climb is within {100 * REFINE_RESOLUTION:.0f}% (site "
+        f"and raw SQL alike)"
+        if figures.get("refine")
+        else ""
+    )
     print(
         f"\nOpen loop: tasks arriving as a Poisson process at each rate, think time "
         f"{think.describe()}; a rate holds when next task (answered with its page) and submit keep "
         f"p99 under {P99_LIMIT_MS:.0f} ms (from when each was due), with no error; a rate that "
-        f"breaks is tried once more. Load average (1 min) at the level's end; CPU, share of "
-        f"{os.cpu_count()} cores: the measured side's (site: gunicorn and its PostgreSQL "
-        f"backends; raw SQL: the backends and the client) and every other process's; a level "
-        f"is starved when other load crowded it out.\n"
+        f"breaks is tried once more{refined}. Load average (1 min) at the level's end; CPU, "
+        f"share of {os.cpu_count()} cores: the measured side's (site: gunicorn and its "
+        f"PostgreSQL backends; raw SQL: the backends), the bench's own clients' (the "
+        f"load generator; raw SQL: the reference's clients) and every other process's; a level "
+        f"is starved when other load crowded it out (the bench's clients are not other load).\n"
     )
     rows = []
     for side, attempts in figures["levels"].items():
@@ -168,7 +185,7 @@ def print_open_loop(figures: dict) -> None:
                 ]
             )
     header = ["", "tasks/s", "workers", "submitted", "next task p99", "submit p99", "errors"]
-    print_table([*header, "load", "own CPU", "other CPU", "", "rule"], rows)
+    print_table([*header, "load", "own CPU", "bench client CPU", "other CPU", "", "rule"], rows)
     for side, attempts in figures["levels"].items():
         for attempt in attempts:
             for error, count in attempt.result.errors.most_common(3):

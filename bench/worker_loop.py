@@ -8,9 +8,11 @@ task (with its page) and submit each keep their p99 under 150 ms. The highest ra
 is printed beside the same figure for the raw-SQL reference under the same schedule and rule,
 with the concurrent workers the rate means, in one line to compare run to run ("open loop:
 61.0 tasks/s with every p99 under 150 ms (1,220 workers at 20 s think time); raw SQL: 480.0
-tasks/s; ratio 0.127"). A rate that breaks is tried once more before the climb stops, each
-level shows the load average and the CPU shares of the measured side and of everything else,
-and one crowded out by other load is marked starved (bench/_levels.py, bench/_open_view.py).
+tasks/s; ratio 0.127"). A rate that breaks is tried once more before the climb stops, then
+rates halfway until the climb is within 10%, by one climb for both sides, so both figures end to
+the same resolution. Each level shows the load average and the CPU shares of the measured side,
+of the bench's own clients and of everything else, and one crowded out by other load (never the
+bench's own clients) is marked starved (bench/_levels.py, bench/_open_view.py).
 
 A reference that fails (pgbench exiting with an error, the raw-SQL transactions refused) gives
 "n/a" and a note, never the end of the run; before asking for many clients, the references read
@@ -146,8 +148,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--refine",
         type=int,
-        help="open loop: rates tried halfway between the highest that held and the lowest "
-        "that broke, once the climb stops (default 1; --quick: 0)",
+        help="open loop: at most this many rates tried halfway between the highest that held "
+        "and the lowest that broke, once the climb stops, until the two are within 10%% of "
+        "each other; the same for the site and the raw-SQL reference (default 4; --quick: 0)",
     )
     parser.add_argument("--closed-only", action="store_true", help="skip the open loop")
     parser.add_argument(
@@ -184,7 +187,7 @@ def parse_args() -> argparse.Namespace:
     args.raw_rates = args.raw_rates or (
         [20, 40] if args.quick else [50, 100, 150, 200, 300, 400, 500, 600, 800, 1000]
     )
-    args.refine = (0 if args.quick else 1) if args.refine is None else args.refine
+    args.refine = (0 if args.quick else 4) if args.refine is None else args.refine
     if args.refine < 0:
         parser.error("--refine must be at least 0")
     if args.port and not port_free(args.port):
@@ -333,6 +336,7 @@ def closed_loop(args, web, urls, connect, server, monitor, scratch, total, log) 
             cores=os.cpu_count(),
             machine=machine_busy_seconds() - machine,
             own=cpu["web"] + cpu["database"],
+            client=cpu["client"],
             bench=sum(cpu.values()),
         )
         total.merge(tally)
@@ -503,12 +507,14 @@ def print_closed_loop(args, queries: int, rows, cpu_rows) -> None:
     header += ["pgbench inserts/s", "tasks/s ÷ inserts/s", "raw SQL tasks/s", "÷ raw SQL"]
     print_table(header, rows)
     print(
-        "\nCPU per task (ms), from /proc: gunicorn, its PostgreSQL backends, this client; the "
-        "load average (1 min) at the level's end; the share of all cores the site (gunicorn and "
-        "its backends) got, and every other process's; starved: other load crowded it out.\n"
+        "\nCPU per task (ms), from /proc: gunicorn, its PostgreSQL backends, the bench's own "
+        "clients (this process and its children but gunicorn); the load average (1 min) at the "
+        "level's end; the share of all cores the site (gunicorn and its backends) got, the "
+        "bench's clients', and every other process's; starved: other load crowded it out (the "
+        "bench's clients are not other load).\n"
     )
     header = ["workers", "gunicorn", "postgres", "client", "CPUs used", "load", "site CPU"]
-    print_table([*header, "other CPU", ""], cpu_rows)
+    print_table([*header, "bench client CPU", "other CPU", ""], cpu_rows)
 
 
 if __name__ == "__main__":

@@ -199,7 +199,7 @@ def test_a_levels_cpu_shares_come_from_the_machines_and_the_benchs_cpu_seconds()
     assert load.own_share == pytest.approx(0.3)
     assert load.other_share == pytest.approx(0.25)
     assert load.bench_share == pytest.approx(0.5)
-    assert load.cells()[1:] == ["30%", "25%"]
+    assert load.cells()[1:] == ["30%", "0%", "25%"]
     assert load.starved
 
 
