@@ -12,6 +12,8 @@ until the platform has it; its unique ``token`` is also the platform's idempoten
 retry never pays twice.
 """
 
+import functools
+import operator
 import secrets
 
 from django.conf import settings
@@ -21,6 +23,7 @@ from django.utils import timezone
 
 from paracrowd.wording import shortened
 
+from .. import platforms
 from .ledger import LedgerEntry
 from .work import Assignment, Hit, HitType, Tier, Worker
 
@@ -28,6 +31,12 @@ from .work import Assignment, Hit, HitType, Tier, Worker
 def new_code() -> str:
     """A fresh completion code: eight hexadecimal capitals."""
     return secrets.token_hex(4).upper()
+
+
+def _one_campaign_per_listing() -> Q:
+    """Campaigns on a platform whose listing (a study) is one campaign's alone."""
+    names = platforms.origins_where("one_campaign_per_listing")
+    return functools.reduce(operator.or_, (Q(platform=name) for name in names))
 
 
 class Campaign(models.Model):
@@ -109,7 +118,7 @@ class Campaign(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["external_id"],
-                condition=Q(platform="prolific") & ~Q(external_id=""),
+                condition=_one_campaign_per_listing() & ~Q(external_id=""),
                 name="campaign_one_per_study",
             ),
             models.CheckConstraint(

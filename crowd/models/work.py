@@ -19,6 +19,8 @@ from django.db.models import Case, CharField, Exists, F, OuterRef, Q, Value, Whe
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
+from .. import platforms
+
 
 class Tier(models.IntegerChoices):
     ONE = 1, "Tier 1"
@@ -77,7 +79,7 @@ class Worker(models.Model):
         an imported corpus's own worker id, so that it round-trips; otherwise
         ``<platform>-<our id>``, never a username or a crowd platform's worker id, so a judge
         or an annotator reads the same in every table and in the files a researcher downloads."""
-        if self.platform == self.Platform.IMPORT:
+        if platforms.origin(self.platform).keeps_own_worker_ids:
             return self.external_id
         return f"{self.platform}-{self.pk}"
 
@@ -92,7 +94,10 @@ def worker_label_sql(worker: str = "worker") -> Case:
     key); empty when there is none."""
     return Case(
         When(**{f"{worker}__isnull": True}, then=Value("")),
-        When(**{f"{worker}__platform": Worker.Platform.IMPORT}, then=F(f"{worker}__external_id")),
+        When(
+            **{f"{worker}__platform__in": platforms.origins_where("keeps_own_worker_ids")},
+            then=F(f"{worker}__external_id"),
+        ),
         default=Concat(F(f"{worker}__platform"), Value("-"), Cast(f"{worker}__id", CharField())),
         output_field=CharField(),
     )

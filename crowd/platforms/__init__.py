@@ -22,6 +22,7 @@ from .base import (
     Submission,
 )
 from .mturk import MechanicalTurkPlatform
+from .origins import ORIGINS
 from .prolific import ProlificPlatform
 from .studylink import StudyLinkPlatform
 
@@ -51,6 +52,17 @@ def entrance_url(kind: str) -> str:
 def get(name: str) -> Platform:
     """The platform called ``name`` (a ``Worker.Platform`` value); KeyError for any other."""
     return REGISTRY[name]
+
+
+def origin(name: str) -> Platform:
+    """Where a worker of ``name`` (a ``Worker.Platform`` value) comes from: a crowd platform,
+    the site's own sign-ups or an imported corpus; KeyError for any other."""
+    return REGISTRY.get(name) or ORIGINS[name]
+
+
+def origins_where(attribute: str) -> list[str]:
+    """The names of every origin whose ``attribute`` is true, for a query."""
+    return [name for name, each in {**REGISTRY, **ORIGINS}.items() if getattr(each, attribute)]
 
 
 def configured() -> list[str]:
@@ -95,6 +107,8 @@ __all__ = [
     "REGISTRY",
     "Platform",
     "get",
+    "origin",
+    "origins_where",
     "entrance_url",
     "NotConfigured",
     "PlatformError",

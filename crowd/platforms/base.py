@@ -168,6 +168,16 @@ class Platform:
     failed_check_code = False
     # What a participant turned away should do, in the platform's words.
     return_advice = "Nothing was saved. Please go back to the study on your platform."
+    # Whether a listing (a study) belongs to one campaign only: the database refuses a second.
+    one_campaign_per_listing = False
+    # Whether its workers' pay carries no fee (the site's own sign-ups', which no platform
+    # carries and none charges for).
+    fee_free = False
+    # Whether its workers sign in here, so a trial is taken from their dashboard.
+    signs_in_here = False
+    # Whether its workers are named by their own ids in research tables (an imported corpus's,
+    # so that they round-trip), rather than by ``<origin>-<our id>``.
+    keeps_own_worker_ids = False
 
     def currency(self) -> str:
         """The ISO code of the currency the platform pays in."""

@@ -335,7 +335,7 @@ def _access_check(worker, hit_type) -> None:
         # take it on, so staff qualify them by hand.
         then = (
             "Take the short trial from your dashboard first."
-            if worker.platform == Worker.Platform.LOCAL
+            if platforms.origin(worker.platform).signs_in_here
             else "Please return the task on your crowd platform."
         )
         raise WorkRefused(

@@ -265,7 +265,7 @@ def ledger_fee(*, amount: str = "amount_cents", platform: str = "worker__platfor
     money never passes through floats."""
     percent = settings.PLATFORM_FEE_PERCENT
     return Case(
-        When(**{platform: Worker.Platform.LOCAL}, then=Value(0)),
+        When(**{f"{platform}__in": platforms.origins_where("fee_free")}, then=Value(0)),
         default=Greatest(
             (F(amount) * Value(percent) + Value(50)) / Value(100),
             Value(settings.PLATFORM_FEE_MINIMUM_CENTS),
@@ -276,7 +276,7 @@ def ledger_fee(*, amount: str = "amount_cents", platform: str = "worker__platfor
 
 def fee_on(amount_cents: int, *, platform: str) -> int:
     """The same fee, in Python, for a payment not in the ledger yet."""
-    if not amount_cents or platform == Worker.Platform.LOCAL:
+    if not amount_cents or platform in platforms.origins_where("fee_free"):
         return 0
     percent, minimum = settings.PLATFORM_FEE_PERCENT, settings.PLATFORM_FEE_MINIMUM_CENTS
     return max((amount_cents * percent + 50) // 100, minimum)

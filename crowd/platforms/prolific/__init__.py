@@ -26,6 +26,7 @@ class ProlificPlatform(Platform):
     name = "prolific"
     label = "Prolific"
     return_advice = "Nothing was saved. Please return this study on Prolific."
+    one_campaign_per_listing = True
     # What the outbox could not send, for Prolific's bulk approve and bulk bonus pages.
     sheet_wording = SheetWording(
         lead="For Prolific's own pages (bulk approve, bulk bonus):",
