@@ -32,6 +32,16 @@ def pytest_configure(config):
     settings.CACHES["default"]["KEY_PREFIX"] = TASK_QUEUE
 
 
+@pytest.fixture(scope="session", autouse=True)
+def every_task_registered():
+    """Every app's tasks registered before any test runs. An in-process worker closes the
+    Celery app when it stops, and a tasks module first imported after that registers nothing
+    on it: which tasks exist must not depend on which tests ran first."""
+    from paracrowd.celery import app
+
+    app.loader.import_default_modules()
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(request, django_db_modify_db_settings_parallel_suffix):
     from django.conf import settings
